@@ -1,0 +1,35 @@
+/** Wire constants of PROTOCOL.md that both sides need, spelled byte-for-byte. */
+export const ACCESS_TOKEN_HEADER = 'XXL-JOB-ACCESS-TOKEN';
+export const APP_NAME_HEADER = 'XXL-JOB-APPNAME';
+export const JSON_CONTENT_TYPE = 'application/json;charset=UTF-8';
+/** XXL-JOB's request body limit. */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Executor heartbeat interval and the silence after which an address counts as dead. */
+export const BEAT_INTERVAL_MS = 30_000;
+export const DEAD_TIMEOUT_MS = 90_000;
+/** Default timeout of one call in either direction. */
+export const DEFAULT_CALL_TIMEOUT_MS = 3_000;
+
+/** Messages peers match on; keep the spelling (including XXL-JOB's full-width colon). */
+export const WireMessages = {
+  wrongToken: 'The access token is wrong.',
+  methodNotSupported: 'invalid request, HttpMethod not support.',
+  uriNotFound: (path: string) => `invalid request, uri-mapping(${path}) not found.`,
+  illegalArgument: 'Illegal Argument.',
+  handlerNotFound: (name: string) => `job handler [${name}] not found.`,
+  repeatTrigger: (logId: number) => `repeat trigger job, logId:${logId}`,
+  discardLater: 'block strategy effect：Discard Later',
+  coverEarly: 'block strategy effect：Cover Early [job running, killed]',
+  glueTypeInvalid: (glueType: string) => `glueType[${glueType}] is not valid.`,
+  threadAlreadyKilled: 'job thread already killed.',
+  killRunning: 'scheduling center kill job. [job running, killed]',
+  killQueued: 'scheduling center kill job. [job not executed, in the job queue, killed.]',
+  timeout: 'job execute timeout ',
+  logFileNotExists: 'readLog fail, logFile not exists',
+} as const;
+
+/** Joins a base address and a call name with exactly one slash (`http://h:1/` + `run`). */
+export function callUrl(baseAddress: string, call: string): string {
+  const base = baseAddress.endsWith('/') ? baseAddress : `${baseAddress}/`;
+  return base + (call.startsWith('/') ? call.slice(1) : call);
+}

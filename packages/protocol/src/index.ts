@@ -1,0 +1,10 @@
+/**
+ * @tickwheel/protocol — the server⇄executor wire protocol (XXL-JOB compatible), the shared
+ * enums, the error catalogue and schedule arithmetic.
+ */
+export * from './constants.js';
+export * from './enums.js';
+export * from './errors.js';
+export * from './messages.js';
+export * from './schedule/index.js';
+export { fieldName, parseWith } from './validation.js';

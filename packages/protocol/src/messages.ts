@@ -1,0 +1,314 @@
+/**
+ * The server⇄executor wire messages of PROTOCOL.md, with exact field names, and parsers that
+ * accept every XXL-JOB generation (G1–G4) and normalise them to one shape.
+ */
+import { z } from 'zod';
+import {
+  BLOCK_STRATEGIES,
+  type BlockStrategy,
+  HANDLE_CODES,
+  type ProtocolGeneration,
+  REGISTRY_GROUP_EXECUTOR,
+} from './enums.js';
+import { TickwheelError } from './errors.js';
+import { parseWith } from './validation.js';
+
+const int = () => z.number().int();
+const long = () => z.number().int().min(0);
+/** XXL-JOB caps a handler's message at 50,000 characters. */
+export const MAX_HANDLE_MSG_LENGTH = 50_000;
+
+// ---------------------------------------------------------------- TriggerParam
+
+/** What the server sends in `run` (G4: `trigger`): one run of one job. */
+export interface TriggerParam {
+  jobId: number;
+  executorHandler: string;
+  executorParams: string;
+  executorBlockStrategy: BlockStrategy;
+  /** Seconds; 0 = none. */
+  executorTimeout: number;
+  logId: number;
+  /** Epoch ms of the fire; selects the log file's date folder. */
+  logDateTime: number;
+  glueType: string;
+  glueSource: string;
+  glueUpdatetime: number;
+  broadcastIndex: number;
+  broadcastTotal: number;
+}
+
+const nullableString = () =>
+  z
+    .string()
+    .nullish()
+    .transform((v) => v ?? '');
+
+const triggerParamSchema = z.object({
+  jobId: int(),
+  executorHandler: nullableString(),
+  executorParams: nullableString(),
+  executorBlockStrategy: z
+    .enum(BLOCK_STRATEGIES)
+    .nullish()
+    .transform((v) => v ?? 'SERIAL_EXECUTION'),
+  executorTimeout: int()
+    .min(0)
+    .nullish()
+    .transform((v) => v ?? 0),
+  logId: long(),
+  logDateTime: long()
+    .nullish()
+    .transform((v) => v ?? 0),
+  glueType: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? 'BEAN'),
+  glueSource: nullableString(),
+  glueUpdatetime: long()
+    .nullish()
+    .transform((v) => v ?? 0),
+  broadcastIndex: int()
+    .min(0)
+    .nullish()
+    .transform((v) => v ?? 0),
+  broadcastTotal: int()
+    .min(1)
+    .nullish()
+    .transform((v) => v ?? 1),
+});
+
+/** Validates a `run`/`trigger` body. Missing optional fields take XXL-JOB's defaults. */
+export function parseTriggerParam(body: unknown): TriggerParam {
+  const p = parseWith(triggerParamSchema, body, { what: 'TriggerParam' });
+  if (p.broadcastIndex >= p.broadcastTotal) {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_FIELD',
+      `broadcastIndex: must be < broadcastTotal (${p.broadcastTotal})`,
+      'broadcastIndex',
+    );
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------- idleBeat / kill
+
+/** Body of `idleBeat` and of `kill`. */
+export interface JobIdParam {
+  jobId: number;
+}
+export type IdleBeatParam = JobIdParam;
+export type KillParam = JobIdParam;
+
+const jobIdSchema = z.object({ jobId: int() });
+
+export function parseIdleBeatParam(body: unknown): IdleBeatParam {
+  return parseWith(jobIdSchema, body, { what: 'IdleBeatParam' });
+}
+
+export function parseKillParam(body: unknown): KillParam {
+  return parseWith(jobIdSchema, body, { what: 'KillParam' });
+}
+
+// ---------------------------------------------------------------- log
+
+/** Body of `log`, normalised: G2/G3 send `logDateTim`, G4 `logDateTime`. */
+export interface LogParam {
+  logDateTim: number;
+  logId: number;
+  fromLineNum: number;
+}
+
+const logParamSchema = z.object({
+  logDateTim: long().nullish(),
+  logDateTime: long().nullish(),
+  logId: long(),
+  fromLineNum: int()
+    .min(0)
+    .nullish()
+    .transform((v) => v ?? 1),
+});
+
+export function parseLogParam(body: unknown): LogParam {
+  const p = parseWith(logParamSchema, body, { what: 'LogParam' });
+  const logDateTim = p.logDateTim ?? p.logDateTime;
+  if (logDateTim == null) {
+    throw new TickwheelError('TW_ERR_MISSING_FIELD', 'logDateTim: is required', 'logDateTim');
+  }
+  // Line numbers are 1-based; XXL-JOB callers may send 0 for "from the start".
+  return { logDateTim, logId: p.logId, fromLineNum: Math.max(1, p.fromLineNum) };
+}
+
+/** Encodes a log request in the given generation's spelling. */
+export function encodeLogParam(p: LogParam, generation: ProtocolGeneration): Record<string, number> {
+  return generation === 'G4'
+    ? { logDateTime: p.logDateTim, logId: p.logId, fromLineNum: p.fromLineNum }
+    : { logDateTim: p.logDateTim, logId: p.logId, fromLineNum: p.fromLineNum };
+}
+
+/** Answer of `log`: lines `fromLineNum..toLineNum` (1-based) of the run's log. */
+export interface LogResult {
+  fromLineNum: number;
+  toLineNum: number;
+  logContent: string;
+  isEnd: boolean;
+}
+
+const logResultSchema = z.object({
+  fromLineNum: int(),
+  toLineNum: int(),
+  logContent: nullableString(),
+  isEnd: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? false),
+});
+
+export function parseLogResult(content: unknown): LogResult {
+  return parseWith(logResultSchema, content, { what: 'LogResult' });
+}
+
+// ---------------------------------------------------------------- registry
+
+/** Body of `api/registry` and `api/registryRemove`. */
+export interface RegistryParam {
+  registryGroup: string;
+  registryKey: string;
+  registryValue: string;
+}
+
+const nonBlank = () => z.string().trim().min(1);
+const registryParamSchema = z.object({
+  registryGroup: nonBlank(),
+  registryKey: nonBlank(),
+  registryValue: nonBlank(),
+});
+
+/**
+ * Validates a registry body. Any blank field is refused (the server answers XXL-JOB's
+ * `Illegal Argument.` for it; the thrown error still names the field).
+ */
+export function parseRegistryParam(body: unknown): RegistryParam {
+  return parseWith(registryParamSchema, body, { what: 'RegistryParam' });
+}
+
+export function executorRegistryParam(appName: string, address: string): RegistryParam {
+  return { registryGroup: REGISTRY_GROUP_EXECUTOR, registryKey: appName, registryValue: address };
+}
+
+// ---------------------------------------------------------------- callback
+
+/** One run's result, normalised (G1 `executeResult` and G4 `logDateTime` folded in). */
+export interface HandleCallbackParam {
+  logId: number;
+  logDateTim: number;
+  handleCode: number;
+  handleMsg: string | null;
+}
+
+const callbackItemSchema = z.object({
+  logId: long(),
+  logDateTim: long().nullish(),
+  logDateTime: long().nullish(),
+  handleCode: int().nullish(),
+  handleMsg: z.string().nullish(),
+  executeResult: z.object({ code: int(), msg: z.string().nullish() }).nullish(),
+});
+
+const callbackBodySchema = z.union([
+  z.array(z.unknown()),
+  z.object({ callbackList: z.array(z.unknown()) }),
+]);
+
+/**
+ * Validates a callback body: an array (G1–G3) or `{callbackList: [...]}` (G4), each item with
+ * `handleCode/handleMsg` or G1's `executeResult: {code, msg}`, and `logDateTim` or `logDateTime`.
+ */
+export function parseCallbackBody(body: unknown): HandleCallbackParam[] {
+  const outer = parseWith(callbackBodySchema, body, { what: 'callback body (an array or {callbackList})' });
+  const items = Array.isArray(outer) ? outer : outer.callbackList;
+  const prefix = Array.isArray(outer) ? '' : 'callbackList';
+  return items.map((raw, i) => {
+    const item = parseWith(callbackItemSchema, raw, { prefix: `${prefix}[${i}]` });
+    const handleCode = item.handleCode ?? item.executeResult?.code;
+    if (handleCode == null) {
+      throw new TickwheelError(
+        'TW_ERR_MISSING_FIELD',
+        `${prefix}[${i}].handleCode: is required`,
+        `${prefix}[${i}].handleCode`,
+      );
+    }
+    const handleMsg = item.handleMsg ?? item.executeResult?.msg ?? null;
+    return { logId: item.logId, logDateTim: item.logDateTim ?? item.logDateTime ?? 0, handleCode, handleMsg };
+  });
+}
+
+/** Encodes results for `api/callback` in the given generation's shape. */
+export function encodeCallbackBody(items: readonly HandleCallbackParam[], generation: ProtocolGeneration): unknown {
+  if (generation === 'G4') {
+    return {
+      callbackList: items.map((c) => ({
+        logId: c.logId,
+        logDateTime: c.logDateTim,
+        handleCode: c.handleCode,
+        handleMsg: c.handleMsg,
+      })),
+    };
+  }
+  return items.map((c) => ({
+    logId: c.logId,
+    logDateTim: c.logDateTim,
+    handleCode: c.handleCode,
+    handleMsg: c.handleMsg,
+  }));
+}
+
+/** True for the handle codes Tickwheel emits (200, 500, 502). */
+export function isKnownHandleCode(code: number): boolean {
+  return (HANDLE_CODES as readonly number[]).includes(code);
+}
+
+// ---------------------------------------------------------------- ReturnT
+
+/** The answer envelope of every call. Tickwheel fills both `content` and `data`. */
+export interface ReturnT<T = unknown> {
+  code: number;
+  msg: string | null;
+  content: T | null;
+  data: T | null;
+}
+
+/**
+ * A success answer. G3/G4 peers expect `msg: "Success"`; G2 peers ignore it, so one shape
+ * serves all generations.
+ */
+export function returnSuccess<T>(content: T | null = null): ReturnT<T> {
+  return { code: 200, msg: 'Success', content, data: content };
+}
+
+export function returnFail(msg: string): ReturnT<null> {
+  return { code: 500, msg, content: null, data: null };
+}
+
+const returnTSchema = z.object({
+  code: int(),
+  msg: z.string().nullish(),
+  content: z.unknown().optional(),
+  data: z.unknown().optional(),
+});
+
+/**
+ * Reads an answer from any generation: only `code` and `msg` matter, the payload is taken
+ * from `content` or `data`, unknown keys are ignored.
+ */
+export function parseReturnT(body: unknown): ReturnT<unknown> {
+  const r = parseWith(returnTSchema, body, { what: 'ReturnT' });
+  const payload = r.content ?? r.data ?? null;
+  return { code: r.code, msg: r.msg ?? null, content: payload, data: payload };
+}
+
+/** Caps a handler's message as XXL-JOB does. */
+export function capHandleMsg(msg: string | null | undefined): string | null {
+  if (msg == null) return null;
+  return msg.length > MAX_HANDLE_MSG_LENGTH ? `${msg.slice(0, MAX_HANDLE_MSG_LENGTH)}...` : msg;
+}
