@@ -7,6 +7,6 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ['default'],
+    reporters: ['default', './tools/summary-reporter.ts'],
   },
 });

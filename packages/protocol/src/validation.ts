@@ -43,7 +43,7 @@ export function parseWith<T extends z.ZodType>(
   input: unknown,
   options: { code?: ErrorCode; prefix?: string; what?: string } = {},
 ): z.output<T> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   if (!issue) throw new TickwheelError(options.code ?? 'TW_ERR_INVALID_FIELD', 'invalid input');

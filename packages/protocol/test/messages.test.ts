@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { callUrl, WireMessages } from '../src/constants.js';
+import { BLOCK_STRATEGIES, ROUTE_STRATEGIES, SCRIPT_GLUE, TRIGGER_TYPES } from '../src/enums.js';
+import { isTickwheelError, TickwheelError } from '../src/errors.js';
+import {
+  capHandleMsg,
+  encodeCallbackBody,
+  encodeLogParam,
+  parseCallbackBody,
+  parseKillParam,
+  parseLogParam,
+  parseLogResult,
+  parseRegistryParam,
+  parseReturnT,
+  parseTriggerParam,
+  returnFail,
+  returnSuccess,
+} from '../src/messages.js';
+
+function errorOf(fn: () => unknown): TickwheelError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TickwheelError) return err;
+    throw err;
+  }
+  throw new Error('expected a TickwheelError');
+}
+
+const trigger = {
+  jobId: 1,
+  executorHandler: 'demoJobHandler',
+  executorParams: '',
+  executorBlockStrategy: 'SERIAL_EXECUTION',
+  executorTimeout: 0,
+  logId: 2,
+  logDateTime: 1728027839906,
+  glueType: 'BEAN',
+  glueSource: '',
+  glueUpdatetime: 1541254891000,
+  broadcastIndex: 0,
+  broadcastTotal: 1,
+};
+
+describe('TriggerParam', () => {
+  it('accepts the body an XXL-JOB admin sends', () => {
+    expect(parseTriggerParam(trigger)).toEqual(trigger);
+  });
+
+  it('fills XXL-JOB defaults for null and missing optional fields', () => {
+    const p = parseTriggerParam({ jobId: 3, logId: 9, executorHandler: 'h', executorParams: null, glueSource: null });
+    expect(p).toMatchObject({
+      executorParams: '',
+      executorBlockStrategy: 'SERIAL_EXECUTION',
+      executorTimeout: 0,
+      glueType: 'BEAN',
+      glueSource: '',
+      broadcastIndex: 0,
+      broadcastTotal: 1,
+    });
+  });
+
+  it('ignores fields it does not know', () => {
+    expect(parseTriggerParam({ ...trigger, somethingNew: true })).not.toHaveProperty('somethingNew');
+  });
+
+  it('names the field and the reason for a wrong type', () => {
+    const err = errorOf(() => parseTriggerParam({ ...trigger, logId: 'x' }));
+    expect(err.code).toBe('TW_ERR_INVALID_FIELD');
+    expect(err.field).toBe('logId');
+    expect(err.message).toBe('logId: must be a number');
+  });
+
+  it('names a missing required field', () => {
+    const { jobId: _omit, ...rest } = trigger;
+    const err = errorOf(() => parseTriggerParam(rest));
+    expect(err.field).toBe('jobId');
+    expect(err.message).toBe('jobId: is required');
+  });
+
+  it('refuses an unknown block strategy, listing the known ones', () => {
+    const err = errorOf(() => parseTriggerParam({ ...trigger, executorBlockStrategy: 'QUEUE' }));
+    expect(err.field).toBe('executorBlockStrategy');
+    expect(err.message).toContain('SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY');
+  });
+
+  it('refuses a negative timeout and a shard index outside the total', () => {
+    expect(errorOf(() => parseTriggerParam({ ...trigger, executorTimeout: -1 })).field).toBe('executorTimeout');
+    expect(errorOf(() => parseTriggerParam({ ...trigger, broadcastIndex: 2, broadcastTotal: 2 })).field).toBe(
+      'broadcastIndex',
+    );
+  });
+
+  it('refuses a body that is not an object', () => {
+    const err = errorOf(() => parseTriggerParam([1, 2]));
+    expect(err.message).toBe('TriggerParam must be an object');
+  });
+});
+
+describe('log messages', () => {
+  it('reads logDateTim (G2/G3) and logDateTime (G4)', () => {
+    expect(parseLogParam({ logDateTim: 5, logId: 7, fromLineNum: 3 })).toEqual({
+      logDateTim: 5,
+      logId: 7,
+      fromLineNum: 3,
+    });
+    expect(parseLogParam({ logDateTime: 6, logId: 7, fromLineNum: 1 }).logDateTim).toBe(6);
+  });
+
+  it('requires a log date under either spelling', () => {
+    expect(errorOf(() => parseLogParam({ logId: 7, fromLineNum: 1 })).field).toBe('logDateTim');
+  });
+
+  it('encodes the log request in each generation spelling', () => {
+    const p = { logDateTim: 5, logId: 7, fromLineNum: 1 };
+    expect(encodeLogParam(p, 'G2')).toHaveProperty('logDateTim', 5);
+    expect(encodeLogParam(p, 'G4')).toHaveProperty('logDateTime', 5);
+    expect(encodeLogParam(p, 'G4')).not.toHaveProperty('logDateTim');
+  });
+
+  it('parses a LogResult', () => {
+    expect(parseLogResult({ fromLineNum: 1, toLineNum: 2, logContent: 'a\nb\n', isEnd: false })).toEqual({
+      fromLineNum: 1,
+      toLineNum: 2,
+      logContent: 'a\nb\n',
+      isEnd: false,
+    });
+  });
+});
+
+describe('registry and kill', () => {
+  it('refuses a blank registry field by name', () => {
+    const err = errorOf(() => parseRegistryParam({ registryGroup: 'EXECUTOR', registryKey: ' ', registryValue: 'x' }));
+    expect(err.field).toBe('registryKey');
+    expect(err.message).toBe('registryKey: must not be blank');
+  });
+
+  it('reads a kill body', () => {
+    expect(parseKillParam({ jobId: 4 })).toEqual({ jobId: 4 });
+    expect(errorOf(() => parseKillParam({ jobId: 1.5 })).message).toBe('jobId: must be an integer');
+  });
+});
+
+describe('callbacks', () => {
+  it('accepts a G2 array with logDateTim', () => {
+    expect(parseCallbackBody([{ logId: 1, logDateTim: 10, handleCode: 200, handleMsg: null }])).toEqual([
+      { logId: 1, logDateTim: 10, handleCode: 200, handleMsg: null },
+    ]);
+  });
+
+  it('accepts a G4 {callbackList} with logDateTime and a missing handleMsg', () => {
+    expect(parseCallbackBody({ callbackList: [{ logId: 2, logDateTime: 11, handleCode: 502 }] })).toEqual([
+      { logId: 2, logDateTim: 11, handleCode: 502, handleMsg: null },
+    ]);
+  });
+
+  it('accepts G1 executeResult items', () => {
+    expect(parseCallbackBody([{ logId: 3, logDateTim: 12, executeResult: { code: 500, msg: 'boom' } }])).toEqual([
+      { logId: 3, logDateTim: 12, handleCode: 500, handleMsg: 'boom' },
+    ]);
+  });
+
+  it('names the bad item of a batch', () => {
+    const err = errorOf(() =>
+      parseCallbackBody({ callbackList: [{ logId: 1, handleCode: 200 }, { logId: 'two', handleCode: 200 }] }),
+    );
+    expect(err.field).toBe('callbackList[1].logId');
+    expect(errorOf(() => parseCallbackBody([{ logId: 1 }])).field).toBe('[0].handleCode');
+  });
+
+  it('round-trips through each generation encoding', () => {
+    const items = [{ logId: 9, logDateTim: 99, handleCode: 200, handleMsg: 'ok' }];
+    for (const g of ['G2', 'G3', 'G4'] as const) {
+      expect(parseCallbackBody(encodeCallbackBody(items, g))).toEqual(items);
+    }
+    expect(Array.isArray(encodeCallbackBody(items, 'G2'))).toBe(true);
+    expect(encodeCallbackBody(items, 'G4')).toHaveProperty('callbackList');
+  });
+
+  it('caps a handler message at 50,000 characters', () => {
+    expect(capHandleMsg('x'.repeat(60_000))?.length).toBe(50_003);
+    expect(capHandleMsg(null)).toBeNull();
+  });
+});
+
+describe('ReturnT', () => {
+  it('answers with the payload under both content and data', () => {
+    expect(returnSuccess({ a: 1 })).toEqual({ code: 200, msg: 'Success', content: { a: 1 }, data: { a: 1 } });
+    expect(returnFail('no')).toEqual({ code: 500, msg: 'no', content: null, data: null });
+  });
+
+  it('reads any generation answer, ignoring unknown keys', () => {
+    expect(parseReturnT({ code: 200 })).toEqual({ code: 200, msg: null, content: null, data: null });
+    expect(parseReturnT({ code: 200, msg: 'Success', data: 5, extra: 1 }).content).toBe(5);
+    expect(parseReturnT({ code: 500, msg: 'x', content: 'c' }).data).toBe('c');
+    expect(isTickwheelError(errorOf(() => parseReturnT('<html>')), 'TW_ERR_INVALID_FIELD')).toBe(true);
+  });
+});
+
+describe('enums and wire constants', () => {
+  it('keeps XXL-JOB names', () => {
+    expect(ROUTE_STRATEGIES).toHaveLength(10);
+    expect(BLOCK_STRATEGIES).toEqual(['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY']);
+    expect(TRIGGER_TYPES).toEqual(['CRON', 'MANUAL', 'API', 'RETRY', 'PARENT', 'MISFIRE']);
+    expect(SCRIPT_GLUE.GLUE_PYTHON2.command).toBe('python');
+  });
+
+  it('spells the messages peers match on', () => {
+    expect(WireMessages.discardLater).toBe('block strategy effect：Discard Later');
+    expect(WireMessages.uriNotFound('/run/')).toBe('invalid request, uri-mapping(/run/) not found.');
+  });
+
+  it('joins call URLs with exactly one slash', () => {
+    expect(callUrl('http://h:1', 'run')).toBe('http://h:1/run');
+    expect(callUrl('http://h:1/', 'run')).toBe('http://h:1/run');
+    expect(callUrl('http://h/ctx/', 'api/registry')).toBe('http://h/ctx/api/registry');
+  });
+});
