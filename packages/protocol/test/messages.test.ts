@@ -48,7 +48,13 @@ describe('TriggerParam', () => {
   });
 
   it('fills XXL-JOB defaults for null and missing optional fields', () => {
-    const p = parseTriggerParam({ jobId: 3, logId: 9, executorHandler: 'h', executorParams: null, glueSource: null });
+    const p = parseTriggerParam({
+      jobId: 3,
+      logId: 9,
+      executorHandler: 'h',
+      executorParams: null,
+      glueSource: null,
+    });
     expect(p).toMatchObject({
       executorParams: '',
       executorBlockStrategy: 'SERIAL_EXECUTION',
@@ -85,7 +91,9 @@ describe('TriggerParam', () => {
   });
 
   it('refuses a negative timeout and a shard index outside the total', () => {
-    expect(errorOf(() => parseTriggerParam({ ...trigger, executorTimeout: -1 })).field).toBe('executorTimeout');
+    expect(errorOf(() => parseTriggerParam({ ...trigger, executorTimeout: -1 })).field).toBe(
+      'executorTimeout',
+    );
     expect(errorOf(() => parseTriggerParam({ ...trigger, broadcastIndex: 2, broadcastTotal: 2 })).field).toBe(
       'broadcastIndex',
     );
@@ -130,7 +138,9 @@ describe('log messages', () => {
 
 describe('registry and kill', () => {
   it('refuses a blank registry field by name', () => {
-    const err = errorOf(() => parseRegistryParam({ registryGroup: 'EXECUTOR', registryKey: ' ', registryValue: 'x' }));
+    const err = errorOf(() =>
+      parseRegistryParam({ registryGroup: 'EXECUTOR', registryKey: ' ', registryValue: 'x' }),
+    );
     expect(err.field).toBe('registryKey');
     expect(err.message).toBe('registryKey: must not be blank');
   });
@@ -155,14 +165,19 @@ describe('callbacks', () => {
   });
 
   it('accepts G1 executeResult items', () => {
-    expect(parseCallbackBody([{ logId: 3, logDateTim: 12, executeResult: { code: 500, msg: 'boom' } }])).toEqual([
-      { logId: 3, logDateTim: 12, handleCode: 500, handleMsg: 'boom' },
-    ]);
+    expect(
+      parseCallbackBody([{ logId: 3, logDateTim: 12, executeResult: { code: 500, msg: 'boom' } }]),
+    ).toEqual([{ logId: 3, logDateTim: 12, handleCode: 500, handleMsg: 'boom' }]);
   });
 
   it('names the bad item of a batch', () => {
     const err = errorOf(() =>
-      parseCallbackBody({ callbackList: [{ logId: 1, handleCode: 200 }, { logId: 'two', handleCode: 200 }] }),
+      parseCallbackBody({
+        callbackList: [
+          { logId: 1, handleCode: 200 },
+          { logId: 'two', handleCode: 200 },
+        ],
+      }),
     );
     expect(err.field).toBe('callbackList[1].logId');
     expect(errorOf(() => parseCallbackBody([{ logId: 1 }])).field).toBe('[0].handleCode');
@@ -193,7 +208,12 @@ describe('ReturnT', () => {
     expect(parseReturnT({ code: 200 })).toEqual({ code: 200, msg: null, content: null, data: null });
     expect(parseReturnT({ code: 200, msg: 'Success', data: 5, extra: 1 }).content).toBe(5);
     expect(parseReturnT({ code: 500, msg: 'x', content: 'c' }).data).toBe('c');
-    expect(isTickwheelError(errorOf(() => parseReturnT('<html>')), 'TW_ERR_INVALID_FIELD')).toBe(true);
+    expect(
+      isTickwheelError(
+        errorOf(() => parseReturnT('<html>')),
+        'TW_ERR_INVALID_FIELD',
+      ),
+    ).toBe(true);
   });
 });
 
