@@ -1,8 +1,14 @@
 /**
- * Job logs: one file per run at `<logDir>/<yyyy-MM-dd>/<logId>.log`.
- * (Interface fixed here; implementation in progress.)
+ * Job logs: one file per run at `<logDir>/<yyyy-MM-dd>/<logId>.log`, written by the run while
+ * it goes, read back by the server's `log` call in capped pages, and deleted by a daily sweep
+ * once older than the retention.
  */
-import type { LogResult } from '@tickwheel/protocol';
+import { appendFile, type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { format } from 'node:util';
+import { type LogResult, WireMessages } from '@tickwheel/protocol';
+import { type Logger, pino } from 'pino';
 
 /** Appends lines to one run's log file. Writes are ordered; `close` flushes. */
 export interface JobLogWriter {
@@ -22,4 +28,282 @@ export interface JobLogsOptions {
   maxLinesPerRead?: number;
   /** Cap on bytes returned by one `read`. */
   maxBytesPerRead?: number;
+}
+
+export const DEFAULT_MAX_LINES_PER_READ = 1_000;
+export const DEFAULT_MAX_BYTES_PER_READ = 1024 * 1024;
+/**
+ * Shortest retention the sweep applies: a positive `retentionDays` below it is raised to it.
+ * XXL-JOB ignores retentions under 3 days for the same reason: a run fired late yesterday may
+ * still be running, and the server may still page through the logs of recent runs.
+ */
+export const MIN_RETENTION_DAYS = 3;
+/** Folder for GLUE script sources (PROTOCOL.md); it holds no dates and the sweep leaves it alone. */
+export const GLUE_SOURCE_FOLDER = 'gluesource';
+/** Line prefix source used by `open` when the caller names none. */
+export const DEFAULT_LOG_SOURCE = 'job';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DATE_FOLDER = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * The job log files of one executor.
+ *
+ * @example
+ * const logs = new JobLogs({ logDir: '/var/log/tickwheel', retentionDays: 30 });
+ * const log = logs.open(trigger.logId, trigger.logDateTime);
+ * log.log('start, param %s', trigger.executorParams);
+ * await log.close();
+ * const page = await logs.read(trigger.logId, trigger.logDateTime, 1);
+ */
+export class JobLogs {
+  readonly logDir: string;
+  private readonly retentionDays: number;
+  private readonly maxLinesPerRead: number;
+  private readonly maxBytesPerRead: number;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private retentionTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: JobLogsOptions & { logger?: Logger; now?: () => number }) {
+    this.logDir = options.logDir;
+    this.retentionDays = options.retentionDays > 0 ? Math.max(MIN_RETENTION_DAYS, options.retentionDays) : 0;
+    this.maxLinesPerRead = options.maxLinesPerRead ?? DEFAULT_MAX_LINES_PER_READ;
+    this.maxBytesPerRead = options.maxBytesPerRead ?? DEFAULT_MAX_BYTES_PER_READ;
+    this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The file of one run. The date folder is the date of `logDateTime` in the executor's local
+   * time zone, as XXL-JOB does (it formats with the JVM's default zone), so a server that asks
+   * with the same `logDateTim` finds the file.
+   */
+  logFilePath(logId: number, logDateTime: number): string {
+    return path.join(this.logDir, localDate(logDateTime), `${logId}.log`);
+  }
+
+  /** Opens (creating folders as needed) the log of one run for appending. */
+  open(logId: number, logDateTime: number, source: string = DEFAULT_LOG_SOURCE): JobLogWriter {
+    return new FileJobLogWriter(this.logFilePath(logId, logDateTime), source, this.now, this.logger);
+  }
+
+  /** Appends one timestamped line to a run's log, e.g. after its writer was closed. */
+  async append(
+    logId: number,
+    logDateTime: number,
+    line: string,
+    source: string = DEFAULT_LOG_SOURCE,
+  ): Promise<void> {
+    const file = this.logFilePath(logId, logDateTime);
+    await mkdir(path.dirname(file), { recursive: true });
+    await appendFile(file, formatLine(this.now(), source, line), 'utf8');
+  }
+
+  /**
+   * Lines `fromLineNum..toLineNum` (1-based) of a run's log, at most `maxLinesPerRead` lines and
+   * about `maxBytesPerRead` bytes; the caller pages with `toLineNum + 1`. The file is streamed,
+   * so a large log is never held in memory whole. An existing file always answers
+   * `isEnd: false`, as XXL-JOB executors do: only the caller knows when the run has finished.
+   */
+  async read(logId: number, logDateTim: number, fromLineNum: number): Promise<LogResult> {
+    const from = Math.max(1, Math.trunc(fromLineNum));
+    let handle: FileHandle;
+    try {
+      handle = await open(this.logFilePath(logId, logDateTim), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        return { fromLineNum: from, toLineNum: 0, logContent: WireMessages.logFileNotExists, isEnd: true };
+      }
+      throw err;
+    }
+    const lines = await this.readLines(handle, from);
+    return {
+      fromLineNum: from,
+      toLineNum: from - 1 + lines.length,
+      logContent: lines.join(''),
+      isEnd: false,
+    };
+  }
+
+  /** Reads the page starting at line `from`, each line with its `\n`; closes the handle. */
+  private async readLines(handle: FileHandle, from: number): Promise<string[]> {
+    const stream = handle.createReadStream({ encoding: 'utf8' });
+    const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+    const lines: string[] = [];
+    let lineNum = 0;
+    let bytes = 0;
+    try {
+      for await (const line of reader) {
+        lineNum++;
+        if (lineNum < from) continue;
+        const text = `${line}\n`;
+        const size = Buffer.byteLength(text);
+        if (lines.length > 0 && bytes + size > this.maxBytesPerRead) break;
+        // A single line larger than the whole cap is cut rather than sent whole: the answer must stay bounded.
+        lines.push(size > this.maxBytesPerRead ? `${line.slice(0, this.maxBytesPerRead)}\n` : text);
+        bytes += size;
+        if (lines.length >= this.maxLinesPerRead) break;
+      }
+    } finally {
+      reader.close();
+      stream.destroy();
+    }
+    return lines;
+  }
+
+  /**
+   * Deletes the date folders older than the retention and returns how many folders it removed.
+   * A folder dated D goes once `today - D >= retentionDays` (XXL-JOB's rule), today being the
+   * local date; other folders (`gluesource`, anything not named like a date) stay.
+   */
+  async sweep(): Promise<number> {
+    if (this.retentionDays === 0) return 0;
+    let entries: string[];
+    try {
+      entries = await readdir(this.logDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    const today = localDayStart(this.now());
+    let removed = 0;
+    for (const name of entries) {
+      const day = parseDateFolder(name);
+      if (day === undefined || daysBetween(day, today) < this.retentionDays) continue;
+      try {
+        await rm(path.join(this.logDir, name), { recursive: true, force: true });
+        removed++;
+      } catch (err) {
+        this.logger.warn({ err, folder: name }, 'job log retention could not delete a folder');
+      }
+    }
+    if (removed > 0)
+      this.logger.info({ removed, retentionDays: this.retentionDays }, 'job log retention swept');
+    return removed;
+  }
+
+  /** Sweeps now and then once a day; the timer does not keep the process alive. */
+  startRetention(intervalMs: number = DAY_MS): void {
+    if (this.retentionDays === 0 || this.retentionTimer) return;
+    const sweepLogged = () => {
+      this.sweep().catch((err: unknown) => this.logger.error({ err }, 'job log retention sweep failed'));
+    };
+    sweepLogged();
+    this.retentionTimer = setInterval(sweepLogged, intervalMs);
+    this.retentionTimer.unref();
+  }
+
+  stopRetention(): void {
+    clearInterval(this.retentionTimer);
+    this.retentionTimer = undefined;
+  }
+}
+
+/**
+ * A writer that never blocks the event loop: `log` and `write` queue text, and one pump appends
+ * whatever has queued in a single write, so the order of calls is the order in the file and a
+ * chatty handler costs one write per turn rather than one per line.
+ */
+class FileJobLogWriter implements JobLogWriter {
+  private pending: string[] = [];
+  private pumping: Promise<void> | undefined;
+  private handle: FileHandle | undefined;
+  private closed = false;
+  /** False while raw output has left a line open, so the next `log` line starts afresh. */
+  private atLineStart = true;
+
+  constructor(
+    readonly path: string,
+    private readonly source: string,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  log(...args: unknown[]): void {
+    this.enqueue((this.atLineStart ? '' : '\n') + formatLine(this.now(), this.source, format(...args)));
+    this.atLineStart = true;
+  }
+
+  write(chunk: string): void {
+    if (chunk === '') return;
+    this.enqueue(chunk);
+    this.atLineStart = chunk.endsWith('\n');
+  }
+
+  async close(): Promise<void> {
+    if (!this.atLineStart) this.write('\n');
+    this.closed = true;
+    await this.pumping;
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+  }
+
+  private enqueue(text: string): void {
+    this.pending.push(text);
+    this.pumping ??= this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    while (this.pending.length > 0) {
+      const text = this.pending.join('');
+      this.pending = [];
+      try {
+        await this.append(text);
+      } catch (err) {
+        // A full disk must not fail the run; the lines are lost and the executor's own log says so.
+        this.logger.error({ err, file: this.path }, 'job log write failed');
+      }
+    }
+    // Cleared in the same turn as the emptiness check, so text queued later always starts a new pump.
+    this.pumping = undefined;
+  }
+
+  /** Keeps one handle open while the run lasts; lines logged after `close` are appended one-off. */
+  private async append(text: string): Promise<void> {
+    if (this.closed) {
+      await mkdir(path.dirname(this.path), { recursive: true });
+      await appendFile(this.path, text, 'utf8');
+      return;
+    }
+    if (!this.handle) {
+      await mkdir(path.dirname(this.path), { recursive: true });
+      this.handle = await open(this.path, 'a');
+    }
+    await this.handle.appendFile(text, 'utf8');
+  }
+}
+
+/** `yyyy-MM-dd HH:mm:ss.SSS [source] message\n`, in local time like the file's date folder. */
+function formatLine(epochMs: number, source: string, message: string): string {
+  const d = new Date(epochMs);
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return `${localDate(epochMs)} ${time} [${source}] ${message}\n`;
+}
+
+function localDate(epochMs: number): string {
+  const d = new Date(epochMs);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+function localDayStart(epochMs: number): Date {
+  const d = new Date(epochMs);
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate());
+}
+
+function parseDateFolder(name: string): Date | undefined {
+  const m = DATE_FOLDER.exec(name);
+  if (!m) return undefined;
+  const day = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return Number.isNaN(day.getTime()) ? undefined : day;
+}
+
+/** Whole calendar days from `a` to `b` (local midnights), immune to DST's 23/25-hour days. */
+function daysBetween(a: Date, b: Date): number {
+  return Math.round((b.getTime() - a.getTime()) / DAY_MS);
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
 }

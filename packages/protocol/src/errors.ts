@@ -14,6 +14,7 @@ export const ErrorCodes = {
   TW_ERR_DUPLICATE_HANDLER: 'job handler already registered',
   TW_ERR_NOT_STARTED: 'not started',
   TW_ERR_ALREADY_STARTED: 'already started',
+  TW_ERR_SERVER_CALL_FAILED: 'no scheduling server accepted the call',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -215,10 +215,7 @@ const callbackItemSchema = z.object({
   executeResult: z.object({ code: int(), msg: z.string().nullish() }).nullish(),
 });
 
-const callbackBodySchema = z.union([
-  z.array(z.unknown()),
-  z.object({ callbackList: z.array(z.unknown()) }),
-]);
+const callbackBodySchema = z.union([z.array(z.unknown()), z.object({ callbackList: z.array(z.unknown()) })]);
 
 /**
  * Validates a callback body: an array (G1–G3) or `{callbackList: [...]}` (G4), each item with
@@ -244,7 +241,10 @@ export function parseCallbackBody(body: unknown): HandleCallbackParam[] {
 }
 
 /** Encodes results for `api/callback` in the given generation's shape. */
-export function encodeCallbackBody(items: readonly HandleCallbackParam[], generation: ProtocolGeneration): unknown {
+export function encodeCallbackBody(
+  items: readonly HandleCallbackParam[],
+  generation: ProtocolGeneration,
+): unknown {
   if (generation === 'G4') {
     return {
       callbackList: items.map((c) => ({

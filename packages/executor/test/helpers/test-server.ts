@@ -18,6 +18,11 @@ export interface TestServerOptions {
   accessToken?: string;
   /** Port to listen on; 0 picks a free one. Reuse a port to bring a "down" server back. */
   port?: number;
+  /**
+   * When set, requests must carry `XXL-JOB-APPNAME` with this value, as an XXL-JOB 3.5 (G4)
+   * admin requires; others are answered code 500.
+   */
+  appName?: string;
 }
 
 export class TestServer {
@@ -27,6 +32,10 @@ export class TestServer {
   readonly callbacks: HandleCallbackParam[] = [];
   /** When true, `api/callback` answers code 500 (the executor must keep the results). */
   refuseCallbacks = false;
+  /** Milliseconds every answer waits before it is sent (to exercise client timeouts). */
+  answerDelayMs = 0;
+  /** Content type of the answers; real XXL-JOB admins send `text/html;charset=UTF-8`. */
+  contentType = 'application/json;charset=UTF-8';
   private server: http.Server | undefined;
   private waiters: Array<() => void> = [];
   port = 0;
@@ -77,13 +86,22 @@ export class TestServer {
     }
   }
 
+  /** The requests received on one path (`/api/callback`), in arrival order. */
+  requestsTo(path: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
   /** Waits until a callback for `logId` has been stored and returns it. */
   async callbackFor(logId: number, timeoutMs = 10_000): Promise<HandleCallbackParam> {
-    await this.waitFor(() => this.callbacks.some((c) => c.logId === logId), timeoutMs, `callback of logId ${logId}`);
+    await this.waitFor(
+      () => this.callbacks.some((c) => c.logId === logId),
+      timeoutMs,
+      `callback of logId ${logId}`,
+    );
     return this.callbacks.find((c) => c.logId === logId)!;
   }
 
-  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse) {
     let body: unknown = null;
     try {
       body = text === '' ? null : JSON.parse(text);
@@ -92,14 +110,23 @@ export class TestServer {
     }
     const path = req.url ?? '';
     this.requests.push({ path, headers: req.headers, body });
-    const reply = (code: number, msg: string | null = null) => {
-      res.writeHead(200, { 'content-type': 'application/json;charset=UTF-8' });
+    const send = (code: number, msg: string | null) => {
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': this.contentType });
       res.end(JSON.stringify({ code, msg, content: null, data: null }));
       for (const wake of this.waiters.splice(0)) wake();
+    };
+    const reply = (code: number, msg: string | null = null) => {
+      if (this.answerDelayMs > 0) setTimeout(() => send(code, msg), this.answerDelayMs);
+      else send(code, msg);
     };
     const token = this.options.accessToken;
     if (token !== undefined && req.headers['xxl-job-access-token'] !== token) {
       return reply(500, 'The access token is wrong.');
+    }
+    const appName = this.options.appName;
+    if (appName !== undefined && req.headers['xxl-job-appname'] !== appName) {
+      return reply(500, 'The app name header is missing or wrong.');
     }
     switch (path) {
       case '/api/registry':

@@ -1,0 +1,290 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobLogs, type JobLogsOptions } from '../src/job-log.js';
+
+const silent = pino({ level: 'silent' });
+const LINE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[job\] /;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+let logDir: string;
+
+beforeEach(async () => {
+  logDir = await mkdtemp(path.join(os.tmpdir(), 'tw-job-log-'));
+});
+
+afterEach(async () => {
+  await rm(logDir, { recursive: true, force: true });
+});
+
+function jobLogs(options: Partial<JobLogsOptions> & { now?: () => number } = {}): JobLogs {
+  return new JobLogs({ logDir, retentionDays: 30, logger: silent, ...options });
+}
+
+function localDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** Writes a run's log with `count` numbered lines (`line 1` ...), without timestamps. */
+async function writeNumberedLog(logs: JobLogs, logId: number, at: number, count: number): Promise<void> {
+  const writer = logs.open(logId, at);
+  for (let i = 1; i <= count; i++) writer.write(`line ${i}\n`);
+  await writer.close();
+}
+
+describe('JobLogs files', () => {
+  it('puts a run log at <logDir>/<yyyy-MM-dd>/<logId>.log', async () => {
+    const at = Date.UTC(2024, 9, 4, 12);
+    const writer = jobLogs().open(42, at);
+    writer.log('hello');
+    await writer.close();
+    expect(writer.path).toBe(path.join(logDir, localDate(at), '42.log'));
+    expect(await readFile(writer.path, 'utf8')).toMatch(/\[job\] hello\n$/);
+  });
+
+  it('takes the date folder from logDateTime in the executor local time zone', () => {
+    const previous = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Shanghai';
+      expect(jobLogs().logFilePath(7, Date.UTC(2024, 9, 3, 20))).toBe(
+        path.join(logDir, '2024-10-04', '7.log'),
+      );
+      process.env.TZ = 'America/New_York';
+      expect(jobLogs().logFilePath(7, Date.UTC(2024, 9, 3, 20))).toBe(
+        path.join(logDir, '2024-10-03', '7.log'),
+      );
+    } finally {
+      if (previous === undefined) delete process.env.TZ;
+      else process.env.TZ = previous;
+    }
+  });
+
+  it('starts each logged line with a millisecond timestamp and its source and formats arguments like console.log', async () => {
+    const writer = jobLogs().open(1, Date.now());
+    writer.log('param %s, shard %d', 'abc', 3);
+    writer.log('object', { a: 1 });
+    await writer.close();
+    const lines = (await readFile(writer.path, 'utf8')).split('\n');
+    expect(lines[0]).toMatch(LINE);
+    expect(lines[0]).toMatch(/ param abc, shard 3$/);
+    expect(lines[1]).toMatch(/ object \{ a: 1 \}$/);
+  });
+
+  it('stamps lines with the injected clock', async () => {
+    const at = new Date(2024, 0, 2, 3, 4, 5, 6).getTime();
+    const writer = jobLogs({ now: () => at }).open(1, at);
+    writer.log('tick');
+    await writer.close();
+    expect(await readFile(writer.path, 'utf8')).toBe('2024-01-02 03:04:05.006 [job] tick\n');
+  });
+
+  it('appends raw output as it comes and starts the next logged line on a new line', async () => {
+    const writer = jobLogs().open(1, Date.now(), 'script');
+    writer.write('partial ');
+    writer.write('output');
+    writer.log('exit code 0');
+    await writer.close();
+    const lines = (await readFile(writer.path, 'utf8')).split('\n');
+    expect(lines[0]).toBe('partial output');
+    expect(lines[1]).toMatch(/ \[script\] exit code 0$/);
+  });
+
+  it('keeps the order of many writes made in one turn', async () => {
+    const writer = jobLogs().open(1, Date.now());
+    for (let i = 0; i < 2_000; i++) {
+      if (i % 2 === 0) writer.log(`n${i}`);
+      else writer.write(`n${i}\n`);
+    }
+    await writer.close();
+    const lines = (await readFile(writer.path, 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(2_000);
+    lines.forEach((line, i) => {
+      expect(line.endsWith(`n${i}`)).toBe(true);
+    });
+  });
+
+  it('ends an unterminated output line on close so later appended lines stand alone', async () => {
+    const logs = jobLogs();
+    const at = Date.now();
+    const writer = logs.open(5, at);
+    writer.write('no newline');
+    await writer.close();
+    await logs.append(5, at, 'callback delivered');
+    const lines = (await readFile(writer.path, 'utf8')).split('\n');
+    expect(lines[0]).toBe('no newline');
+    expect(lines[1]).toMatch(/ callback delivered$/);
+    expect(lines).toHaveLength(3);
+  });
+
+  it('still records lines logged after close', async () => {
+    const writer = jobLogs().open(1, Date.now());
+    writer.log('during');
+    await writer.close();
+    writer.log('late');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await readFile(writer.path, 'utf8')).toMatch(/during\n.* late\n$/);
+  });
+});
+
+describe('JobLogs read', () => {
+  it('answers lines fromLineNum..toLineNum, 1-based, with isEnd false for an existing file', async () => {
+    const logs = jobLogs();
+    const at = Date.now();
+    await writeNumberedLog(logs, 9, at, 5);
+    expect(await logs.read(9, at, 1)).toEqual({
+      fromLineNum: 1,
+      toLineNum: 5,
+      logContent: 'line 1\nline 2\nline 3\nline 4\nline 5\n',
+      isEnd: false,
+    });
+    expect(await logs.read(9, at, 4)).toEqual({
+      fromLineNum: 4,
+      toLineNum: 5,
+      logContent: 'line 4\nline 5\n',
+      isEnd: false,
+    });
+  });
+
+  it('answers the missing-file message with isEnd true when the run has no log', async () => {
+    expect(await jobLogs().read(404, Date.now(), 1)).toEqual({
+      fromLineNum: 1,
+      toLineNum: 0,
+      logContent: 'readLog fail, logFile not exists',
+      isEnd: true,
+    });
+  });
+
+  it('answers no lines and toLineNum = fromLineNum - 1 when asked beyond the end', async () => {
+    const logs = jobLogs();
+    const at = Date.now();
+    await writeNumberedLog(logs, 9, at, 3);
+    expect(await logs.read(9, at, 4)).toEqual({ fromLineNum: 4, toLineNum: 3, logContent: '', isEnd: false });
+    expect(await logs.read(9, at, 50)).toEqual({
+      fromLineNum: 50,
+      toLineNum: 49,
+      logContent: '',
+      isEnd: false,
+    });
+  });
+
+  it('caps the lines of one read and lets the caller page with toLineNum + 1', async () => {
+    const logs = jobLogs({ maxLinesPerRead: 10 });
+    const at = Date.now();
+    await writeNumberedLog(logs, 9, at, 25);
+    const pages: Array<[number, number]> = [];
+    let content = '';
+    let from = 1;
+    for (;;) {
+      const page = await logs.read(9, at, from);
+      if (page.toLineNum < page.fromLineNum) break;
+      pages.push([page.fromLineNum, page.toLineNum]);
+      content += page.logContent;
+      from = page.toLineNum + 1;
+    }
+    expect(pages).toEqual([
+      [1, 10],
+      [11, 20],
+      [21, 25],
+    ]);
+    expect(content).toBe(Array.from({ length: 25 }, (_, i) => `line ${i + 1}\n`).join(''));
+  });
+
+  it('caps the bytes of one read', async () => {
+    const logs = jobLogs({ maxBytesPerRead: 100 });
+    const at = Date.now();
+    const writer = logs.open(9, at);
+    for (let i = 0; i < 10; i++) writer.write(`${String(i).repeat(29)}\n`);
+    await writer.close();
+    const page = await logs.read(9, at, 1);
+    expect(page.toLineNum).toBe(3);
+    expect(Buffer.byteLength(page.logContent)).toBeLessThanOrEqual(100);
+    expect((await logs.read(9, at, 4)).fromLineNum).toBe(4);
+  });
+
+  it('cuts a single line longer than the byte cap rather than answering it whole', async () => {
+    const logs = jobLogs({ maxBytesPerRead: 64 });
+    const at = Date.now();
+    const writer = logs.open(9, at);
+    writer.write(`${'x'.repeat(1_000)}\nnext\n`);
+    await writer.close();
+    const page = await logs.read(9, at, 1);
+    expect(page.toLineNum).toBe(1);
+    expect(page.logContent.length).toBeLessThanOrEqual(65);
+    expect((await logs.read(9, at, 2)).logContent).toBe('next\n');
+  });
+
+  it('numbers lines correctly deep into a large file', async () => {
+    const logs = jobLogs({ maxLinesPerRead: 1_000 });
+    const at = Date.now();
+    await writeNumberedLog(logs, 9, at, 100_000);
+    const page = await logs.read(9, at, 99_998);
+    expect(page).toEqual({
+      fromLineNum: 99_998,
+      toLineNum: 100_000,
+      logContent: 'line 99998\nline 99999\nline 100000\n',
+      isEnd: false,
+    });
+    expect((await logs.read(9, at, 1)).toLineNum).toBe(1_000);
+  });
+});
+
+describe('JobLogs retention', () => {
+  const today = new Date(2024, 9, 10, 15, 30).getTime();
+
+  async function makeFolders(names: string[]): Promise<void> {
+    for (const name of names) {
+      await mkdir(path.join(logDir, name), { recursive: true });
+      await writeFile(path.join(logDir, name, '1.log'), 'x\n');
+    }
+  }
+
+  it('deletes date folders older than the retention and keeps newer ones, gluesource and other folders', async () => {
+    await makeFolders([
+      '2024-10-01',
+      '2024-10-06',
+      '2024-10-07',
+      '2024-10-08',
+      '2024-10-10',
+      'gluesource',
+      'notes',
+    ]);
+    const removed = await jobLogs({ retentionDays: 3, now: () => today }).sweep();
+    expect(removed).toBe(3);
+    expect((await readdir(logDir)).sort()).toEqual(['2024-10-08', '2024-10-10', 'gluesource', 'notes']);
+  });
+
+  it('keeps everything when the retention is 0', async () => {
+    await makeFolders(['2000-01-01', '2024-10-10']);
+    expect(await jobLogs({ retentionDays: 0, now: () => today }).sweep()).toBe(0);
+    expect((await readdir(logDir)).sort()).toEqual(['2000-01-01', '2024-10-10']);
+  });
+
+  it('raises a retention below 3 days to 3 days', async () => {
+    await makeFolders(['2024-10-07', '2024-10-08', '2024-10-09']);
+    expect(await jobLogs({ retentionDays: 1, now: () => today }).sweep()).toBe(1);
+    expect((await readdir(logDir)).sort()).toEqual(['2024-10-08', '2024-10-09']);
+  });
+
+  it('sweeps as soon as retention starts', async () => {
+    await makeFolders([localDate(Date.now() - 40 * DAY_MS), localDate(Date.now())]);
+    const logs = jobLogs({ retentionDays: 30 });
+    logs.startRetention();
+    try {
+      const deadline = Date.now() + 5_000;
+      while ((await readdir(logDir)).length > 1 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await readdir(logDir)).toEqual([localDate(Date.now())]);
+    } finally {
+      logs.stopRetention();
+    }
+  });
+
+  it('sweeps nothing when the log folder does not exist yet', async () => {
+    await rm(logDir, { recursive: true });
+    expect(await jobLogs({ retentionDays: 3 }).sweep()).toBe(0);
+  });
+});

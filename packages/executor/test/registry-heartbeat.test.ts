@@ -1,0 +1,143 @@
+import { Writable } from 'node:stream';
+import type { ProtocolGeneration } from '@tickwheel/protocol';
+import { type Logger, pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RegistryHeartbeat } from '../src/registry-heartbeat.js';
+import { ServerClient } from '../src/server-client.js';
+import { startTestServer, type TestServer } from './helpers/test-server.js';
+
+const ADDRESS = 'http://127.0.0.1:9999/';
+const expectedParam = { registryGroup: 'EXECUTOR', registryKey: 'orders', registryValue: ADDRESS };
+const servers: TestServer[] = [];
+const heartbeats: RegistryHeartbeat[] = [];
+
+afterEach(async () => {
+  await Promise.all(heartbeats.splice(0).map((h) => h.stop()));
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
+  const s = await startTestServer(options);
+  servers.push(s);
+  return s;
+}
+
+function heartbeat(
+  addresses: string[],
+  options: { intervalMs?: number; logger?: Logger; protocol?: ProtocolGeneration } = {},
+): RegistryHeartbeat {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const client = new ServerClient({
+    serverAddresses: addresses,
+    accessToken: 'secret',
+    appName: 'orders',
+    protocol: options.protocol ?? 'G2',
+    timeoutMs: 500,
+    logger,
+  });
+  const h = new RegistryHeartbeat({
+    client,
+    appName: 'orders',
+    address: ADDRESS,
+    intervalMs: options.intervalMs,
+    logger,
+  });
+  heartbeats.push(h);
+  return h;
+}
+
+/** A pino logger that keeps its records, to check what was logged. */
+function recordingLogger(): {
+  logger: Logger;
+  records: Array<{ level: number; msg: string; server?: string }>;
+} {
+  const records: Array<{ level: number; msg: string; server?: string }> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      records.push(JSON.parse(chunk.toString('utf8')));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, sink), records };
+}
+
+describe('RegistryHeartbeat', () => {
+  it('registers with every server as soon as it starts', async () => {
+    const a = await server();
+    const b = await server();
+    heartbeat([a.address, b.address], { intervalMs: 60_000 }).start();
+    await a.waitFor(() => a.registrations.length === 1, 5_000);
+    await b.waitFor(() => b.registrations.length === 1, 5_000);
+    expect(a.registrations).toEqual([expectedParam]);
+    expect(b.registrations).toEqual([expectedParam]);
+  });
+
+  it('registers again on every interval', async () => {
+    const s = await server();
+    heartbeat([s.address], { intervalMs: 100 }).start();
+    await s.waitFor(() => s.registrations.length >= 4, 5_000, 'four registrations');
+  });
+
+  it('sends registryRemove to every server on stop and beats no more', async () => {
+    const a = await server();
+    const b = await server();
+    const h = heartbeat([a.address, b.address], { intervalMs: 100 });
+    h.start();
+    await a.waitFor(() => a.registrations.length >= 1, 5_000);
+    const outcomes = await h.stop();
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(a.removals).toEqual([expectedParam]);
+    expect(b.removals).toEqual([expectedParam]);
+    const registrations = a.registrations.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(a.registrations).toHaveLength(registrations);
+  });
+
+  it('sends registryRemove only after a registration in flight has been answered', async () => {
+    const s = await server();
+    s.answerDelayMs = 200;
+    const h = heartbeat([s.address], { intervalMs: 60_000 });
+    h.start();
+    await h.stop();
+    expect(s.requests.map((r) => r.path)).toEqual(['/api/registry', '/api/registryRemove']);
+  });
+
+  it('keeps beating the servers that answer when one is down, and warns once about the one that is not', async () => {
+    const down = await startTestServer();
+    await down.stop();
+    const up = await server();
+    const { logger, records } = recordingLogger();
+    const h = heartbeat([down.address, up.address], { intervalMs: 100, logger });
+    h.start();
+    await up.waitFor(() => up.registrations.length >= 3, 5_000, 'three registrations');
+    const warnings = records.filter((r) => r.level === 40 && r.server === down.address);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.msg).toMatch(/registry not accepted/);
+  });
+
+  it('reports a server that comes back', async () => {
+    const down = await startTestServer();
+    await down.stop();
+    const { logger, records } = recordingLogger();
+    const h = heartbeat([down.address], { intervalMs: 100, logger });
+    h.start();
+    await new Promise((r) => setTimeout(r, 150));
+    const back = await server({ port: down.port });
+    await back.waitFor(() => back.registrations.length >= 1, 5_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(records.some((r) => r.level === 30 && r.msg === 'registry accepted again')).toBe(true);
+  });
+
+  it('carries the app name header when speaking G4', async () => {
+    const s = await server({ accessToken: 'secret', appName: 'orders' });
+    const outcomes = await heartbeat([s.address], { protocol: 'G4', intervalMs: 60_000 }).beat();
+    expect(outcomes).toEqual([{ address: s.address, ok: true, msg: 'code 200' }]);
+    expect(s.registrations).toEqual([expectedParam]);
+  });
+
+  it('does not throw when no server accepts', async () => {
+    const s = await server({ accessToken: 'other' });
+    const outcomes = await heartbeat([s.address]).beat();
+    expect(outcomes).toEqual([{ address: s.address, ok: false, msg: 'The access token is wrong.' }]);
+  });
+});
