@@ -2,6 +2,9 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.zone.ZoneOffsetTransition;
 import java.util.Date;
 import java.util.TimeZone;
 import org.quartz.CronExpression;
@@ -9,8 +12,9 @@ import org.quartz.CronExpression;
 /**
  * Reference oracle for the schedule tests: reads cases from stdin, one a line,
  * "id TAB expression TAB zone TAB fromEpochMs TAB count", and prints for each
- * "id TAB OK TAB t1,t2,..." (epoch ms, strictly after fromEpochMs, as Quartz's
- * CronExpression.getTimeAfter computes them) or "id TAB ERR TAB message".
+ * "id TAB OK TAB t1,t2,... TAB transition" (epoch ms strictly after fromEpochMs, as Quartz's
+ * CronExpression.getTimeAfter computes them, then the zone's first UTC-offset change after
+ * fromEpochMs, or -1 when it has none) or "id TAB ERR TAB message".
  */
 public final class QuartzNextTimes {
   public static void main(String[] args) throws Exception {
@@ -34,7 +38,9 @@ public final class QuartzNextTimes {
           times.append(next.getTime());
           after = next;
         }
-        out.println(id + "\tOK\t" + times);
+        ZoneOffsetTransition transition = ZoneId.of(f[2]).getRules().nextTransition(Instant.ofEpochMilli(Long.parseLong(f[3])));
+        long transitionAt = transition == null ? -1 : transition.getInstant().toEpochMilli();
+        out.println(id + "\tOK\t" + times + "\t" + transitionAt);
       } catch (Exception e) {
         out.println(id + "\tERR\t" + String.valueOf(e.getMessage()).replace('\t', ' ').replace('\n', ' '));
       }
