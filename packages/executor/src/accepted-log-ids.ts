@@ -1,0 +1,36 @@
+/**
+ * The logIds an executor has accepted, remembered so that a repeated `run` (the server re-sends
+ * after a crash or a network retry) is refused: at-most-once execution per logId.
+ *
+ * Memory is bounded two ways: an id is forgotten after `ttlMs`, and at most `limit` ids are
+ * kept (the oldest go first). A Map iterates in insertion order and ids are inserted with a
+ * non-decreasing time, so both bounds are enforced by dropping from the front.
+ */
+export class AcceptedLogIds {
+  private readonly acceptedAt = new Map<number, number>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  has(logId: number): boolean {
+    this.forgetExpired();
+    return this.acceptedAt.has(logId);
+  }
+
+  add(logId: number): void {
+    this.acceptedAt.delete(logId);
+    this.acceptedAt.set(logId, this.now());
+    this.forgetExpired();
+  }
+
+  private forgetExpired(): void {
+    const oldest = this.now() - this.ttlMs;
+    for (const [logId, at] of this.acceptedAt) {
+      if (at > oldest && this.acceptedAt.size <= this.limit) break;
+      this.acceptedAt.delete(logId);
+    }
+  }
+}

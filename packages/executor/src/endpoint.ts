@@ -1,0 +1,208 @@
+/**
+ * The executor's HTTP endpoint: the server's calls of PROTOCOL.md (`beat`, `idleBeat`, `run` /
+ * `trigger`, `kill`, `log`), matched exactly as XXL-JOB matches them, behind the access token.
+ * Every answer is HTTP 200 with a ReturnT body carrying its payload under `content` and `data`.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
+import {
+  type IdleBeatParam,
+  isTickwheelError,
+  JSON_CONTENT_TYPE,
+  type KillParam,
+  type LogParam,
+  type LogResult,
+  MAX_BODY_BYTES,
+  parseIdleBeatParam,
+  parseKillParam,
+  parseLogParam,
+  parseTriggerParam,
+  type ReturnT,
+  returnFail,
+  returnSuccess,
+  TickwheelError,
+  type TriggerParam,
+  WireMessages,
+} from '@tickwheel/protocol';
+import type { Logger } from 'pino';
+
+/** What the endpoint asks the executor to do, one method per call. */
+export interface ExecutorCalls {
+  run(trigger: TriggerParam): ReturnT<null>;
+  idleBeat(param: IdleBeatParam): ReturnT<null>;
+  kill(param: KillParam): ReturnT<null>;
+  log(param: LogParam): Promise<ReturnT<LogResult>>;
+}
+
+export interface EndpointOptions {
+  /** undefined only for an executor started `insecure`. */
+  accessToken: string | undefined;
+  calls: ExecutorCalls;
+  logger: Logger;
+  maxBodyBytes?: number;
+}
+
+/** Serves one request whose call path (the URL after the mount prefix) is `callPath`. */
+export type Endpoint = (req: http.IncomingMessage, res: http.ServerResponse, callPath: string) => void;
+
+type CallName = 'beat' | 'idleBeat' | 'run' | 'kill' | 'log';
+
+/** Exact paths; G4 servers send `trigger` where older ones send `run`. */
+const CALL_PATHS: Readonly<Record<string, CallName>> = {
+  '/beat': 'beat',
+  '/idleBeat': 'idleBeat',
+  '/run': 'run',
+  '/trigger': 'run',
+  '/kill': 'kill',
+  '/log': 'log',
+};
+
+const ACCESS_TOKEN_HEADER_LOWER = 'xxl-job-access-token';
+
+export function createEndpoint(options: EndpointOptions): Endpoint {
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const expectedDigest = options.accessToken === undefined ? undefined : digest(options.accessToken);
+  return (req, res, callPath) => {
+    serve(req, res, callPath).catch((err: unknown) => {
+      options.logger.error({ err, callPath }, 'executor endpoint failed to answer');
+      if (!res.headersSent) answer(res, returnFail(`executor error: ${(err as Error).message}`));
+      else res.destroy();
+    });
+  };
+
+  async function serve(req: http.IncomingMessage, res: http.ServerResponse, callPath: string): Promise<void> {
+    // The order of checks is XXL-JOB's: method, token, path, then the body.
+    if (req.method !== 'POST') return answer(res, returnFail(WireMessages.methodNotSupported));
+    if (!tokenMatches(expectedDigest, req.headers[ACCESS_TOKEN_HEADER_LOWER])) {
+      return answer(res, returnFail(WireMessages.wrongToken));
+    }
+    const call = Object.hasOwn(CALL_PATHS, callPath) ? CALL_PATHS[callPath] : undefined;
+    if (!call) return answer(res, returnFail(WireMessages.uriNotFound(callPath)));
+    const body = await readBody(req, maxBodyBytes);
+    if (body.kind === 'too-large') return answerTooLarge(req, res, maxBodyBytes);
+    if (call === 'beat') return answer(res, returnSuccess(null));
+    let result: ReturnT<unknown>;
+    try {
+      result = await dispatch(call, body.kind === 'parsed' ? body.value : parseJson(body.text));
+    } catch (err) {
+      if (!isTickwheelError(err)) throw err;
+      result = returnFail(err.message);
+    }
+    answer(res, result);
+  }
+
+  function dispatch(
+    call: Exclude<CallName, 'beat'>,
+    body: unknown,
+  ): ReturnT<unknown> | Promise<ReturnT<unknown>> {
+    switch (call) {
+      case 'run':
+        return options.calls.run(parseTriggerParam(body));
+      case 'idleBeat':
+        return options.calls.idleBeat(parseIdleBeatParam(body));
+      case 'kill':
+        return options.calls.kill(parseKillParam(body));
+      case 'log':
+        return options.calls.log(parseLogParam(body));
+    }
+  }
+}
+
+function answer(
+  res: http.ServerResponse,
+  body: ReturnT<unknown>,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, {
+    'Content-Type': JSON_CONTENT_TYPE,
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * Refuses an oversized body without reading the rest into memory: the answer closes the
+ * connection, the remaining bytes are discarded as they come, and a client that keeps sending
+ * long after the answer is cut off.
+ */
+function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, maxBodyBytes: number): void {
+  answer(res, returnFail(`invalid request, body larger than ${maxBodyBytes} bytes.`), {
+    Connection: 'close',
+  });
+  req.resume();
+  res.on('finish', () => {
+    if (!req.complete) setTimeout(() => req.destroy(), 1_000).unref();
+  });
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Compares digests, so the comparison takes the same time whatever the lengths. */
+function tokenMatches(expected: Buffer | undefined, header: string | string[] | undefined): boolean {
+  if (expected === undefined) return true;
+  const given = typeof header === 'string' ? header : '';
+  return timingSafeEqual(expected, digest(given));
+}
+
+type Body = { kind: 'text'; text: string } | { kind: 'parsed'; value: unknown } | { kind: 'too-large' };
+
+/**
+ * Reads the body up to `maxBodyBytes`. Behind Express or Fastify a body parser may have read
+ * the stream already; its parsed `req.body` is used then.
+ */
+async function readBody(req: http.IncomingMessage, maxBodyBytes: number): Promise<Body> {
+  const preParsed = (req as { body?: unknown }).body;
+  if (req.readableEnded && preParsed !== undefined) {
+    if (typeof preParsed === 'string') return { kind: 'text', text: preParsed };
+    if (Buffer.isBuffer(preParsed)) return { kind: 'text', text: preParsed.toString('utf8') };
+    return { kind: 'parsed', value: preParsed };
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) return { kind: 'too-large' };
+  return new Promise<Body>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        cleanup();
+        chunks.length = 0;
+        resolve({ kind: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve({ kind: 'text', text: Buffer.concat(chunks).toString('utf8') });
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_JSON',
+      `invalid request, malformed JSON body: ${(err as Error).message}`,
+    );
+  }
+}

@@ -1,0 +1,549 @@
+/**
+ * The Executor: holds the registered handlers, serves the endpoint (on its own port or mounted on
+ * another server), runs triggers through the lane table, reports results through the callback
+ * relay and keeps itself registered with the servers.
+ */
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  GLUE_TYPES,
+  type LogResult,
+  type ReturnT,
+  returnFail,
+  returnSuccess,
+  TickwheelError,
+  type TriggerParam,
+  WireMessages,
+} from '@tickwheel/protocol';
+import { type CallbackDelivery, CallbackRelay } from './callback-relay.js';
+import type { JobHandler } from './context.js';
+import { createEndpoint, type Endpoint } from './endpoint.js';
+import { JobLogs, type JobLogWriter } from './job-log.js';
+import { Lanes, type RunnerChoice } from './lanes.js';
+import { callPathUnder, normalizeMountPrefix } from './mount-path.js';
+import { type ExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { RegistryHeartbeat } from './registry-heartbeat.js';
+import type { Runner, RunOutcome } from './runner.js';
+import { type HandlerHooks, InProcessRunner } from './runners/in-process.js';
+import { createScriptRunner } from './runners/script.js';
+import { WorkerRunner } from './runners/worker.js';
+import { ServerClient } from './server-client.js';
+
+/** How a handler runs; see {@link Executor.handle}. */
+export interface HandleOptions extends HandlerHooks {
+  /**
+   * `in-process` (default): the function runs on the executor's event loop; stopping is
+   * cooperative through `ctx.signal`. `worker`: `module` runs in a worker thread that is
+   * terminated on timeout, kill and cover-early, so even CPU-bound code really stops.
+   */
+  isolation?: 'in-process' | 'worker';
+  /**
+   * For `isolation: 'worker'`: a path (relative to the working directory) or file URL of an ES
+   * module whose export named like the handler, or else its default export, is the handler.
+   */
+  module?: string | URL;
+}
+
+/** Options of {@link Executor.stop}. */
+export interface StopOptions {
+  /** Time to wait for accepted runs before stopping them; default the `stopTimeoutMs` option. */
+  timeoutMs?: number;
+}
+
+/** A request listener for `http.createServer`, or a middleware for Express/Connect (`next` is called for other paths). */
+export type ExecutorRequestListener = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  next?: (err?: unknown) => void,
+) => void;
+
+interface RegisteredHandler {
+  name: string;
+  handler: JobHandler | undefined;
+  hooks: HandlerHooks;
+  /** Set for worker isolation. */
+  moduleUrl: string | undefined;
+}
+
+type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+const NOT_RUNNING = 'executor is not running, run refused.';
+const STOPPING = 'executor is stopping, run refused.';
+
+/**
+ * A Tickwheel executor. Create it with {@link createExecutor}.
+ *
+ * @example
+ * const ex = createExecutor({ appName: 'orders', serverAddresses: ['http://scheduler:8080/'], accessToken: process.env.TW_TOKEN });
+ * ex.handle('syncOrders', async (ctx) => {
+ *   ctx.log('param', ctx.param);
+ *   return 'synced';
+ * });
+ * await ex.start();
+ * process.on('SIGTERM', () => void ex.stop());
+ */
+export class Executor {
+  private readonly options: ResolvedOptions;
+  private readonly handlers = new Map<string, RegisteredHandler>();
+  private readonly jobLogs: JobLogs;
+  private readonly lanes: Lanes;
+  private readonly endpoint: Endpoint;
+  private readonly reports = new Set<Promise<void>>();
+  private state: State = 'new';
+  private ownServer: http.Server | undefined;
+  private mountPrefix: string | undefined;
+  private mountedServer: { server: http.Server; unmount: () => void } | undefined;
+  private relay: CallbackRelay | undefined;
+  private heartbeat: RegistryHeartbeat | undefined;
+  private stopping: Promise<void> | undefined;
+  private boundAddress: string | undefined;
+
+  constructor(options: ExecutorOptions) {
+    this.options = resolveOptions(options);
+    const { logger } = this.options;
+    this.jobLogs = new JobLogs({
+      logDir: this.options.logDir,
+      retentionDays: this.options.logRetentionDays,
+      logger,
+    });
+    this.lanes = new Lanes({
+      chooseRunner: (trigger) => this.chooseRunner(trigger),
+      openLog: (trigger) => this.jobLogs.open(trigger.logId, trigger.logDateTime),
+      report: (trigger, outcome, log) => this.report(trigger, outcome, log),
+      idleMs: this.options.laneIdleMs,
+      acceptedLogIdTtlMs: this.options.acceptedLogIdTtlMs,
+      acceptedLogIdLimit: this.options.acceptedLogIdLimit,
+      logger,
+    });
+    this.endpoint = createEndpoint({
+      accessToken: this.options.accessToken,
+      logger,
+      calls: {
+        run: (trigger) => this.acceptRun(trigger),
+        idleBeat: (param) => this.lanes.idleBeat(param),
+        kill: (param) => this.lanes.kill(param),
+        log: (param) => this.readLog(param.logId, param.logDateTim, param.fromLineNum),
+      },
+    });
+  }
+
+  /**
+   * The base URL registered with the servers (`http://127.0.0.1:9999/`), known once started;
+   * with `port: 0` it carries the port picked.
+   */
+  get address(): string | undefined {
+    return this.boundAddress;
+  }
+
+  /**
+   * Registers a handler for BEAN jobs whose `executorHandler` is `name`. Handlers may be added
+   * before or after `start()`; a name can be registered once. With `isolation: 'worker'` the
+   * module's export runs (a function passed as well is not called) and the `init`/`destroy`
+   * hooks run on the executor's thread when the job's lane opens and is released.
+   *
+   * @example
+   * ex.handle('hello', async (ctx) => `hello ${ctx.param}`);
+   * ex.handle('crunch', { isolation: 'worker', module: new URL('./crunch.js', import.meta.url) });
+   */
+  handle(name: string, handler: JobHandler, options?: HandleOptions): this;
+  handle(name: string, options: HandleOptions & { isolation: 'worker'; module: string | URL }): this;
+  handle(name: string, handlerOrOptions: JobHandler | HandleOptions, maybeOptions?: HandleOptions): this {
+    const handler = typeof handlerOrOptions === 'function' ? handlerOrOptions : undefined;
+    const options = (typeof handlerOrOptions === 'function' ? maybeOptions : handlerOrOptions) ?? {};
+    this.handlers.set(name, registeredHandler(name, handler, options, this.handlers));
+    return this;
+  }
+
+  /**
+   * A listener serving the endpoint under `prefix` (`/xxl-job` → `/xxl-job/run`), for
+   * `http.createServer(listener)` or as Express middleware (`app.use(ex.requestListener('/xxl-job'))`;
+   * other paths go to `next`). An executor served this way opens no port of its own at `start()`
+   * and needs `advertisedAddress` when it has servers to register with.
+   */
+  requestListener(prefix = ''): ExecutorRequestListener {
+    const normalized = this.claimMount(prefix);
+    return (req, res, next) => {
+      const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+      const callPath = callPathUnder(normalized, url);
+      if (callPath !== undefined) this.endpoint(req, res, callPath);
+      else if (next) next();
+      else this.endpoint(req, res, url);
+    };
+  }
+
+  /**
+   * Serves the endpoint under `prefix` on an existing server (plain `http`, Express's
+   * `app.listen()` result, Fastify's `fastify.server`): requests under the prefix are answered
+   * here, all others go to the server's own request listeners. The registered address is
+   * `http://<host>:<server's port><prefix>/` unless `advertisedAddress` is set; call `start()`
+   * after `server.listen()` (it waits for the server to listen).
+   */
+  mount(server: http.Server, prefix = ''): void {
+    const listener = this.requestListener(prefix);
+    const others = server.listeners('request') as Array<
+      (req: http.IncomingMessage, res: http.ServerResponse) => void
+    >;
+    server.removeAllListeners('request');
+    const route = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      listener(req, res, () => {
+        for (const other of others) other.call(server, req, res);
+      });
+    };
+    server.on('request', route);
+    this.mountedServer = {
+      server,
+      unmount: () => {
+        server.off('request', route);
+        for (const other of others) server.on('request', other);
+      },
+    };
+  }
+
+  /**
+   * Opens the endpoint (unless mounted), re-sends spilled results, registers with the servers and
+   * starts taking runs. Rejects when the port cannot be opened.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') {
+      throw new TickwheelError(
+        'TW_ERR_ALREADY_STARTED',
+        'start: the executor was already started; create a new one',
+      );
+    }
+    this.state = 'starting';
+    try {
+      this.boundAddress = await this.openEndpoint();
+    } catch (err) {
+      this.state = 'new';
+      throw err;
+    }
+    this.jobLogs.startRetention();
+    this.startServerLinks(this.boundAddress);
+    this.state = 'running';
+    this.warnAboutChoices();
+    this.options.logger.info(
+      { appName: this.options.appName, address: this.boundAddress, handlers: [...this.handlers.keys()] },
+      'tickwheel executor started',
+    );
+  }
+
+  /**
+   * Graceful stop: refuses new runs, unregisters (`registryRemove`), waits up to `timeoutMs` for
+   * accepted runs to finish, stops the rest (reported as killed), flushes results to the servers
+   * (or the spill file) and closes the endpoint. Calling it again returns the same promise.
+   */
+  stop(options: StopOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.options.stopTimeoutMs;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 0) {
+      return Promise.reject(
+        new TickwheelError('TW_ERR_INVALID_OPTION', 'timeoutMs: must be an integer >= 0', 'timeoutMs'),
+      );
+    }
+    this.stopping ??= this.shutdown(timeoutMs);
+    return this.stopping;
+  }
+
+  private async shutdown(timeoutMs: number): Promise<void> {
+    if (this.state === 'new') {
+      this.state = 'stopped';
+      this.mountedServer?.unmount();
+      return;
+    }
+    if (this.state === 'starting') await waitUntil(() => this.state !== 'starting');
+    this.state = 'stopping';
+    await this.heartbeat?.stop();
+    if (!(await this.lanes.whenIdle(timeoutMs))) {
+      this.options.logger.warn({ timeoutMs }, 'runs still going at stop; stopping them');
+    }
+    await this.lanes.closeAll();
+    // Stopped runs settle a moment after their abort; their results must be among the flushed ones.
+    await this.lanes.whenIdle(1_000);
+    await Promise.all([...this.reports]);
+    await this.relay?.stop();
+    this.jobLogs.stopRetention();
+    await this.closeEndpoint();
+    this.state = 'stopped';
+    this.options.logger.info({ appName: this.options.appName }, 'tickwheel executor stopped');
+  }
+
+  private claimMount(prefix: string): string {
+    const normalized = normalizeMountPrefix(prefix);
+    if (this.mountPrefix !== undefined && this.mountPrefix !== normalized) {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_OPTION',
+        `prefix: the endpoint is already mounted under ${JSON.stringify(this.mountPrefix || '/')}`,
+        'prefix',
+      );
+    }
+    if (this.state !== 'new') {
+      throw new TickwheelError('TW_ERR_ALREADY_STARTED', 'mount: mount the endpoint before start()');
+    }
+    this.mountPrefix = normalized;
+    return normalized;
+  }
+
+  /** Listens on the own port, or works out the address of the mounted endpoint. */
+  private async openEndpoint(): Promise<string | undefined> {
+    const { advertisedAddress, host, port, serverAddresses } = this.options;
+    if (this.mountPrefix === undefined) {
+      const server = http.createServer((req, res) => this.endpoint(req, res, req.url ?? ''));
+      server.listen(port, host);
+      await Promise.race([
+        once(server, 'listening'),
+        once(server, 'error').then(([err]) => Promise.reject(err)),
+      ]);
+      this.ownServer = server;
+      return advertisedAddress ?? baseUrl(host, (server.address() as AddressInfo).port, '');
+    }
+    if (advertisedAddress) return advertisedAddress;
+    if (this.mountedServer) {
+      const { server } = this.mountedServer;
+      if (!server.listening) await once(server, 'listening');
+      return baseUrl(host, (server.address() as AddressInfo).port, this.mountPrefix);
+    }
+    if (serverAddresses.length > 0) {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_OPTION',
+        'advertisedAddress: is required when the endpoint is served through requestListener() (its port is not known here)',
+        'advertisedAddress',
+      );
+    }
+    return undefined;
+  }
+
+  private async closeEndpoint(): Promise<void> {
+    this.mountedServer?.unmount();
+    const server = this.ownServer;
+    if (!server) return;
+    this.ownServer = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), 1_000);
+    await closed;
+    clearTimeout(timer);
+  }
+
+  private startServerLinks(address: string | undefined): void {
+    const { serverAddresses, accessToken, appName, protocol, logger } = this.options;
+    if (serverAddresses.length === 0) return;
+    const client = new ServerClient({
+      serverAddresses,
+      accessToken,
+      appName,
+      protocol,
+      timeoutMs: this.options.serverCallTimeoutMs,
+      logger,
+    });
+    this.relay = new CallbackRelay({
+      client,
+      protocol,
+      spillDir: path.join(this.options.logDir, 'callbacklog'),
+      retryIntervalMs: this.options.callbackRetryIntervalMs,
+      logger,
+    });
+    this.relay.start();
+    if (address === undefined) return;
+    this.heartbeat = new RegistryHeartbeat({
+      client,
+      appName,
+      address,
+      intervalMs: this.options.heartbeatIntervalMs,
+      logger,
+    });
+    this.heartbeat.start();
+  }
+
+  private warnAboutChoices(): void {
+    const { logger, accessToken, serverAddresses } = this.options;
+    if (accessToken === undefined) {
+      logger.warn(
+        { address: this.boundAddress },
+        'executor running without an access token (insecure: true): anyone who can reach the endpoint can run its jobs',
+      );
+    }
+    if (serverAddresses.length === 0) {
+      logger.warn(
+        'no serverAddresses: the executor registers nowhere and results are only written to the run logs',
+      );
+    }
+  }
+
+  private acceptRun(trigger: TriggerParam): ReturnT<null> {
+    if (this.state === 'stopping' || this.state === 'stopped') return returnFail(STOPPING);
+    if (this.state !== 'running') return returnFail(NOT_RUNNING);
+    return this.lanes.run(trigger);
+  }
+
+  private async readLog(logId: number, logDateTim: number, fromLineNum: number): Promise<ReturnT<LogResult>> {
+    return returnSuccess(await this.jobLogs.read(logId, logDateTim, fromLineNum));
+  }
+
+  private chooseRunner(trigger: TriggerParam): RunnerChoice {
+    const { glueType } = trigger;
+    if (!(GLUE_TYPES as readonly string[]).includes(glueType))
+      return { refusal: WireMessages.glueTypeInvalid(glueType) };
+    if (glueType === 'BEAN') {
+      const registered = this.handlers.get(trigger.executorHandler);
+      if (!registered) return { refusal: WireMessages.handlerNotFound(trigger.executorHandler) };
+      return { identity: `BEAN:${registered.name}`, create: () => this.handlerRunner(registered) };
+    }
+    if (!this.options.enableScripts) {
+      return {
+        refusal: `glueType[${glueType}] is not enabled: this executor does not run scripts (enableScripts is off).`,
+      };
+    }
+    return {
+      identity: `${glueType}:${trigger.glueUpdatetime}`,
+      create: () =>
+        createScriptRunner({
+          jobId: trigger.jobId,
+          glueType,
+          glueSource: trigger.glueSource,
+          glueUpdatetime: trigger.glueUpdatetime,
+          logDir: this.options.logDir,
+          logger: this.options.logger,
+        }),
+    };
+  }
+
+  private handlerRunner(registered: RegisteredHandler): Runner {
+    if (registered.moduleUrl !== undefined) {
+      return new WorkerRunner({
+        name: registered.name,
+        moduleUrl: registered.moduleUrl,
+        hooks: registered.hooks,
+        stopGraceMs: this.options.workerStopGraceMs,
+        logger: this.options.logger,
+      });
+    }
+    // registeredHandler() guarantees a function for in-process handlers.
+    return new InProcessRunner(registered.name, registered.handler!, registered.hooks);
+  }
+
+  /** Sends a run's result; the run's log gets a line saying whether it was delivered, then closes. */
+  private report(trigger: TriggerParam, outcome: RunOutcome, log: JobLogWriter): void {
+    const done: Promise<void> = this.deliver(trigger, outcome, log)
+      .catch((err: unknown) =>
+        this.options.logger.error({ err, logId: trigger.logId }, 'reporting a result failed'),
+      )
+      .finally(() => this.reports.delete(done));
+    this.reports.add(done);
+  }
+
+  private async deliver(trigger: TriggerParam, outcome: RunOutcome, log: JobLogWriter): Promise<void> {
+    try {
+      if (!this.relay) {
+        log.log('----------- result not reported: no serverAddresses configured');
+        return;
+      }
+      const delivery = await this.relay.push({
+        logId: trigger.logId,
+        logDateTim: trigger.logDateTime,
+        handleCode: outcome.code,
+        handleMsg: outcome.msg,
+      });
+      log.log(deliveryLine(delivery, this.options.callbackRetryIntervalMs));
+    } finally {
+      await log.close();
+    }
+  }
+}
+
+function deliveryLine(delivery: CallbackDelivery, retryIntervalMs: number): string {
+  if (delivery.delivered) return `----------- callback delivered to ${delivery.address}`;
+  const kept = delivery.spilled
+    ? 'kept in the spill file'
+    : 'kept in memory (the spill file could not be written)';
+  return `----------- callback not delivered (${delivery.reason}); ${kept}, re-sent every ${Math.round(retryIntervalMs / 1000)} s`;
+}
+
+/** Validates a `handle()` registration; errors name the option at fault. */
+function registeredHandler(
+  name: string,
+  handler: JobHandler | undefined,
+  options: HandleOptions,
+  existing: ReadonlyMap<string, RegisteredHandler>,
+): RegisteredHandler {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_OPTION',
+      'name: a handler name must be a non-blank string',
+      'name',
+    );
+  }
+  if (existing.has(name)) {
+    throw new TickwheelError(
+      'TW_ERR_DUPLICATE_HANDLER',
+      `name: job handler [${name}] is already registered`,
+      'name',
+    );
+  }
+  for (const hook of ['init', 'destroy'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
+      throw new TickwheelError('TW_ERR_INVALID_OPTION', `${hook}: must be a function`, hook);
+    }
+  }
+  const hooks: HandlerHooks = { init: options.init, destroy: options.destroy };
+  const isolation = options.isolation ?? 'in-process';
+  if (isolation === 'in-process') {
+    if (typeof handler !== 'function') {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_OPTION',
+        'handler: an in-process handler must be a function',
+        'handler',
+      );
+    }
+    return { name, handler, hooks, moduleUrl: undefined };
+  }
+  if (isolation !== 'worker') {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_OPTION',
+      "isolation: must be 'in-process' or 'worker'",
+      'isolation',
+    );
+  }
+  return { name, handler, hooks, moduleUrl: moduleUrlOf(options.module) };
+}
+
+function moduleUrlOf(module: string | URL | undefined): string {
+  if (module === undefined) {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_OPTION',
+      "module: is required with isolation: 'worker'",
+      'module',
+    );
+  }
+  let url: URL;
+  if (module instanceof URL) url = module;
+  else if (typeof module === 'string' && module.startsWith('file:')) url = new URL(module);
+  else if (typeof module === 'string' && module.trim() !== '') url = pathToFileURL(path.resolve(module));
+  else throw new TickwheelError('TW_ERR_INVALID_OPTION', 'module: must be a path or a file URL', 'module');
+  if (url.protocol !== 'file:') {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_OPTION',
+      `module: must be a file URL, got ${url.href}`,
+      'module',
+    );
+  }
+  if (!existsSync(fileURLToPath(url))) {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_OPTION',
+      `module: file not found: ${fileURLToPath(url)}`,
+      'module',
+    );
+  }
+  return url.href;
+}
+
+function baseUrl(host: string, port: number, prefix: string): string {
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return `http://${hostPart}:${port}${prefix}/`;
+}
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -1,0 +1,192 @@
+/**
+ * One job's lane: runs the job's accepted triggers one at a time with the lane's runner,
+ * enforces the timeout, and reports each run's outcome. Block strategies are decided by the
+ * lane table (lanes.ts) before a trigger reaches `enqueue`.
+ *
+ * The lane never waits for a runner after the run's signal fired: it reports the stop (timeout
+ * 502, killed 500) at once and goes on with the next trigger. Worker and script runners stop
+ * their code for real; an in-process handler that ignores the signal keeps running unobserved.
+ */
+import { capHandleMsg, HandleCode, type TriggerParam, WireMessages } from '@tickwheel/protocol';
+import { errorMessage } from './context.js';
+import type { JobLogWriter } from './job-log.js';
+import type { Runner, RunOutcome, StopReason } from './runner.js';
+
+export interface LaneDeps {
+  /** Opens the log file of one run. */
+  openLog(trigger: TriggerParam): JobLogWriter;
+  /** Reports a finished (or never started) run; takes over the log and closes it. */
+  report(trigger: TriggerParam, outcome: RunOutcome, log: JobLogWriter): void;
+  /** Called when the lane has had nothing to do for `idleMs`. */
+  onIdle(lane: Lane): void;
+  idleMs: number;
+}
+
+interface CurrentRun {
+  trigger: TriggerParam;
+  controller: AbortController;
+}
+
+export class Lane {
+  private readonly queue: TriggerParam[] = [];
+  private current: CurrentRun | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  /**
+   * @param identity what the runner runs (`BEAN:<handler>`, `<glueType>:<glueUpdatetime>`); a
+   *   trigger with another identity for the same job replaces the lane.
+   */
+  constructor(
+    readonly jobId: number,
+    readonly identity: string,
+    private readonly runner: Runner,
+    private readonly deps: LaneDeps,
+  ) {}
+
+  /** True while a run is going or triggers are queued. */
+  get busy(): boolean {
+    return this.current !== undefined || this.queue.length > 0;
+  }
+
+  /** Queues a trigger; it starts at once when the lane is free. */
+  enqueue(trigger: TriggerParam): void {
+    clearTimeout(this.idleTimer);
+    this.queue.push(trigger);
+    this.startNext();
+  }
+
+  /**
+   * Stops the running run with `running` as its reason and reports every queued trigger as not
+   * executed with `queuedMsg`. The lane stays usable.
+   */
+  stopAll(running: StopReason, queuedMsg: string): void {
+    for (const trigger of this.queue.splice(0)) this.reportNotExecuted(trigger, queuedMsg);
+    this.current?.controller.abort(running);
+  }
+
+  /** Stops everything (see {@link stopAll}), takes no more triggers and releases the runner. */
+  async close(running: StopReason, queuedMsg: string): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.stopAll(running, queuedMsg);
+    await this.runner.destroy();
+  }
+
+  /** Resolves once the lane has no running run and nothing queued. */
+  whenIdle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private startNext(): void {
+    if (this.current || this.closed) return;
+    const trigger = this.queue.shift();
+    if (!trigger) return;
+    const controller = new AbortController();
+    this.current = { trigger, controller };
+    void this.execute(trigger, controller);
+  }
+
+  private async execute(trigger: TriggerParam, controller: AbortController): Promise<void> {
+    const log = this.deps.openLog(trigger);
+    log.log(startLine(trigger, this.runner.description));
+    const timer =
+      trigger.executorTimeout > 0
+        ? setTimeout(
+            () => controller.abort({ kind: 'timeout' } satisfies StopReason),
+            trigger.executorTimeout * 1000,
+          )
+        : undefined;
+    const outcome = await this.outcomeOf(trigger, log, controller.signal);
+    clearTimeout(timer);
+    log.log(endLine(outcome));
+    this.current = undefined;
+    this.deps.report(trigger, outcome, log);
+    this.startNext();
+    if (!this.busy) this.becomeIdle();
+  }
+
+  /** The runner's outcome, or the stop's outcome as soon as the signal fires. */
+  private async outcomeOf(
+    trigger: TriggerParam,
+    log: JobLogWriter,
+    signal: AbortSignal,
+  ): Promise<RunOutcome> {
+    const runLog = new RunLog(log);
+    const stopped = new Promise<RunOutcome>((resolve) => {
+      signal.addEventListener('abort', () => resolve(outcomeOfStop(signal.reason as StopReason)), {
+        once: true,
+      });
+    });
+    const ran = this.runner
+      .run({ trigger, log: runLog, signal })
+      .catch((err: unknown): RunOutcome => ({ code: HandleCode.FAIL, msg: errorMessage(err) }));
+    const outcome = await Promise.race([ran, stopped]);
+    // A handler still running after its stop must not write into a log that is being closed.
+    runLog.detach();
+    return { code: outcome.code, msg: capHandleMsg(outcome.msg) };
+  }
+
+  private reportNotExecuted(trigger: TriggerParam, msg: string): void {
+    const log = this.deps.openLog(trigger);
+    const outcome = { code: HandleCode.FAIL, msg };
+    log.log(`run not executed: ${msg}`);
+    log.log(endLine(outcome));
+    this.deps.report(trigger, outcome, log);
+  }
+
+  private becomeIdle(): void {
+    for (const wake of this.idleWaiters.splice(0)) wake();
+    if (this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      if (!this.busy) this.deps.onIdle(this);
+    }, this.deps.idleMs);
+    this.idleTimer.unref();
+  }
+}
+
+/** What a stopped run reports: 502 for a timeout, 500 with the stop's message otherwise. */
+function outcomeOfStop(reason: StopReason): RunOutcome {
+  if (reason.kind === 'timeout') return { code: HandleCode.TIMEOUT, msg: WireMessages.timeout };
+  return { code: HandleCode.FAIL, msg: reason.msg };
+}
+
+function startLine(t: TriggerParam, runner: string): string {
+  return (
+    `----------- tickwheel run start: jobId=${t.jobId} logId=${t.logId} runner=${runner} glueType=${t.glueType}` +
+    ` param=${JSON.stringify(t.executorParams)} shard=${t.broadcastIndex}/${t.broadcastTotal}` +
+    ` blockStrategy=${t.executorBlockStrategy} timeout=${t.executorTimeout}s`
+  );
+}
+
+function endLine(outcome: RunOutcome): string {
+  return `----------- tickwheel run end: handleCode=${outcome.code} handleMsg=${outcome.msg ?? 'null'}`;
+}
+
+/** The log a runner writes through; detached once the lane has settled the run. */
+class RunLog implements JobLogWriter {
+  readonly path: string;
+  private target: JobLogWriter | undefined;
+
+  constructor(target: JobLogWriter) {
+    this.path = target.path;
+    this.target = target;
+  }
+
+  log(...args: unknown[]): void {
+    this.target?.log(...args);
+  }
+
+  write(chunk: string): void {
+    this.target?.write(chunk);
+  }
+
+  /** The lane closes the real log; a runner's close is a no-op. */
+  async close(): Promise<void> {}
+
+  detach(): void {
+    this.target = undefined;
+  }
+}

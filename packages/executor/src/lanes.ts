@@ -1,0 +1,155 @@
+/**
+ * The lane table: one lane per job, created on a job's first run and released after it has been
+ * idle for a while. Here the `run`, `kill` and `idleBeat` calls are decided: which runner, a
+ * repeated logId, the block strategy, a changed handler or script version.
+ */
+import {
+  type IdleBeatParam,
+  type KillParam,
+  type ReturnT,
+  returnFail,
+  returnSuccess,
+  type TriggerParam,
+  WireMessages,
+} from '@tickwheel/protocol';
+import type { Logger } from 'pino';
+import { AcceptedLogIds } from './accepted-log-ids.js';
+import type { JobLogWriter } from './job-log.js';
+import { Lane, type LaneDeps } from './lane.js';
+import type { Runner, RunOutcome } from './runner.js';
+
+/** The runner a trigger needs, or why it cannot run here. */
+export type RunnerChoice = { identity: string; create: () => Runner } | { refusal: string };
+
+export interface LanesOptions {
+  chooseRunner(trigger: TriggerParam): RunnerChoice;
+  openLog(trigger: TriggerParam): JobLogWriter;
+  report(trigger: TriggerParam, outcome: RunOutcome, log: JobLogWriter): void;
+  idleMs: number;
+  acceptedLogIdTtlMs: number;
+  acceptedLogIdLimit: number;
+  logger: Logger;
+}
+
+/** XXL-JOB's wording, kept for the console and for peers that show it. */
+export const LaneMessages = {
+  busy: 'job thread is running or has trigger queue.',
+  replacedRunning: 'change jobhandler or glue type, and terminate the old job thread. [job running, killed]',
+  replacedQueued:
+    'change jobhandler or glue type, and terminate the old job thread. [job not executed, in the job queue, killed.]',
+  coverEarlyQueued: 'block strategy effect：Cover Early [job not executed, in the job queue, killed.]',
+  shutdownRunning: 'executor stopped. [job running, killed]',
+  shutdownQueued: 'executor stopped. [job not executed, in the job queue, killed.]',
+} as const;
+
+export class Lanes {
+  private readonly lanes = new Map<number, Lane>();
+  private readonly accepted: AcceptedLogIds;
+  private readonly laneDeps: LaneDeps;
+  /** Lanes being closed (their runner released), awaited by `closeAll`. */
+  private readonly closing = new Set<Promise<void>>();
+
+  constructor(private readonly options: LanesOptions) {
+    this.accepted = new AcceptedLogIds(options.acceptedLogIdTtlMs, options.acceptedLogIdLimit);
+    this.laneDeps = {
+      openLog: options.openLog,
+      report: options.report,
+      idleMs: options.idleMs,
+      onIdle: (lane) => this.release(lane, 'idle'),
+    };
+  }
+
+  /** `run` / `trigger`: queues the trigger or refuses it. */
+  run(trigger: TriggerParam): ReturnT<null> {
+    const choice = this.options.chooseRunner(trigger);
+    if ('refusal' in choice) return returnFail(choice.refusal);
+    if (this.accepted.has(trigger.logId)) return returnFail(WireMessages.repeatTrigger(trigger.logId));
+    let lane = this.lanes.get(trigger.jobId);
+    if (lane && lane.identity !== choice.identity) {
+      this.closeLane(lane, { kind: 'kill', msg: LaneMessages.replacedRunning }, LaneMessages.replacedQueued);
+      lane = undefined;
+    }
+    if (lane?.busy) {
+      if (trigger.executorBlockStrategy === 'DISCARD_LATER') return returnFail(WireMessages.discardLater);
+      if (trigger.executorBlockStrategy === 'COVER_EARLY') {
+        lane.stopAll({ kind: 'cover-early', msg: WireMessages.coverEarly }, LaneMessages.coverEarlyQueued);
+      }
+    }
+    lane ??= this.openLane(trigger.jobId, choice.identity, choice.create());
+    this.accepted.add(trigger.logId);
+    lane.enqueue(trigger);
+    return returnSuccess(null);
+  }
+
+  /** `kill`: stops the running run, reports the queued ones as killed, releases the lane. */
+  kill({ jobId }: KillParam): ReturnT<null> {
+    const lane = this.lanes.get(jobId);
+    if (!lane) return { ...returnSuccess(null), msg: WireMessages.threadAlreadyKilled };
+    this.closeLane(lane, { kind: 'kill', msg: WireMessages.killRunning }, WireMessages.killQueued);
+    return returnSuccess(null);
+  }
+
+  /** `idleBeat`: fails while the job's lane is running or has queued runs. */
+  idleBeat({ jobId }: IdleBeatParam): ReturnT<null> {
+    return this.lanes.get(jobId)?.busy ? returnFail(LaneMessages.busy) : returnSuccess(null);
+  }
+
+  /** True while any lane has a run going or queued. */
+  get busy(): boolean {
+    return [...this.lanes.values()].some((lane) => lane.busy);
+  }
+
+  /** Resolves true once no lane is busy, or false after `timeoutMs`. */
+  async whenIdle(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.busy) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, left);
+      });
+      await Promise.race([Promise.all([...this.lanes.values()].map((lane) => lane.whenIdle())), timedOut]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  /** Stops every lane (running runs and queues reported as killed by shutdown) and releases every runner. */
+  async closeAll(): Promise<void> {
+    for (const lane of [...this.lanes.values()]) {
+      this.closeLane(
+        lane,
+        { kind: 'shutdown', msg: LaneMessages.shutdownRunning },
+        LaneMessages.shutdownQueued,
+      );
+    }
+    await Promise.all([...this.closing]);
+  }
+
+  private openLane(jobId: number, identity: string, runner: Runner): Lane {
+    const lane = new Lane(jobId, identity, runner, this.laneDeps);
+    this.lanes.set(jobId, lane);
+    this.options.logger.debug({ jobId, runner: runner.description }, 'lane opened');
+    return lane;
+  }
+
+  private release(lane: Lane, why: string): void {
+    if (this.lanes.get(lane.jobId) !== lane) return;
+    this.options.logger.debug({ jobId: lane.jobId, why }, 'lane released');
+    this.closeLane(
+      lane,
+      { kind: 'shutdown', msg: LaneMessages.shutdownRunning },
+      LaneMessages.shutdownQueued,
+    );
+  }
+
+  private closeLane(lane: Lane, running: Parameters<Lane['close']>[0], queuedMsg: string): void {
+    if (this.lanes.get(lane.jobId) === lane) this.lanes.delete(lane.jobId);
+    const closed = lane.close(running, queuedMsg).catch((err: unknown) => {
+      this.options.logger.error({ err, jobId: lane.jobId }, 'releasing a lane failed');
+    });
+    this.closing.add(closed);
+    void closed.finally(() => this.closing.delete(closed));
+  }
+}

@@ -1,0 +1,294 @@
+/**
+ * Every executor option, its default and its validation, in one place. `resolveOptions()` runs
+ * once in `createExecutor()`; nothing deeper re-checks or re-defaults an option.
+ */
+import path from 'node:path';
+import {
+  BEAT_INTERVAL_MS,
+  PROTOCOL_GENERATIONS,
+  type ProtocolGeneration,
+  TickwheelError,
+} from '@tickwheel/protocol';
+import { type Logger, pino } from 'pino';
+
+/** Options of {@link createExecutor}. Only `appName` is required (and a token, see `accessToken`). */
+export interface ExecutorOptions {
+  /** The app name the executor registers under (`registryKey`); non-blank, no whitespace. */
+  appName: string;
+  /**
+   * Base addresses of the scheduling servers (`http://host:8080/` or with a context path), tried
+   * in order for callbacks and all beaten for registration. Default: none — the executor then
+   * registers nowhere and only writes results into the run logs (useful when the endpoint is
+   * driven directly, e.g. in tests); a warning says so at start.
+   */
+  serverAddresses?: string[];
+  /**
+   * The token both sides send in `XXL-JOB-ACCESS-TOKEN`. Required unless `insecure: true`:
+   * Tickwheel never reads a blank token as "no authentication".
+   */
+  accessToken?: string;
+  /** Run without an access token; the endpoint then accepts any caller and a warning is logged. Default false. */
+  insecure?: boolean;
+  /**
+   * Interface the endpoint listens on, also used in the registered address. Default
+   * `127.0.0.1` (safe by default: set it, or `advertisedAddress`, to be reachable from other hosts).
+   */
+  host?: string;
+  /** Port of the endpoint; 0 picks a free one (read `executor.address` after start). Default 9999. */
+  port?: number;
+  /**
+   * The base URL registered with the servers when it differs from `http://<host>:<port>/`
+   * (containers, NAT, a reverse proxy, a mount prefix).
+   */
+  advertisedAddress?: string;
+  /** Directory of run logs (`<logDir>/<yyyy-MM-dd>/<logId>.log`), script files and the callback spill file. Default `./tickwheel-logs`. */
+  logDir?: string;
+  /** Run logs older than this many days are deleted daily; 0 keeps them. Default 30. */
+  logRetentionDays?: number;
+  /** Generation spoken to the servers: G2 (XXL-JOB 2.3–3.2, default), G3 (3.3–3.4), G4 (3.5). */
+  protocol?: ProtocolGeneration;
+  /** Run GLUE script jobs (shell, python, node, php, powershell) as child processes. Default false. */
+  enableScripts?: boolean;
+  /** Default time `stop()` waits for accepted runs before stopping them. Default 10,000 ms. */
+  stopTimeoutMs?: number;
+  /** Time one call to one server may take. Default 3,000 ms. */
+  serverCallTimeoutMs?: number;
+  /** A pino (or pino-compatible) logger for the executor's own logs. Default: pino to stdout. */
+  logger?: Logger;
+  /**
+   * Timings of the background loops. Internal: meant for tests, which cannot wait 30 or 90 s;
+   * not part of the stable API.
+   */
+  internal?: InternalOptions;
+}
+
+/** @internal Timings of the background loops; see {@link ExecutorOptions.internal}. */
+export interface InternalOptions {
+  /** A lane with nothing to run is released after this long. Default 90,000 ms (XXL-JOB's 30 × 3 s poll). */
+  laneIdleMs?: number;
+  /** Registration heartbeat interval. Default 30,000 ms. */
+  heartbeatIntervalMs?: number;
+  /** Interval at which spilled callbacks are re-sent. Default 30,000 ms. */
+  callbackRetryIntervalMs?: number;
+  /** How long an accepted logId is remembered to refuse a repeat. Default 1 hour. */
+  acceptedLogIdTtlMs?: number;
+  /** How many accepted logIds are remembered at most (the oldest are forgotten first). Default 100,000. */
+  acceptedLogIdLimit?: number;
+  /** Time a worker gets to finish after its run was aborted before it is terminated. Default 200 ms. */
+  workerStopGraceMs?: number;
+}
+
+/** Options with every default filled in and every value checked. */
+export interface ResolvedOptions {
+  appName: string;
+  serverAddresses: string[];
+  accessToken: string | undefined;
+  insecure: boolean;
+  host: string;
+  port: number;
+  advertisedAddress: string | undefined;
+  logDir: string;
+  logRetentionDays: number;
+  protocol: ProtocolGeneration;
+  enableScripts: boolean;
+  stopTimeoutMs: number;
+  serverCallTimeoutMs: number;
+  logger: Logger;
+  laneIdleMs: number;
+  heartbeatIntervalMs: number;
+  callbackRetryIntervalMs: number;
+  acceptedLogIdTtlMs: number;
+  acceptedLogIdLimit: number;
+  workerStopGraceMs: number;
+}
+
+export const DEFAULT_PORT = 9999;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_LOG_DIR = 'tickwheel-logs';
+export const DEFAULT_LOG_RETENTION_DAYS = 30;
+export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
+export const DEFAULT_SERVER_CALL_TIMEOUT_MS = 3_000;
+export const DEFAULT_LANE_IDLE_MS = 90_000;
+export const DEFAULT_CALLBACK_RETRY_INTERVAL_MS = 30_000;
+/**
+ * A server re-sends `run` only around its own crash or a network retry, minutes at most, so an
+ * hour of memory covers the at-most-once guarantee while 100k ids (a few MB) bounds the memory
+ * of an executor that runs many jobs a second.
+ */
+export const DEFAULT_ACCEPTED_LOG_ID_TTL_MS = 60 * 60 * 1000;
+export const DEFAULT_ACCEPTED_LOG_ID_LIMIT = 100_000;
+export const DEFAULT_WORKER_STOP_GRACE_MS = 200;
+
+/** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
+export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw invalid('options', 'must be an object');
+  }
+  const internal = options.internal ?? {};
+  const insecure = optionalBoolean('insecure', options.insecure, false);
+  const accessToken = resolveAccessToken(options.accessToken, insecure);
+  return {
+    appName: resolveAppName(options.appName),
+    serverAddresses: resolveServerAddresses(options.serverAddresses),
+    accessToken,
+    insecure,
+    host: resolveHost(options.host),
+    port: integerIn('port', options.port, DEFAULT_PORT, 0, 65_535),
+    advertisedAddress:
+      options.advertisedAddress === undefined
+        ? undefined
+        : httpUrl('advertisedAddress', options.advertisedAddress),
+    logDir: resolveLogDir(options.logDir),
+    logRetentionDays: integerIn(
+      'logRetentionDays',
+      options.logRetentionDays,
+      DEFAULT_LOG_RETENTION_DAYS,
+      0,
+      36_500,
+    ),
+    protocol: resolveProtocol(options.protocol),
+    enableScripts: optionalBoolean('enableScripts', options.enableScripts, false),
+    stopTimeoutMs: integerIn(
+      'stopTimeoutMs',
+      options.stopTimeoutMs,
+      DEFAULT_STOP_TIMEOUT_MS,
+      0,
+      24 * 3_600_000,
+    ),
+    serverCallTimeoutMs: integerIn(
+      'serverCallTimeoutMs',
+      options.serverCallTimeoutMs,
+      DEFAULT_SERVER_CALL_TIMEOUT_MS,
+      1,
+      600_000,
+    ),
+    logger: resolveLogger(options.logger),
+    laneIdleMs: integerIn('internal.laneIdleMs', internal.laneIdleMs, DEFAULT_LANE_IDLE_MS, 1, 2 ** 31 - 1),
+    heartbeatIntervalMs: integerIn(
+      'internal.heartbeatIntervalMs',
+      internal.heartbeatIntervalMs,
+      BEAT_INTERVAL_MS,
+      1,
+      2 ** 31 - 1,
+    ),
+    callbackRetryIntervalMs: integerIn(
+      'internal.callbackRetryIntervalMs',
+      internal.callbackRetryIntervalMs,
+      DEFAULT_CALLBACK_RETRY_INTERVAL_MS,
+      1,
+      2 ** 31 - 1,
+    ),
+    acceptedLogIdTtlMs: integerIn(
+      'internal.acceptedLogIdTtlMs',
+      internal.acceptedLogIdTtlMs,
+      DEFAULT_ACCEPTED_LOG_ID_TTL_MS,
+      1,
+      2 ** 31 - 1,
+    ),
+    acceptedLogIdLimit: integerIn(
+      'internal.acceptedLogIdLimit',
+      internal.acceptedLogIdLimit,
+      DEFAULT_ACCEPTED_LOG_ID_LIMIT,
+      1,
+      10_000_000,
+    ),
+    workerStopGraceMs: integerIn(
+      'internal.workerStopGraceMs',
+      internal.workerStopGraceMs,
+      DEFAULT_WORKER_STOP_GRACE_MS,
+      0,
+      60_000,
+    ),
+  };
+}
+
+function invalid(option: string, reason: string): TickwheelError {
+  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
+}
+
+function resolveAppName(appName: unknown): string {
+  if (typeof appName !== 'string' || appName.trim() === '')
+    throw invalid('appName', 'is required (a non-blank string)');
+  if (/\s/.test(appName)) throw invalid('appName', 'must not contain whitespace');
+  if (appName.length > 64) throw invalid('appName', 'must be at most 64 characters');
+  return appName;
+}
+
+function resolveAccessToken(token: unknown, insecure: boolean): string | undefined {
+  if (token !== undefined && typeof token !== 'string') throw invalid('accessToken', 'must be a string');
+  const present = typeof token === 'string' && token.trim() !== '';
+  if (!present) {
+    if (insecure) return undefined;
+    throw invalid('accessToken', 'is required; set insecure: true to run an executor anyone can call');
+  }
+  return token;
+}
+
+function resolveServerAddresses(addresses: unknown): string[] {
+  if (addresses === undefined) return [];
+  if (!Array.isArray(addresses)) throw invalid('serverAddresses', 'must be an array of http(s) URLs');
+  return addresses.map((a, i) => httpUrl(`serverAddresses[${i}]`, a));
+}
+
+/** Checks an http(s) URL and returns it with a trailing slash, as call URLs are built on it. */
+function httpUrl(option: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(option, 'must be an http(s) URL');
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw invalid(option, `must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalid(option, `must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.search !== '' || url.hash !== '') throw invalid(option, 'must not have a query or a fragment');
+  const text = value.trim();
+  return text.endsWith('/') ? text : `${text}/`;
+}
+
+function resolveHost(host: unknown): string {
+  if (host === undefined) return DEFAULT_HOST;
+  if (typeof host !== 'string' || host.trim() === '' || /[\s/]/.test(host)) {
+    throw invalid('host', 'must be a host name or an IP address');
+  }
+  return host;
+}
+
+function resolveLogDir(logDir: unknown): string {
+  if (logDir === undefined) return path.resolve(DEFAULT_LOG_DIR);
+  if (typeof logDir !== 'string' || logDir.trim() === '') throw invalid('logDir', 'must be a non-blank path');
+  return path.resolve(logDir);
+}
+
+function resolveProtocol(protocol: unknown): ProtocolGeneration {
+  if (protocol === undefined) return 'G2';
+  if (!(PROTOCOL_GENERATIONS as readonly unknown[]).includes(protocol)) {
+    throw invalid('protocol', `must be one of ${PROTOCOL_GENERATIONS.join(', ')}`);
+  }
+  return protocol as ProtocolGeneration;
+}
+
+function resolveLogger(logger: unknown): Logger {
+  if (logger === undefined) return pino({ name: 'tickwheel-executor' });
+  const methods = ['debug', 'info', 'warn', 'error'] as const;
+  const l = logger as Record<string, unknown>;
+  if (logger === null || typeof logger !== 'object' || methods.some((m) => typeof l[m] !== 'function')) {
+    throw invalid('logger', 'must be a pino-compatible logger (debug, info, warn, error)');
+  }
+  return logger as Logger;
+}
+
+function optionalBoolean(option: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw invalid(option, 'must be true or false');
+  return value;
+}
+
+function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(option, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
