@@ -1,0 +1,142 @@
+/**
+ * `tickwheel executor`: the standalone script executor. It has no handlers of its own: it runs
+ * the GLUE script jobs (shell, python, node, php, powershell) its servers send when
+ * `--enable-scripts` is given, and registers under `--app` like any embedded executor.
+ */
+import { createExecutor, type Executor, type ExecutorOptions } from '@tickwheel/executor';
+import { isTickwheelError, PROTOCOL_GENERATIONS, type ProtocolGeneration } from '@tickwheel/protocol';
+import { type Command, Option } from 'commander';
+import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
+import { stopOnSignals } from '../graceful-shutdown.js';
+
+/** Environment variable read when `--token` is not given, so the token stays out of `ps`. */
+export const ACCESS_TOKEN_ENV = 'TICKWHEEL_ACCESS_TOKEN';
+
+interface ExecutorFlags {
+  app: string;
+  server?: string[];
+  token?: string;
+  host?: string;
+  port?: number;
+  advertisedAddress?: string;
+  logDir?: string;
+  logRetentionDays?: number;
+  protocol?: ProtocolGeneration;
+  enableScripts?: boolean;
+  insecure?: boolean;
+}
+
+/** The flag of each executor option, to name the flag in a validation error. */
+const FLAG_OF_OPTION: Record<string, string> = {
+  appName: '--app',
+  serverAddresses: '--server',
+  accessToken: '--token',
+  host: '--host',
+  port: '--port',
+  advertisedAddress: '--advertised-address',
+  logDir: '--log-dir',
+  logRetentionDays: '--log-retention-days',
+  protocol: '--protocol',
+  insecure: '--insecure',
+  enableScripts: '--enable-scripts',
+};
+
+export function registerExecutorCommand(program: Command): void {
+  program
+    .command('executor')
+    .description('run a standalone executor for script (GLUE) jobs')
+    .requiredOption('--app <name>', 'app name the executor registers under')
+    .option('--server <url[,url]>', 'scheduling server base URL(s), comma-separated or repeated', collectUrls)
+    .addOption(new Option('--token <token>', 'access token shared with the servers').env(ACCESS_TOKEN_ENV))
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on, 0 for any free one (default 9999)', parseWholeNumber)
+    .option('--advertised-address <url>', 'base URL to register when it differs from http://<host>:<port>/')
+    .option(
+      '--log-dir <dir>',
+      'directory of run logs, script files and unsent results (default ./tickwheel-logs)',
+    )
+    .option(
+      '--log-retention-days <days>',
+      'delete run logs older than this, 0 keeps them (default 30)',
+      parseWholeNumber,
+    )
+    .addOption(
+      new Option(
+        '--protocol <generation>',
+        'XXL-JOB protocol generation spoken to the servers (default G2)',
+      ).choices(PROTOCOL_GENERATIONS),
+    )
+    .option('--enable-scripts', 'run GLUE script jobs (shell, python, node, php, powershell)')
+    .option('--insecure', 'run without an access token: anyone who reaches the port can run jobs')
+    .action(async (flags: ExecutorFlags, command: Command) => {
+      await runExecutor(flags, command);
+    });
+}
+
+async function runExecutor(flags: ExecutorFlags, command: Command): Promise<void> {
+  let executor: Executor;
+  try {
+    executor = createExecutor(executorOptions(flags));
+  } catch (err) {
+    if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION'))
+      command.error(`error: ${flagMessage(err.message, err.field)}`);
+    throw err;
+  }
+  try {
+    await executor.start();
+  } catch (err) {
+    // Nothing started: a port in use, an address that cannot be bound.
+    console.error(`error: cannot start the executor: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+    return;
+  }
+  const address = executor.address ?? '';
+  console.log(
+    flags.advertisedAddress === undefined
+      ? `Tickwheel executor "${flags.app}" listening on ${address}`
+      : `Tickwheel executor "${flags.app}" started, advertised as ${address}`,
+  );
+  const servers = flags.server ?? [];
+  console.log(
+    servers.length > 0
+      ? `Registering ${address} with ${servers.join(', ')} (protocol ${flags.protocol ?? 'G2'})`
+      : 'No --server given: registering nowhere; results are only written to the run logs',
+  );
+  console.log(
+    flags.enableScripts
+      ? 'Script (GLUE) jobs: enabled'
+      : 'Script (GLUE) jobs: disabled (pass --enable-scripts)',
+  );
+  stopOnSignals(() => executor.stop());
+}
+
+function executorOptions(flags: ExecutorFlags): ExecutorOptions {
+  return {
+    appName: flags.app,
+    serverAddresses: flags.server,
+    accessToken: flags.token,
+    host: flags.host,
+    port: flags.port,
+    advertisedAddress: flags.advertisedAddress,
+    logDir: flags.logDir,
+    logRetentionDays: flags.logRetentionDays,
+    protocol: flags.protocol,
+    enableScripts: flags.enableScripts ?? false,
+    insecure: flags.insecure ?? false,
+  };
+}
+
+/** `port: must be ...` (field `port`) → `--port: must be ...`; `serverAddresses[1]` → `--server (address 2)`. */
+function flagMessage(message: string, field: string | undefined): string {
+  if (field === undefined) return message;
+  const match = /^(\w+)(?:\[(\d+)\])?$/.exec(field);
+  const flag = match?.[1] === undefined ? undefined : FLAG_OF_OPTION[match[1]];
+  if (flag === undefined) return message;
+  if (field === 'accessToken') {
+    // The executor's own wording speaks of the API option `insecure: true`.
+    return `${flag} is required (or ${ACCESS_TOKEN_ENV}); pass --insecure to run an executor anyone can call`;
+  }
+  const reason = message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+  const which = match?.[2] === undefined ? '' : ` (address ${Number(match[2]) + 1})`;
+  return `${flag}${which}: ${reason}`;
+}

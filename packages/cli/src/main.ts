@@ -1,0 +1,56 @@
+/**
+ * The `tickwheel` command: one sub-command a file under `commands/`. Usage errors (an unknown or
+ * missing flag, a value the executor refuses) print `error: ...` naming the flag and exit 2.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerExecutorCommand } from './commands/executor.js';
+
+/** Exit code of a usage error, as most command-line tools use it. */
+export const USAGE_ERROR_EXIT_CODE = 2;
+
+/** Commander's codes for the help and version output, which are not errors. */
+const INFORMATIONAL_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+/**
+ * Runs the command line `argv` (as `process.argv`: node, script, then the arguments). Long-running
+ * commands resolve once started and keep the process alive until a signal stops them.
+ *
+ * @example
+ * await main(['node', 'tickwheel', 'executor', '--app', 'reports', '--token', token]);
+ */
+export async function main(argv: string[]): Promise<void> {
+  const program = createProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    // Every other CommanderError is a usage error: the commands report failures themselves.
+    process.exitCode = INFORMATIONAL_CODES.has(err.code) ? err.exitCode : USAGE_ERROR_EXIT_CODE;
+  }
+}
+
+function createProgram(): Command {
+  const program = new Command('tickwheel')
+    .description(
+      'Tickwheel, a distributed job scheduler that speaks the XXL-JOB executor protocol. Today it runs a ' +
+        'standalone script executor and a demo executor; `start`, `migrate` and the job, executor and log ' +
+        'management commands arrive with the scheduling server.',
+    )
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  // Sub-commands created through `program.command()` inherit the settings above.
+  registerExecutorCommand(program);
+  registerDemoCommand(program);
+  return program;
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
