@@ -22,16 +22,20 @@ describe('FIX_RATE', () => {
     ]);
   });
 
-  test.each(['0', '-5', '1.5', 'abc', '', '30s'])(
-    'refuses %j: the interval must be a positive whole number',
-    (conf) => {
-      expect(refused({ scheduleType: 'FIX_RATE', scheduleConf: conf })).toMatchObject({
-        code: 'TW_ERR_INVALID_SCHEDULE',
-        field: 'scheduleConf',
-        message: expect.stringContaining('FIX_RATE needs the interval as a positive whole number of seconds'),
-      });
-    },
-  );
+  test.each([
+    '0',
+    '-5',
+    '1.5',
+    'abc',
+    '',
+    '30s',
+  ])('refuses %j: the interval must be a positive whole number', (conf) => {
+    expect(refused({ scheduleType: 'FIX_RATE', scheduleConf: conf })).toMatchObject({
+      code: 'TW_ERR_INVALID_SCHEDULE',
+      field: 'scheduleConf',
+      message: expect.stringContaining('FIX_RATE needs the interval as a positive whole number of seconds'),
+    });
+  });
 });
 
 describe('FIX_DELAY', () => {
