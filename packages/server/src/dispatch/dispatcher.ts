@@ -1,0 +1,309 @@
+/**
+ * The dispatcher: delivers one fire to an executor of its app (or, for a broadcast, to each) and
+ * reports the outcome. It writes nothing: the caller turns outcomes into fire records. The
+ * interface is transport-neutral — a fire and the app's executors in, outcomes out — so a pull
+ * transport can sit beside this HTTP push one.
+ *
+ * @example
+ * const dispatcher = new Dispatcher({ accessToken, shardFireIds: (fire, shards) => store.createShardFires(fire, shards) });
+ * const [outcome] = await dispatcher.dispatch(fire, registry.onlineAddresses(fire.appName));
+ * // outcome.triggerCode 200 → `dispatched`, else `dispatch_failed`; outcome.triggerMsg goes into the record.
+ */
+import { performance } from 'node:perf_hooks';
+import type { BlockStrategy, RouteStrategy, TriggerParam, TriggerType } from '@tickwheel/protocol';
+import { type CallOutcome, type ExecutorAddress, ExecutorClient } from './executor-client.js';
+import { type KillOutcome, killRun, type RecordedRun } from './kill.js';
+import { DispatchLanes, type LaneName, type LaneStats } from './lanes.js';
+import { type LogRead, readRunLog } from './logs.js';
+import { type DispatchOptions, type ResolvedDispatchOptions, resolveDispatchOptions } from './options.js';
+import { createRoutes, type RoutePick, type Routes } from './routes/index.js';
+
+/** What the dispatcher needs of one claimed fire. */
+export interface FireToDispatch {
+  /** The fire record's id, sent as `logId`. */
+  fireId: number;
+  jobId: number;
+  /** App the job runs on (named when no executor is online). */
+  appName: string;
+  /** Epoch ms the fire was due; sent as `logDateTime`, so the run's log folder follows from the record. */
+  scheduledAt: number;
+  triggerType: TriggerType;
+  executorHandler: string;
+  executorParam: string;
+  executorBlockStrategy: BlockStrategy;
+  /** Seconds; 0 = none. */
+  executorTimeout: number;
+  glueType: string;
+  glueSource: string;
+  /** Epoch ms of the script version (`glueUpdatetime`). */
+  glueUpdatedAt: number;
+  routeStrategy: RouteStrategy;
+  /**
+   * Addresses to choose from instead of the online ones (a manual trigger's address list), in
+   * the order given; the caller has checked them against the app's known addresses.
+   */
+  addressOverride?: string[];
+}
+
+/** One shard of a broadcast, before its fire record exists. */
+export interface ShardTarget {
+  address: string;
+  shardIndex: number;
+  shardTotal: number;
+}
+
+/**
+ * The outcome of delivering a fire to one executor. A broadcast gives one per executor, in shard
+ * order: `fireId` is then that shard's own record (the `logId` it was sent with, from
+ * `shardFireIds`) and `parentFireId` the claimed fire; otherwise `fireId` is the fire's own id and
+ * `parentFireId` null.
+ */
+export interface DispatchOutcome {
+  fireId: number;
+  parentFireId: number | null;
+  /** The executor the run was sent to; null when none could be picked. */
+  address: string | null;
+  shardIndex: number;
+  shardTotal: number;
+  /** Epoch ms the run was sent (or the dispatch gave up). */
+  triggerAt: number;
+  /** 200 when the executor accepted the run, else 500. */
+  triggerCode: 200 | 500;
+  /** Trigger type, route message and the executor's answer, one per line. */
+  triggerMsg: string;
+  /** Time of the `run` call (0 when none was made). */
+  latencyMs: number;
+  lane: LaneName;
+}
+
+/** One `run` to send: where, under which fire id, as which shard. */
+interface RunSend {
+  target: ExecutorAddress;
+  routeMessage: string;
+  fireId: number;
+  parentFireId: number | null;
+  shardIndex: number;
+  shardTotal: number;
+}
+
+interface Delivery {
+  fire: FireToDispatch;
+  lane: LaneName;
+  /** Lines of the trigger message so far. */
+  header: string;
+}
+
+export class Dispatcher {
+  private readonly options: ResolvedDispatchOptions;
+  private readonly client: ExecutorClient;
+  private readonly routes: Partial<Routes>;
+  private readonly lanes: DispatchLanes;
+
+  constructor(options: DispatchOptions) {
+    this.options = resolveDispatchOptions(options);
+    const o = this.options;
+    this.client = new ExecutorClient({
+      accessToken: o.accessToken,
+      timeoutMs: o.callTimeoutMs,
+      connectionsPerExecutor: o.connectionsPerExecutor,
+      pipelining: o.pipelining,
+      onCall: o.onCall,
+    });
+    this.routes = createRoutes({
+      client: this.client,
+      now: o.now,
+      random: o.random,
+      maxTrackedJobs: o.maxTrackedJobs,
+    });
+    this.lanes = new DispatchLanes(o);
+  }
+
+  /**
+   * Routes the fire among `addresses` (the app's online executors; sorted here by address) and
+   * sends `run`. Never rejects: every failure is an outcome with `triggerCode` 500 and a message.
+   */
+  dispatch(fire: FireToDispatch, addresses: readonly ExecutorAddress[]): Promise<DispatchOutcome[]> {
+    return this.lanes.run(fire.jobId, (lane) => this.deliver(fire, addresses, lane));
+  }
+
+  /** Stops the recorded run's job on the executor it was sent to (see `killRun`). */
+  kill(run: RecordedRun): Promise<KillOutcome> {
+    return killRun(this.client, run);
+  }
+
+  /** Reads the recorded run's log lines from the executor it was sent to (see `readRunLog`). */
+  readLog(run: RecordedRun, fromLineNum: number): Promise<LogRead> {
+    return readRunLog(this.client, run, fromLineNum);
+  }
+
+  /** The lane a job's next dispatch runs in. */
+  laneOf(jobId: number): LaneName {
+    return this.lanes.laneOf(jobId);
+  }
+
+  laneStats(): { fast: LaneStats; slow: LaneStats } {
+    return this.lanes.stats();
+  }
+
+  /** Closes the kept-alive executor connections. */
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  private async deliver(
+    fire: FireToDispatch,
+    addresses: readonly ExecutorAddress[],
+    lane: LaneName,
+  ): Promise<DispatchOutcome[]> {
+    const overridden = fire.addressOverride !== undefined && fire.addressOverride.length > 0;
+    const candidates = overridden ? overrideCandidates(fire, addresses) : sortedByAddress(addresses);
+    let header = `trigger ${fire.triggerType}`;
+    if (overridden) header += `\naddress override: ${candidates.map((c) => c.address).join(', ')}`;
+    const delivery: Delivery = { fire, lane, header };
+    if (candidates.length === 0) {
+      return [this.unrouted(delivery, `no executor online for app ${fire.appName}`)];
+    }
+    const route = this.routes[fire.routeStrategy];
+    if (route === undefined) return [this.unrouted(delivery, `unknown route strategy ${fire.routeStrategy}`)];
+    try {
+      const pick = await route.pick({ jobId: fire.jobId, candidates });
+      if (pick.picked.length === 0) return [this.unrouted(delivery, pick.message)];
+      if (fire.routeStrategy === 'SHARDING_BROADCAST') return await this.sendShards(delivery, pick);
+      const run: RunSend = {
+        target: pick.picked[0]!,
+        routeMessage: pick.message,
+        fireId: fire.fireId,
+        parentFireId: null,
+        shardIndex: 0,
+        shardTotal: 1,
+      };
+      return [await this.sendRun(delivery, run)];
+    } catch (err) {
+      // A route or the shardFireIds hook failed unexpectedly: still an outcome, never a rejection.
+      return [this.unrouted(delivery, `dispatch failed: ${(err as Error)?.message ?? String(err)}`)];
+    }
+  }
+
+  private async sendShards(delivery: Delivery, pick: RoutePick): Promise<DispatchOutcome[]> {
+    const { fire } = delivery;
+    const total = pick.picked.length;
+    const shards = pick.picked.map((p, shardIndex) => ({
+      address: p.address,
+      shardIndex,
+      shardTotal: total,
+    }));
+    if (this.options.shardFireIds === undefined) {
+      return [this.unrouted(delivery, `${pick.message}\nSHARDING_BROADCAST needs the shardFireIds option`)];
+    }
+    const ids = await this.options.shardFireIds(fire, shards);
+    if (!Array.isArray(ids) || ids.length !== total) {
+      return [this.unrouted(delivery, `${pick.message}\nshardFireIds returned no id list of ${total}`)];
+    }
+    return Promise.all(
+      pick.picked.map((target, i) =>
+        this.sendRun(delivery, {
+          target,
+          routeMessage: `${pick.message}\nshard ${i}/${total} → ${target.address}`,
+          fireId: ids[i]!,
+          parentFireId: fire.fireId,
+          shardIndex: i,
+          shardTotal: total,
+        }),
+      ),
+    );
+  }
+
+  private async sendRun(delivery: Delivery, run: RunSend): Promise<DispatchOutcome> {
+    const triggerAt = this.options.now();
+    const started = performance.now();
+    const trigger = triggerParamOf(delivery.fire, run.fireId, run.shardIndex, run.shardTotal);
+    const answer = await this.client.run(run.target, trigger);
+    return {
+      fireId: run.fireId,
+      parentFireId: run.parentFireId,
+      address: run.target.address,
+      shardIndex: run.shardIndex,
+      shardTotal: run.shardTotal,
+      triggerAt,
+      triggerCode: answer.ok ? 200 : 500,
+      triggerMsg: `${delivery.header}\n${run.routeMessage}\n${runLine(run.target, answer)}`,
+      latencyMs: performance.now() - started,
+      lane: delivery.lane,
+    };
+  }
+
+  /** The one failed outcome of a fire no executor could be picked for. */
+  private unrouted(delivery: Delivery, message: string): DispatchOutcome {
+    return {
+      fireId: delivery.fire.fireId,
+      parentFireId: null,
+      address: null,
+      shardIndex: 0,
+      shardTotal: 1,
+      triggerAt: this.options.now(),
+      triggerCode: 500,
+      triggerMsg: `${delivery.header}\n${message}`,
+      latencyMs: 0,
+      lane: delivery.lane,
+    };
+  }
+}
+
+/** The TriggerParam of one run of the fire. */
+function triggerParamOf(
+  fire: FireToDispatch,
+  logId: number,
+  shardIndex: number,
+  shardTotal: number,
+): TriggerParam {
+  return {
+    jobId: fire.jobId,
+    executorHandler: fire.executorHandler,
+    executorParams: fire.executorParam,
+    executorBlockStrategy: fire.executorBlockStrategy,
+    executorTimeout: fire.executorTimeout,
+    logId,
+    logDateTime: fire.scheduledAt,
+    glueType: fire.glueType,
+    glueSource: fire.glueSource,
+    glueUpdatetime: fire.glueUpdatedAt,
+    broadcastIndex: shardIndex,
+    broadcastTotal: shardTotal,
+  };
+}
+
+/** `run http://a/: code 200` / `run http://a/: code 500, <msg>` / `run http://a/: timeout after 3000 ms`. */
+function runLine(target: ExecutorAddress, answer: CallOutcome<unknown>): string {
+  const prefix = `run ${target.address}:`;
+  if (answer.failure !== null) return `${prefix} ${answer.msg}`;
+  return answer.msg ? `${prefix} code ${answer.code}, ${answer.msg}` : `${prefix} code ${answer.code}`;
+}
+
+/** The app's addresses in address order (XXL-JOB sorts its registry list); copies only when unsorted. */
+function sortedByAddress(addresses: readonly ExecutorAddress[]): readonly ExecutorAddress[] {
+  for (let i = 1; i < addresses.length; i++) {
+    if (addresses[i - 1]!.address > addresses[i]!.address) {
+      return [...addresses].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    }
+  }
+  return addresses;
+}
+
+/**
+ * The override list as executors: an address the app knows online keeps its generation; one it
+ * does not (a manual address) is spoken to in G2, which every Tickwheel and pre-3.5 XXL-JOB executor takes.
+ */
+function overrideCandidates(fire: FireToDispatch, addresses: readonly ExecutorAddress[]): ExecutorAddress[] {
+  return (fire.addressOverride ?? []).map(
+    (address) =>
+      addresses.find((a) => sameAddress(a.address, address)) ?? {
+        address,
+        protocol: 'G2',
+        appName: fire.appName,
+      },
+  );
+}
+
+function sameAddress(a: string, b: string): boolean {
+  return a === b || (a.endsWith('/') ? a === `${b}/` : `${a}/` === b);
+}

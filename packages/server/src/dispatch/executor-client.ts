@@ -1,0 +1,300 @@
+/**
+ * The server's HTTP client for executors: the calls of PROTOCOL.md (`beat`, `idleBeat`, `run`
+ * / `trigger`, `kill`, `log`) in the generation each executor speaks. One undici `Agent` keeps a
+ * keep-alive pool per executor origin (dropped once its connections have all closed), so calls
+ * to one executor are in flight concurrently and a slow executor only holds its own sockets.
+ *
+ * No call throws: an HTTP error status, a timeout, a refused connection or an answer that is not
+ * a ReturnT comes back as a failed {@link CallOutcome} whose message says which.
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  ACCESS_TOKEN_HEADER,
+  APP_NAME_HEADER,
+  callUrl,
+  encodeLogParam,
+  JSON_CONTENT_TYPE,
+  type LogParam,
+  MAX_BODY_BYTES,
+  type ProtocolGeneration,
+  parseReturnT,
+  type ReturnT,
+  type TriggerParam,
+} from '@tickwheel/protocol';
+import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
+import { CallDeadlines } from './call-deadlines.js';
+
+/** One executor as the registry knows it. */
+export interface ExecutorAddress {
+  /** Registered base URL, e.g. `http://10.0.0.5:9999/` (a missing trailing slash is added). */
+  address: string;
+  /** Generation the executor speaks: G4 gets `trigger` and the `XXL-JOB-APPNAME` header. */
+  protocol: ProtocolGeneration;
+  /** App name it registered under (sent as `XXL-JOB-APPNAME` to G4 executors). */
+  appName: string;
+}
+
+export type ExecutorCall = 'beat' | 'idleBeat' | 'run' | 'kill' | 'log';
+
+/**
+ * Why a call failed below the protocol: `status` an HTTP error status, `timeout` no complete
+ * answer in time, `connection` the connection failed or broke, `body` the answer is not a
+ * ReturnT (not JSON, no integer `code`, too large), `address` the address is not a URL.
+ */
+export type CallFailure = 'status' | 'timeout' | 'connection' | 'body' | 'address';
+
+/** The outcome of one call; `ok` only when the executor answered code 200. */
+export interface CallOutcome<T = unknown> {
+  call: ExecutorCall;
+  address: string;
+  ok: boolean;
+  /** The answer's `code`, or 500 when the call failed below the protocol. */
+  code: number;
+  /** The answer's `msg`, or what went wrong when `failure` is set. */
+  msg: string | null;
+  /** Payload from `content` or `data`. */
+  content: T | null;
+  failure: CallFailure | null;
+  /** Wall time of the call, request start to the last body byte. */
+  latencyMs: number;
+}
+
+/** What {@link ExecutorClientOptions.onCall} sees of every call (for metrics). */
+export type CallRecord = Pick<CallOutcome, 'call' | 'address' | 'ok' | 'code' | 'failure' | 'latencyMs'>;
+
+export interface ExecutorClientOptions {
+  accessToken: string;
+  timeoutMs: number;
+  connectionsPerExecutor: number;
+  pipelining: number;
+  /** Called after every call with its latency and result. */
+  onCall?: (record: CallRecord) => void;
+}
+
+interface Endpoint {
+  origin: string;
+  /** Path of the base address, ending with `/` (a context path is kept). */
+  basePath: string;
+}
+
+/** Parsed addresses kept at most; past this the cache starts over (addresses churn slowly). */
+const ENDPOINT_CACHE_LIMIT = 10_000;
+const BODY_SNIPPET_CHARS = 120;
+
+export class ExecutorClient {
+  private readonly agent: Agent;
+  private readonly deadlines: CallDeadlines;
+  private readonly endpoints = new Map<string, Endpoint | null>();
+  private readonly commonHeaders: Record<string, string>;
+
+  constructor(private readonly options: ExecutorClientOptions) {
+    this.deadlines = new CallDeadlines(options.timeoutMs);
+    this.commonHeaders = { 'Content-Type': JSON_CONTENT_TYPE, [ACCESS_TOKEN_HEADER]: options.accessToken };
+    this.agent = new Agent({
+      connections: options.connectionsPerExecutor,
+      pipelining: options.pipelining,
+    });
+  }
+
+  /** Liveness (route FAILOVER). */
+  beat(target: ExecutorAddress): Promise<CallOutcome<null>> {
+    return this.post(target, 'beat', '{}') as Promise<CallOutcome<null>>;
+  }
+
+  /** Code 500 when the job's lane is running or has queued runs (route BUSYOVER). */
+  idleBeat(target: ExecutorAddress, jobId: number): Promise<CallOutcome<null>> {
+    return this.post(target, 'idleBeat', JSON.stringify({ jobId })) as Promise<CallOutcome<null>>;
+  }
+
+  /** Queues one run; G4 executors get it on `trigger`. */
+  run(target: ExecutorAddress, trigger: TriggerParam): Promise<CallOutcome<null>> {
+    return this.post(target, 'run', JSON.stringify(trigger)) as Promise<CallOutcome<null>>;
+  }
+
+  /** Stops the job's running run and drops its queue. */
+  kill(target: ExecutorAddress, jobId: number): Promise<CallOutcome<null>> {
+    return this.post(target, 'kill', JSON.stringify({ jobId })) as Promise<CallOutcome<null>>;
+  }
+
+  /** Reads log lines; the payload is the raw LogResult (validate it with `parseLogResult`). */
+  log(target: ExecutorAddress, param: LogParam): Promise<CallOutcome<unknown>> {
+    return this.post(target, 'log', JSON.stringify(encodeLogParam(param, target.protocol)));
+  }
+
+  /** Waits for calls in flight (each ends by its timeout at the latest), then closes every connection. */
+  async close(): Promise<void> {
+    await this.agent.close();
+    this.deadlines.stop();
+  }
+
+  private async post(target: ExecutorAddress, call: ExecutorCall, body: string): Promise<CallOutcome> {
+    const started = performance.now();
+    const endpoint = this.endpointOf(target.address);
+    const outcome =
+      endpoint === null
+        ? failed(
+            call,
+            target.address,
+            'address',
+            `invalid executor address ${JSON.stringify(target.address)}`,
+          )
+        : await this.send(target, endpoint, call, body);
+    outcome.latencyMs = performance.now() - started;
+    this.options.onCall?.(outcome);
+    return outcome;
+  }
+
+  private async send(
+    target: ExecutorAddress,
+    endpoint: Endpoint,
+    call: ExecutorCall,
+    body: string,
+  ): Promise<CallOutcome> {
+    const deadline = this.deadlines.start();
+    try {
+      const response = await this.agent.request({
+        origin: endpoint.origin,
+        path: endpoint.basePath + wirePath(call, target.protocol),
+        method: 'POST',
+        headers: this.headersFor(target),
+        body,
+        signal: deadline,
+      });
+      return await readAnswer(call, target.address, response);
+    } catch (err) {
+      if (deadline.aborted) {
+        return failed(call, target.address, 'timeout', `timeout after ${this.options.timeoutMs} ms`);
+      }
+      return failed(call, target.address, 'connection', connectionMessage(err));
+    } finally {
+      deadline.settle();
+    }
+  }
+
+  private headersFor(target: ExecutorAddress): Record<string, string> {
+    if (target.protocol !== 'G4') return this.commonHeaders;
+    // XXL-JOB 3.5 executors refuse calls without the app name header.
+    return { ...this.commonHeaders, [APP_NAME_HEADER]: target.appName };
+  }
+
+  private endpointOf(address: string): Endpoint | null {
+    const cached = this.endpoints.get(address);
+    if (cached !== undefined) return cached;
+    if (this.endpoints.size >= ENDPOINT_CACHE_LIMIT) this.endpoints.clear();
+    const endpoint = parseEndpoint(address);
+    this.endpoints.set(address, endpoint);
+    return endpoint;
+  }
+}
+
+/** The path of a call: G4 executors take a run on `trigger`. */
+function wirePath(call: ExecutorCall, protocol: ProtocolGeneration): string {
+  return call === 'run' && protocol === 'G4' ? 'trigger' : call;
+}
+
+function parseEndpoint(address: string): Endpoint | null {
+  let url: URL;
+  try {
+    // callUrl adds the trailing slash a registered address may lack, so `<base>/<call>` has one slash.
+    url = new URL(callUrl(address, ''));
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.search !== '' || url.hash !== '') return null;
+  return { origin: url.origin, basePath: url.pathname };
+}
+
+async function readAnswer(
+  call: ExecutorCall,
+  address: string,
+  response: UndiciDispatcher.ResponseData,
+): Promise<CallOutcome> {
+  const { statusCode } = response;
+  if (statusCode < 200 || statusCode > 299) {
+    await response.body.dump();
+    return failed(call, address, 'status', `HTTP ${statusCode}`);
+  }
+  const text = await readCapped(response.body);
+  if (text === null) return failed(call, address, 'body', `answer larger than ${MAX_BODY_BYTES} bytes`);
+  // Real XXL-JOB executors answer `text/html`: the content type is ignored, the body is JSON.
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return failed(call, address, 'body', `answer is not JSON: ${snippet(text)}`);
+  }
+  const answer = readReturnT(json);
+  if (answer === null) return failed(call, address, 'body', `answer is not a ReturnT: ${snippet(text)}`);
+  return {
+    call,
+    address,
+    ok: answer.code === 200,
+    code: answer.code,
+    msg: answer.msg,
+    content: answer.content,
+    failure: null,
+    latencyMs: 0,
+  };
+}
+
+/**
+ * The answer as a ReturnT, or null when it is not one. The usual shape (an integer `code`, a
+ * string or no `msg`) is read directly, by `parseReturnT`'s rules, because its schema validation
+ * costs 2–3 µs per call; anything unusual is left to `parseReturnT`, which decides.
+ */
+function readReturnT(json: unknown): ReturnT<unknown> | null {
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+    const { code, msg, content, data } = json as Record<string, unknown>;
+    if (Number.isInteger(code) && (msg == null || typeof msg === 'string')) {
+      const payload = content ?? data ?? null;
+      return {
+        code: code as number,
+        msg: (msg as string | null | undefined) ?? null,
+        content: payload,
+        data: payload,
+      };
+    }
+  }
+  try {
+    return parseReturnT(json);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the body as UTF-8, or null once it passes the protocol's body limit. */
+async function readCapped(body: UndiciDispatcher.ResponseData['body']): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1
+    ? (chunks[0] as Buffer).toString('utf8')
+    : Buffer.concat(chunks).toString('utf8');
+}
+
+function failed(call: ExecutorCall, address: string, failure: CallFailure, msg: string): CallOutcome {
+  return { call, address, ok: false, code: 500, msg, content: null, failure, latencyMs: 0 };
+}
+
+function connectionMessage(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  // Node's own socket errors already read "connect ECONNREFUSED 127.0.0.1:9999".
+  if (message.startsWith('connect ')) return message;
+  return typeof e?.code === 'string'
+    ? `connection failed (${e.code}): ${message}`
+    : `connection failed: ${message}`;
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(flat.length > BODY_SNIPPET_CHARS ? `${flat.slice(0, BODY_SNIPPET_CHARS)}…` : flat);
+}

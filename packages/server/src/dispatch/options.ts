@@ -1,0 +1,137 @@
+/**
+ * Every dispatch option, its default and its validation, in one place. `resolveDispatchOptions()`
+ * runs once when a {@link Dispatcher} is created; nothing deeper re-checks or re-defaults.
+ */
+import { DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
+import type { FireToDispatch, ShardTarget } from './dispatcher.js';
+import type { CallRecord } from './executor-client.js';
+
+/** Options of the dispatch layer (executor client, routes, fast/slow lanes). */
+export interface DispatchOptions {
+  /**
+   * Token sent to executors in `XXL-JOB-ACCESS-TOKEN`. An empty string sends the header empty,
+   * as XXL-JOB 3.x does when no token is configured (only for insecure set-ups).
+   */
+  accessToken: string;
+  /** Time one call to one executor may take, connect to last body byte. Default 3,000 ms. */
+  callTimeoutMs?: number;
+  /** Keep-alive connections kept at most per executor origin. Default 32. */
+  connectionsPerExecutor?: number;
+  /**
+   * Requests pipelined per connection. Default 1 (XXL-JOB's Netty endpoint answers in order,
+   * but a slow answer would hold back the ones behind it; concurrent connections avoid that).
+   */
+  pipelining?: number;
+  /** Dispatches in flight at once in the fast lane. Default 200 (XXL-JOB's fast trigger pool). */
+  fastConcurrency?: number;
+  /** Dispatches in flight at once in the slow lane. Default 100 (XXL-JOB's slow trigger pool). */
+  slowConcurrency?: number;
+  /** A dispatch that took longer than this counts as slow. Default 500 ms. */
+  slowDispatchMs?: number;
+  /** A job with more slow dispatches than this in one window goes to the slow lane. Default 10. */
+  slowDispatchLimit?: number;
+  /** Length of the fixed, clock-aligned window slow dispatches are counted in. Default 60,000 ms. */
+  slowWindowMs?: number;
+  /**
+   * Jobs whose ROUND / LEAST_FREQUENTLY_USED / LEAST_RECENTLY_USED state is kept at most; the
+   * job tracked longest is forgotten first. Default 100,000.
+   */
+  maxTrackedJobs?: number;
+  /** Wall clock (epoch ms) for the daily route reset and the slow-lane windows. Default `Date.now`. */
+  now?: () => number;
+  /** Random source in [0, 1) for RANDOM and the random start of ROUND and LFU. Default `Math.random`. */
+  random?: () => number;
+  /**
+   * Creates the per-executor fire records of a SHARDING_BROADCAST fire and returns their ids, one
+   * per shard in shard order. Each shard is a run of its own on the wire (its id is the `logId`
+   * the executor reports back), so the records must exist before the runs are sent. Without it
+   * a broadcast fire fails with a message saying so.
+   */
+  shardFireIds?: (fire: FireToDispatch, shards: readonly ShardTarget[]) => number[] | Promise<number[]>;
+  /** Called after every executor call with its latency and result (for metrics). */
+  onCall?: (record: CallRecord) => void;
+}
+
+export interface ResolvedDispatchOptions {
+  accessToken: string;
+  callTimeoutMs: number;
+  connectionsPerExecutor: number;
+  pipelining: number;
+  fastConcurrency: number;
+  slowConcurrency: number;
+  slowDispatchMs: number;
+  slowDispatchLimit: number;
+  slowWindowMs: number;
+  maxTrackedJobs: number;
+  now: () => number;
+  random: () => number;
+  shardFireIds: DispatchOptions['shardFireIds'];
+  onCall: DispatchOptions['onCall'];
+}
+
+export const DISPATCH_DEFAULTS = {
+  callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+  connectionsPerExecutor: 32,
+  pipelining: 1,
+  fastConcurrency: 200,
+  slowConcurrency: 100,
+  slowDispatchMs: 500,
+  slowDispatchLimit: 10,
+  slowWindowMs: 60_000,
+  maxTrackedJobs: 100_000,
+} as const;
+
+/** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
+export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispatchOptions {
+  if (options === null || typeof options !== 'object') throw invalid('options', 'must be an object');
+  if (typeof options.accessToken !== 'string') {
+    throw invalid('accessToken', 'must be a string (empty only for an insecure set-up)');
+  }
+  const d = DISPATCH_DEFAULTS;
+  return {
+    accessToken: options.accessToken,
+    callTimeoutMs: integerIn('callTimeoutMs', options.callTimeoutMs, d.callTimeoutMs, 1, 600_000),
+    connectionsPerExecutor: integerIn(
+      'connectionsPerExecutor',
+      options.connectionsPerExecutor,
+      d.connectionsPerExecutor,
+      1,
+      10_000,
+    ),
+    pipelining: integerIn('pipelining', options.pipelining, d.pipelining, 1, 100),
+    fastConcurrency: integerIn('fastConcurrency', options.fastConcurrency, d.fastConcurrency, 1, 100_000),
+    slowConcurrency: integerIn('slowConcurrency', options.slowConcurrency, d.slowConcurrency, 1, 100_000),
+    slowDispatchMs: integerIn('slowDispatchMs', options.slowDispatchMs, d.slowDispatchMs, 1, 600_000),
+    slowDispatchLimit: integerIn(
+      'slowDispatchLimit',
+      options.slowDispatchLimit,
+      d.slowDispatchLimit,
+      0,
+      1_000_000,
+    ),
+    slowWindowMs: integerIn('slowWindowMs', options.slowWindowMs, d.slowWindowMs, 1, 86_400_000),
+    maxTrackedJobs: integerIn('maxTrackedJobs', options.maxTrackedJobs, d.maxTrackedJobs, 1, 100_000_000),
+    now: optionalFunction('now', options.now, Date.now),
+    random: optionalFunction('random', options.random, Math.random),
+    shardFireIds: optionalFunction('shardFireIds', options.shardFireIds, undefined),
+    onCall: optionalFunction('onCall', options.onCall, undefined),
+  };
+}
+
+function invalid(option: string, reason: string): TickwheelError {
+  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
+}
+
+function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(option, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function optionalFunction<T>(option: string, value: T | undefined, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'function') throw invalid(option, 'must be a function');
+  return value;
+}

@@ -1,0 +1,291 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CallRecord, ExecutorClient } from '../src/dispatch/executor-client.js';
+import { closeAll, deadAddress, startExecutors, TOKEN, target } from './helpers/dispatch-fixtures.js';
+import { MIMIC_APP, startMimic, type XxlMimic } from './helpers/xxl-mimic.js';
+
+const opened: Array<{ close(): Promise<void> } | { stop(): Promise<void> }> = [];
+function track<T extends { close(): Promise<void> } | { stop(): Promise<void> }>(thing: T): T {
+  opened.push(thing);
+  return thing;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((t) => ('close' in t ? t.close() : t.stop())));
+});
+
+function client(
+  options: { timeoutMs?: number; onCall?: (r: CallRecord) => void; accessToken?: string } = {},
+) {
+  return track(
+    new ExecutorClient({
+      accessToken: options.accessToken ?? TOKEN,
+      timeoutMs: options.timeoutMs ?? 3_000,
+      connectionsPerExecutor: 8,
+      pipelining: 1,
+      onCall: options.onCall,
+    }),
+  );
+}
+
+function trigger(logId: number, jobId = 1) {
+  return {
+    jobId,
+    executorHandler: 'hello',
+    executorParams: 'p',
+    executorBlockStrategy: 'SERIAL_EXECUTION' as const,
+    executorTimeout: 0,
+    logId,
+    logDateTime: Date.now(),
+    glueType: 'BEAN',
+    glueSource: '',
+    glueUpdatetime: 0,
+    broadcastIndex: 0,
+    broadcastTotal: 1,
+  };
+}
+
+async function mimic(generation: '2.x' | '3.x' | '3.5', contextPath?: string): Promise<XxlMimic> {
+  return track(await startMimic({ generation, accessToken: TOKEN, ...(contextPath ? { contextPath } : {}) }));
+}
+
+describe('executor client against a real Tickwheel executor', () => {
+  it('beats a live executor and gets code 200', async () => {
+    const executors = await startExecutors(1, () => {});
+    opened.push({ close: () => closeAll(executors) });
+    const answer = await client().beat(target(executors[0]!.address));
+    expect(answer).toMatchObject({ ok: true, code: 200, failure: null, call: 'beat' });
+  });
+
+  it('delivers a run the executor accepts, runs and reports back under the same logId', async () => {
+    const executors = await startExecutors(1, (ex) => ex.handle('hello', (ctx) => `hi ${ctx.param}`));
+    opened.push({ close: () => closeAll(executors) });
+    const answer = await client().run(target(executors[0]!.address), trigger(7_001));
+    expect(answer.ok).toBe(true);
+    const callback = await executors[0]!.server.callbackFor(7_001);
+    expect(callback).toMatchObject({ handleCode: 200, handleMsg: 'hi p' });
+  });
+
+  it("passes on the executor's refusal as a failed answer with its message", async () => {
+    const executors = await startExecutors(1, () => {});
+    opened.push({ close: () => closeAll(executors) });
+    const answer = await client().run(target(executors[0]!.address), trigger(7_002));
+    expect(answer).toMatchObject({
+      ok: false,
+      code: 500,
+      failure: null,
+      msg: 'job handler [hello] not found.',
+    });
+  });
+
+  it('is refused by the executor when the token is wrong', async () => {
+    const executors = await startExecutors(1, () => {});
+    opened.push({ close: () => closeAll(executors) });
+    const answer = await client({ accessToken: 'wrong' }).beat(target(executors[0]!.address));
+    expect(answer).toMatchObject({ ok: false, msg: 'The access token is wrong.' });
+  });
+
+  it('reads a log page as a LogResult from content or data', async () => {
+    const executors = await startExecutors(1, (ex) =>
+      ex.handle('hello', (ctx) => ctx.log('from the handler')),
+    );
+    opened.push({ close: () => closeAll(executors) });
+    const run = trigger(7_003);
+    const c = client();
+    await c.run(target(executors[0]!.address), run);
+    await executors[0]!.server.callbackFor(7_003);
+    const answer = await c.log(target(executors[0]!.address), {
+      logDateTim: run.logDateTime,
+      logId: 7_003,
+      fromLineNum: 1,
+    });
+    expect(answer.ok).toBe(true);
+    expect(answer.content).toMatchObject({ fromLineNum: 1 });
+    expect((answer.content as { logContent: string }).logContent).toContain('from the handler');
+  });
+});
+
+describe('executor client against XXL-JOB-like executors', () => {
+  it('takes a 2.x text/html answer of {"code":200} alone as success', async () => {
+    const m = await mimic('2.x');
+    const answer = await client().run(target(m.address), trigger(1));
+    expect(answer).toMatchObject({ ok: true, code: 200, msg: null, content: null });
+  });
+
+  it('takes a 3.x answer {"code":200,"msg":"Success"} as success', async () => {
+    const m = await mimic('3.x');
+    const answer = await client().beat(target(m.address, 'G3'));
+    expect(answer).toMatchObject({ ok: true, code: 200, msg: 'Success' });
+  });
+
+  it('sends a G2 run to /run with the token header and no app name header', async () => {
+    const m = await mimic('2.x');
+    await client().run(target(m.address, 'G2'), trigger(2));
+    const [request] = m.requests;
+    expect(request?.url).toBe('/run');
+    expect(request?.method).toBe('POST');
+    expect(request?.headers['xxl-job-access-token']).toBe(TOKEN);
+    expect(request?.headers['xxl-job-appname']).toBeUndefined();
+    expect(request?.headers['content-type']).toBe('application/json;charset=UTF-8');
+    expect(request?.body).toMatchObject({ logId: 2, jobId: 1, broadcastTotal: 1, glueUpdatetime: 0 });
+  });
+
+  it('sends a G4 run to /trigger with both the token and the app name header', async () => {
+    const m = await mimic('3.5');
+    const answer = await client().run(target(m.address, 'G4', MIMIC_APP), trigger(3));
+    expect(answer.ok).toBe(true);
+    const [request] = m.requests;
+    expect(request?.url).toBe('/trigger');
+    expect(request?.headers['xxl-job-access-token']).toBe(TOKEN);
+    expect(request?.headers['xxl-job-appname']).toBe(MIMIC_APP);
+  });
+
+  it('gets refused by a 3.5 executor when spoken to as G2 (no app name, run path)', async () => {
+    const m = await mimic('3.5');
+    const answer = await client().run(target(m.address, 'G2'), trigger(4));
+    expect(answer).toMatchObject({ ok: false, failure: null });
+  });
+
+  it('spells the log date logDateTim for G2 and logDateTime for G4', async () => {
+    const g2 = await mimic('2.x');
+    const g4 = await mimic('3.5');
+    const param = { logDateTim: 1_700_000_000_000, logId: 9, fromLineNum: 1 };
+    const a2 = await client().log(target(g2.address, 'G2'), param);
+    const a4 = await client().log(target(g4.address, 'G4', MIMIC_APP), param);
+    expect(g2.requests[0]?.body).toEqual({ logDateTim: 1_700_000_000_000, logId: 9, fromLineNum: 1 });
+    expect(g4.requests[0]?.body).toEqual({ logDateTime: 1_700_000_000_000, logId: 9, fromLineNum: 1 });
+    // 2.x puts the payload in `content`, 3.5 in `data`: both are read.
+    expect(a2.content).toMatchObject({ toLineNum: 2, logContent: 'line one\nline two\n' });
+    expect(a4.content).toMatchObject({ toLineNum: 2, logContent: 'line one\nline two\n' });
+  });
+
+  it('builds call URLs with exactly one slash, with or without a trailing slash and under a context path', async () => {
+    const m = await mimic('2.x');
+    const bare = m.address.slice(0, -1);
+    expect((await client().beat(target(bare))).ok).toBe(true);
+    expect((await client().beat(target(m.address))).ok).toBe(true);
+    const ctx = await mimic('2.x', '/xxl-job-executor');
+    expect((await client().beat(target(ctx.address.slice(0, -1)))).ok).toBe(true);
+    expect(m.requests.map((r) => r.url)).toEqual(['/beat', '/beat']);
+    expect(ctx.requests.map((r) => r.url)).toEqual(['/xxl-job-executor/beat']);
+  });
+
+  it('reports an HTTP error status as a failure naming the status', async () => {
+    const m = await mimic('2.x');
+    m.httpStatus = 502;
+    const answer = await client().beat(target(m.address));
+    expect(answer).toMatchObject({ ok: false, code: 500, failure: 'status', msg: 'HTTP 502' });
+  });
+
+  it('reports a body that is not JSON as a failure quoting it', async () => {
+    const m = await mimic('2.x');
+    m.rawAnswer = '<html>Whitelabel Error Page</html>';
+    const answer = await client().beat(target(m.address));
+    expect(answer).toMatchObject({ ok: false, failure: 'body' });
+    expect(answer.msg).toBe('answer is not JSON: "<html>Whitelabel Error Page</html>"');
+  });
+
+  it('reports JSON without an integer code as a failure', async () => {
+    const m = await mimic('2.x');
+    m.rawAnswer = '{"status":"ok"}';
+    const answer = await client().beat(target(m.address));
+    expect(answer).toMatchObject({ ok: false, failure: 'body' });
+    expect(answer.msg).toContain('answer is not a ReturnT');
+  });
+
+  it('reports a refused connection as a failure naming it', async () => {
+    const answer = await client().beat(target(await deadAddress()));
+    expect(answer).toMatchObject({ ok: false, failure: 'connection' });
+    expect(answer.msg).toMatch(/ECONNREFUSED/);
+  });
+
+  it('reports an address that is not an http URL without calling anything', async () => {
+    const answer = await client().beat(target('ftp://example.org/'));
+    expect(answer).toMatchObject({ ok: false, failure: 'address' });
+  });
+
+  it('gives up on a hung executor at the timeout and says so', async () => {
+    const m = await mimic('2.x');
+    m.hang = true;
+    const started = Date.now();
+    const answer = await client({ timeoutMs: 300 }).run(target(m.address), trigger(5));
+    const took = Date.now() - started;
+    expect(answer).toMatchObject({ ok: false, failure: 'timeout', msg: 'timeout after 300 ms' });
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(800);
+  });
+
+  it('times out each of several staggered calls at its own deadline', async () => {
+    const m = await mimic('2.x');
+    m.hang = true;
+    const c = client({ timeoutMs: 300 });
+    const durations = await Promise.all(
+      [0, 100, 200].map(async (delay, i) => {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        const started = performance.now();
+        const answer = await c.run(target(m.address), trigger(200 + i));
+        expect(answer.failure).toBe('timeout');
+        return performance.now() - started;
+      }),
+    );
+    for (const took of durations) {
+      expect(took).toBeGreaterThanOrEqual(295);
+      expect(took).toBeLessThan(450);
+    }
+  });
+
+  it('times out calls queued behind the busy connections of a hung executor on time too', async () => {
+    const m = await mimic('2.x');
+    m.hang = true;
+    const c = track(
+      new ExecutorClient({ accessToken: TOKEN, timeoutMs: 300, connectionsPerExecutor: 2, pipelining: 1 }),
+    );
+    const t0 = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => c.run(target(m.address), trigger(400 + i))),
+    );
+    expect(answers.every((a) => a.failure === 'timeout')).toBe(true);
+    // Waiting for a free connection first would end the last two only after 900 ms.
+    expect(performance.now() - t0).toBeLessThan(600);
+  });
+
+  it('does not time out a call that was answered, even while others hang', async () => {
+    const hung = await mimic('2.x');
+    hung.hang = true;
+    const quick = await mimic('2.x');
+    quick.answerDelayMs = 250;
+    const c = client({ timeoutMs: 300 });
+    const [hungAnswer, quickAnswer] = await Promise.all([
+      c.run(target(hung.address), trigger(300)),
+      c.run(target(quick.address), trigger(301)),
+    ]);
+    expect(hungAnswer.failure).toBe('timeout');
+    expect(quickAnswer.ok).toBe(true);
+  });
+
+  it('keeps calls to one executor in flight concurrently over kept-alive connections', async () => {
+    const m = await mimic('2.x');
+    m.answerDelayMs = 200;
+    const c = client();
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => c.run(target(m.address), trigger(100 + i))),
+    );
+    expect(answers.every((a) => a.ok)).toBe(true);
+    // Eight 200 ms calls one after the other would take 1.6 s.
+    expect(Date.now() - started).toBeLessThan(700);
+    const connectionsAfterBurst = m.connections;
+    m.answerDelayMs = 0;
+    for (let i = 0; i < 5; i++) await c.beat(target(m.address));
+    expect(m.connections).toBe(connectionsAfterBurst);
+  });
+
+  it('records every call with its latency', async () => {
+    const m = await mimic('2.x');
+    m.answerDelayMs = 50;
+    const records: CallRecord[] = [];
+    const answer = await client({ onCall: (r) => records.push(r) }).beat(target(m.address));
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ call: 'beat', ok: true, address: m.address });
+    expect(records[0]!.latencyMs).toBeGreaterThanOrEqual(45);
+    expect(answer.latencyMs).toBe(records[0]!.latencyMs);
+  });
+});
