@@ -1,5 +1,5 @@
 /**
- * The Tickwheel scheduling server. Placeholder until the server issue lands: this package
- * will export `createServer(options)`.
+ * The Tickwheel scheduling server. For now it exports the store (one schema on SQLite,
+ * PostgreSQL and MySQL/MariaDB); `createServer(options)` joins it with the server issue.
  */
-export const SERVER_PACKAGE_PLACEHOLDER = true;
+export * from './store/index.js';

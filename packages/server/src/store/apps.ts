@@ -1,0 +1,109 @@
+/**
+ * Executor apps (XXL-JOB's executor groups): the name executors register under and where their
+ * addresses come from.
+ */
+import type { StoreConnection } from './connection.js';
+import { insertReturningId } from './insert-id.js';
+import type { AppGroupRow } from './schema.js';
+
+export interface NewApp {
+  appName: string;
+  title: string;
+  addressType: 'AUTO' | 'MANUAL';
+  addressList?: string | null;
+}
+
+export interface AppPatch {
+  title?: string;
+  addressType?: 'AUTO' | 'MANUAL';
+  addressList?: string | null;
+}
+
+export interface AppFilter {
+  appName?: string;
+  title?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export function createAppRepository(conn: StoreConnection) {
+  const { db } = conn;
+
+  async function createApp(app: NewApp, nowMs: number): Promise<AppGroupRow> {
+    const id = await insertReturningId(
+      conn.dialect,
+      db.insertInto('app_group').values({
+        app_name: app.appName,
+        title: app.title,
+        address_type: app.addressType,
+        address_list: app.addressList ?? null,
+        created_at: nowMs,
+        updated_at: nowMs,
+      }),
+    );
+    return (await findAppById(id))!;
+  }
+
+  async function updateApp(id: number, patch: AppPatch, nowMs: number): Promise<boolean> {
+    const result = await db
+      .updateTable('app_group')
+      .set({
+        ...(patch.title === undefined ? {} : { title: patch.title }),
+        ...(patch.addressType === undefined ? {} : { address_type: patch.addressType }),
+        ...(patch.addressList === undefined ? {} : { address_list: patch.addressList }),
+        updated_at: nowMs,
+      })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Writes the address list of an AUTO app refreshed from the registry. */
+  async function setAddressList(id: number, addressList: string | null, nowMs: number): Promise<void> {
+    await db
+      .updateTable('app_group')
+      .set({ address_list: addressList, updated_at: nowMs })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async function deleteApp(id: number): Promise<boolean> {
+    const result = await db.deleteFrom('app_group').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async function findAppById(id: number): Promise<AppGroupRow | undefined> {
+    return db.selectFrom('app_group').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async function findAppByName(appName: string): Promise<AppGroupRow | undefined> {
+    return db.selectFrom('app_group').selectAll().where('app_name', '=', appName).executeTakeFirst();
+  }
+
+  function filtered(filter: AppFilter) {
+    let query = db.selectFrom('app_group');
+    if (filter.appName) query = query.where('app_name', 'like', `%${filter.appName}%`);
+    if (filter.title) query = query.where('title', 'like', `%${filter.title}%`);
+    return query;
+  }
+
+  async function listApps(filter: AppFilter = {}): Promise<AppGroupRow[]> {
+    return filtered(filter)
+      .selectAll()
+      .orderBy('app_name')
+      .limit(filter.limit ?? 1000)
+      .offset(filter.offset ?? 0)
+      .execute();
+  }
+
+  async function countApps(filter: AppFilter = {}): Promise<number> {
+    const row = await filtered(filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  return { createApp, updateApp, setAddressList, deleteApp, findAppById, findAppByName, listApps, countApps };
+}
+
+export type AppRepository = ReturnType<typeof createAppRepository>;

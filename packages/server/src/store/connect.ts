@@ -1,0 +1,146 @@
+/**
+ * Opens the store named by the `database` option: the driver pool, the Kysely instance over it,
+ * the migrations, and the repositories (store.ts).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { TickwheelError } from '@tickwheel/protocol';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import { createPool as createMysqlPool } from 'mysql2';
+import pg from 'pg';
+import type { MysqlConnection, PostgresConnection, SqliteConnection, StoreConnection } from './connection.js';
+import { type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
+import { migrate } from './migrate.js';
+import type { Database } from './schema.js';
+import { createStore, type Store } from './store.js';
+
+export interface StoreOptions {
+  /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…[?schema=name]`, `mysql://…` or `mariadb://…`. */
+  database: string;
+  /** Directory a relative SQLite path is resolved against. Default: the working directory. */
+  dataDir?: string;
+  /** Apply pending migrations while opening. Default: true. */
+  migrate?: boolean;
+  /** Connections per pool (PostgreSQL, MySQL). Default: 10. */
+  poolSize?: number;
+  /** How long a SQLite writer waits for the write lock, in ms. Default: 5000. */
+  busyTimeoutMs?: number;
+}
+
+interface ResolvedStoreOptions {
+  target: DatabaseTarget;
+  migrate: boolean;
+  poolSize: number;
+  busyTimeoutMs: number;
+}
+
+/**
+ * Opens a store and brings its schema up to date.
+ *
+ * @example
+ * const store = await openStore({ database: 'sqlite:tickwheel.db', dataDir: '/var/lib/tickwheel' });
+ * const job = await store.jobs.findById(1);
+ * await store.close();
+ */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const resolved = resolveStoreOptions(options);
+  const connection = connect(resolved);
+  const store = createStore(connection);
+  if (resolved.migrate) {
+    try {
+      await migrate(store);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+  return store;
+}
+
+function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
+  if (typeof options.database !== 'string' || options.database === '') {
+    throw new TickwheelError('TW_ERR_INVALID_OPTION', 'database is required', 'database');
+  }
+  const poolSize = options.poolSize ?? 10;
+  if (!Number.isInteger(poolSize) || poolSize < 1) {
+    throw new TickwheelError('TW_ERR_INVALID_OPTION', 'poolSize must be an integer >= 1', 'poolSize');
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_OPTION',
+      'busyTimeoutMs must be an integer >= 0',
+      'busyTimeoutMs',
+    );
+  }
+  return {
+    target: parseDatabaseUrl(options.database, options.dataDir),
+    migrate: options.migrate ?? true,
+    poolSize,
+    busyTimeoutMs,
+  };
+}
+
+function connect(options: ResolvedStoreOptions): StoreConnection {
+  const { target } = options;
+  if (target.dialect === 'sqlite') return connectSqlite(target.file, options.busyTimeoutMs);
+  if (target.dialect === 'postgres')
+    return connectPostgres(target.connectionString, target.schema, options.poolSize);
+  return connectMysql(target.uri, options.poolSize);
+}
+
+function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  if (file !== ':memory:') sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  // NORMAL in WAL mode keeps the database consistent on power loss; it may lose the last commits, never corrupt.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { dialect: 'sqlite', db, sqlite, statements: new Map() };
+}
+
+/** BIGINT (20) and NUMERIC (1700) as JS numbers: ids and epoch milliseconds stay far below 2^53. */
+const PG_TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+function connectPostgres(
+  connectionString: string,
+  schema: string | undefined,
+  poolSize: number,
+): PostgresConnection {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: PG_TYPES,
+    application_name: 'tickwheel',
+    ...(schema === undefined ? {} : { options: `-c search_path="${schema}"` }),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { dialect: 'postgres', db, pool };
+}
+
+function connectMysql(uri: string, poolSize: number): MysqlConnection {
+  const pool = createMysqlPool({
+    uri,
+    connectionLimit: poolSize,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    decimalNumbers: true,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+  });
+  // READ COMMITTED, as on PostgreSQL: a locking read takes no gap locks and lets go of the rows
+  // it did not match, so two nodes claiming different shards do not block each other.
+  pool.on('connection', (connection) => {
+    connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+  });
+  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  return { dialect: 'mysql', db, pool: pool.promise() };
+}

@@ -1,0 +1,75 @@
+/**
+ * The life of a fire record, in one place. Every statement that changes `fire.status` takes its
+ * "from" set from here, which is what makes the marks and the finalise idempotent: a record that
+ * already left the set is not touched again.
+ *
+ *   pending ──markDispatched──▶ dispatched ──result──▶ succeeded | failed | timeout | killed
+ *      │                                                          ▲
+ *      ├──markDispatchFailed──▶ dispatch_failed ──late result─────┤
+ *      ├──result (it raced ahead of the dispatch mark)────────────┘
+ *      └──skip / kill before dispatch──▶ skipped | killed
+ */
+import { HandleCode } from '@tickwheel/protocol';
+
+export const FIRE_STATUSES = [
+  'pending',
+  'dispatched',
+  'dispatch_failed',
+  'succeeded',
+  'failed',
+  'timeout',
+  'killed',
+  'skipped',
+] as const;
+export type FireStatus = (typeof FIRE_STATUSES)[number];
+
+/** Statuses a run's result may finalise. A dispatch can time out on our side while the executor
+ * did accept the run, so a late result on a dispatch_failed record is still the truth. */
+export const FINISHABLE_STATUSES = [
+  'pending',
+  'dispatched',
+  'dispatch_failed',
+] as const satisfies readonly FireStatus[];
+
+/** Statuses nothing changes any more. */
+export const FINAL_STATUSES = [
+  'succeeded',
+  'failed',
+  'timeout',
+  'killed',
+  'skipped',
+] as const satisfies readonly FireStatus[];
+
+/** Statuses a dispatch mark may leave: only a record nobody has dispatched or finished yet. */
+export const DISPATCHABLE_STATUSES = ['pending'] as const satisfies readonly FireStatus[];
+
+/** A finished run's status, from the handle code its result carries. */
+export type FinishedStatus = 'succeeded' | 'failed' | 'timeout' | 'killed';
+
+const TRANSITIONS: Readonly<Record<FireStatus, readonly FireStatus[]>> = {
+  pending: ['dispatched', 'dispatch_failed', 'succeeded', 'failed', 'timeout', 'killed', 'skipped'],
+  dispatched: ['succeeded', 'failed', 'timeout', 'killed'],
+  dispatch_failed: ['succeeded', 'failed', 'timeout', 'killed'],
+  succeeded: [],
+  failed: [],
+  timeout: [],
+  killed: [],
+  skipped: [],
+};
+
+/** True when a record in `from` may move to `to`. */
+export function canTransition(from: FireStatus, to: FireStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** True when nothing changes a record in this status any more. */
+export function isFinalStatus(status: FireStatus): boolean {
+  return (FINAL_STATUSES as readonly FireStatus[]).includes(status);
+}
+
+/** The status a result with this handle code finalises a record to (XXL-JOB: 200 success, 502 timeout, anything else failure). */
+export function statusForHandleCode(handleCode: number): FinishedStatus {
+  if (handleCode === HandleCode.SUCCESS) return 'succeeded';
+  if (handleCode === HandleCode.TIMEOUT) return 'timeout';
+  return 'failed';
+}

@@ -1,0 +1,301 @@
+/**
+ * Fire records (XXL-JOB's xxl_job_log). The hot statements — claim, dispatch marks, finalise —
+ * are per dialect in hot/; this file adds the rest through the query builder: records the
+ * dispatcher creates itself (manual and API triggers, broadcast children, retries), recovery
+ * queries, the console's listing, alarms and retention.
+ */
+import type { TriggerType } from '@tickwheel/protocol';
+import type { StoreConnection } from './connection.js';
+import type { FireStatus } from './fire-status.js';
+import { type ClaimRequest, type ClaimResult, claimDueFires } from './hot/claim.js';
+import { type DispatchMark, markDispatched, markDispatchFailed } from './hot/dispatch-marks.js';
+import { type FinishedFire, type FireResult, finishFires } from './hot/finish.js';
+import { insertReturningId } from './insert-id.js';
+import type { FireRow, FireTable } from './schema.js';
+
+/** A record the dispatcher creates itself (not through the planner's claim). */
+export interface NewFire {
+  jobId: number;
+  appId: number;
+  scheduledAt: number;
+  triggerType: TriggerType;
+  executorHandler: string;
+  executorParam: string | null;
+  /** The claimed fire a broadcast child or a retry hangs off. */
+  parentFireId?: number | null;
+  shardIndex?: number;
+  shardTotal?: number;
+  retryCount?: number;
+}
+
+export interface FireFilter {
+  appId?: number;
+  jobId?: number;
+  status?: FireStatus | readonly FireStatus[];
+  /** scheduled_at >= from. */
+  from?: number;
+  /** scheduled_at < to. */
+  to?: number;
+  limit?: number;
+  offset?: number;
+}
+
+export interface PendingFireQuery {
+  shardTotal: number;
+  shardIndexes: readonly number[];
+  /** Only records scheduled at or before this instant. */
+  scheduledBefore: number;
+  limit: number;
+}
+
+export interface LostRunQuery {
+  /** Dispatched at or before this instant (XXL-JOB: 10 minutes ago). */
+  dispatchedBefore: number;
+  /** An executor whose registry row was refreshed after this instant counts as online. */
+  aliveSince: number;
+  limit: number;
+}
+
+const FAILED_STATUSES: readonly FireStatus[] = ['failed', 'timeout', 'dispatch_failed'];
+
+export function createFireRepository(conn: StoreConnection) {
+  const { db } = conn;
+
+  function toRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> {
+    return {
+      job_id: fire.jobId,
+      app_id: fire.appId,
+      parent_fire_id: fire.parentFireId ?? null,
+      claim_job_id: null,
+      scheduled_at: fire.scheduledAt,
+      trigger_type: fire.triggerType,
+      trigger_at: null,
+      executor_address: null,
+      executor_handler: fire.executorHandler,
+      executor_param: fire.executorParam,
+      shard_index: fire.shardIndex ?? 0,
+      shard_total: fire.shardTotal ?? 1,
+      trigger_code: null,
+      trigger_msg: null,
+      handle_at: null,
+      handle_code: null,
+      handle_msg: null,
+      status: 'pending',
+      retry_count: fire.retryCount ?? 0,
+      alarm_status: 0,
+      claimed_by_epoch: 0,
+      created_at: nowMs,
+    };
+  }
+
+  /**
+   * Records fires the dispatcher creates itself, pending, and returns their ids in order. They
+   * have no claim key (claim_job_id NULL), so any number may share a job and a time.
+   */
+  async function createFires(fires: readonly NewFire[], nowMs: number): Promise<number[]> {
+    if (fires.length === 0) return [];
+    const rows = fires.map((fire) => toRow(fire, nowMs));
+    if (conn.dialect !== 'mysql') {
+      const inserted = await db.insertInto('fire').values(rows).returning('id').execute();
+      return inserted.map((row) => row.id);
+    }
+    // MySQL reports only the first id of a multi-row insert, and consecutive ids are not
+    // guaranteed (innodb_autoinc_lock_mode 2): insert one by one in one transaction.
+    return db.transaction().execute(async (trx) => {
+      const ids: number[] = [];
+      for (const row of rows) ids.push(await insertReturningId('mysql', trx.insertInto('fire').values(row)));
+      return ids;
+    });
+  }
+
+  async function findFireById(id: number): Promise<FireRow | undefined> {
+    return db.selectFrom('fire').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async function findFiresByIds(ids: readonly number[]): Promise<FireRow[]> {
+    if (ids.length === 0) return [];
+    return db.selectFrom('fire').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  }
+
+  /** The broadcast children and retries of a claimed fire. */
+  async function findChildFires(parentFireId: number): Promise<FireRow[]> {
+    const parent = await findFireById(parentFireId);
+    if (parent === undefined) return [];
+    // Children share the parent's job and scheduled time, so the (job_id, scheduled_at) index finds them.
+    return db
+      .selectFrom('fire')
+      .selectAll()
+      .where('job_id', '=', parent.job_id)
+      .where('scheduled_at', '=', parent.scheduled_at)
+      .where('parent_fire_id', '=', parentFireId)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Pending records of the given shards scheduled at or before `scheduledBefore`: fires a node
+   * claimed and did not dispatch (it died, or it is this node restarting). The new owner
+   * dispatches them again; the executor refuses a logId it already accepted.
+   */
+  async function findPendingFires(query: PendingFireQuery): Promise<FireRow[]> {
+    if (query.shardIndexes.length === 0) return [];
+    return db
+      .selectFrom('fire')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('scheduled_at', '<=', query.scheduledBefore)
+      .where((eb) => eb(eb('job_id', '%', query.shardTotal), 'in', [...query.shardIndexes]))
+      .orderBy('scheduled_at')
+      .limit(query.limit)
+      .execute();
+  }
+
+  /**
+   * Records dispatched long ago whose executor is no longer online: their result will never
+   * come (XXL-JOB's JobCompleteHelper). The lost-runs monitor fails them.
+   */
+  async function findLostRuns(query: LostRunQuery): Promise<FireRow[]> {
+    return db
+      .selectFrom('fire as f')
+      .selectAll('f')
+      .where('f.status', '=', 'dispatched')
+      .where('f.trigger_at', '<=', query.dispatchedBefore)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('registry as r')
+              .select('r.id')
+              .whereRef('r.registry_value', '=', 'f.executor_address')
+              .where('r.updated_at', '>', query.aliveSince),
+          ),
+        ),
+      )
+      .orderBy('f.trigger_at')
+      .limit(query.limit)
+      .execute();
+  }
+
+  function filtered(filter: FireFilter) {
+    let query = db.selectFrom('fire');
+    if (filter.appId !== undefined) query = query.where('app_id', '=', filter.appId);
+    if (filter.jobId !== undefined) query = query.where('job_id', '=', filter.jobId);
+    if (typeof filter.status === 'string') query = query.where('status', '=', filter.status);
+    else if (filter.status !== undefined && filter.status.length > 0) {
+      query = query.where('status', 'in', [...filter.status]);
+    }
+    if (filter.from !== undefined) query = query.where('scheduled_at', '>=', filter.from);
+    if (filter.to !== undefined) query = query.where('scheduled_at', '<', filter.to);
+    return query;
+  }
+
+  /** The console's listing: newest first, filtered, one page. */
+  async function listFires(filter: FireFilter = {}): Promise<FireRow[]> {
+    return filtered(filter)
+      .selectAll()
+      .orderBy('scheduled_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit ?? 50)
+      .offset(filter.offset ?? 0)
+      .execute();
+  }
+
+  async function countFires(filter: FireFilter = {}): Promise<number> {
+    const row = await filtered(filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Record counts by status for records scheduled in [from, to): the daily report's input. */
+  async function countFiresByStatus(from: number, to: number): Promise<Partial<Record<FireStatus, number>>> {
+    const rows = await db
+      .selectFrom('fire')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('scheduled_at', '>=', from)
+      .where('scheduled_at', '<', to)
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+  }
+
+  /** Marks pending records skipped (their job was stopped or deleted before dispatch); returns how many. */
+  async function skipPendingFires(ids: readonly number[], message: string, nowMs: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await db
+      .updateTable('fire')
+      .set({ status: 'skipped', handle_at: nowMs, handle_msg: message })
+      .where('id', 'in', ids)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Failed records the alarm/retry monitor has not looked at yet, oldest first. */
+  async function findUnalarmedFailures(limit: number): Promise<FireRow[]> {
+    return db
+      .selectFrom('fire')
+      .selectAll()
+      .where('status', 'in', [...FAILED_STATUSES])
+      .where('alarm_status', '=', 0)
+      .orderBy('scheduled_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Moves `alarm_status` from `from` to `to` as a compare-and-set, so of several nodes only one
+   * takes a failure for alarming and retrying. True when this call moved it.
+   */
+  async function setAlarmStatus(id: number, from: number, to: number): Promise<boolean> {
+    const result = await db
+      .updateTable('fire')
+      .set({ alarm_status: to })
+      .where('id', '=', id)
+      .where('alarm_status', '=', from)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Deletes up to `limit` records scheduled before `cutoff` (retention); returns how many. */
+  async function deleteFiresBefore(cutoff: number, limit: number): Promise<number> {
+    const ids = await db
+      .selectFrom('fire')
+      .select('id')
+      .where('scheduled_at', '<', cutoff)
+      .orderBy('scheduled_at')
+      .limit(limit)
+      .execute();
+    if (ids.length === 0) return 0;
+    const result = await db
+      .deleteFrom('fire')
+      .where(
+        'id',
+        'in',
+        ids.map((row) => row.id),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  return {
+    claimDueFires: (request: ClaimRequest): Promise<ClaimResult> => claimDueFires(conn, request),
+    markDispatched: (marks: readonly DispatchMark[]): Promise<number> => markDispatched(conn, marks),
+    markDispatchFailed: (marks: readonly DispatchMark[]): Promise<number> => markDispatchFailed(conn, marks),
+    finishFires: (results: readonly FireResult[]): Promise<FinishedFire[]> => finishFires(conn, results),
+    createFires,
+    findFireById,
+    findFiresByIds,
+    findChildFires,
+    findPendingFires,
+    findLostRuns,
+    listFires,
+    countFires,
+    countFiresByStatus,
+    skipPendingFires,
+    findUnalarmedFailures,
+    setAlarmStatus,
+    deleteFiresBefore,
+  };
+}
+
+export type FireRepository = ReturnType<typeof createFireRepository>;

@@ -1,0 +1,386 @@
+/**
+ * The claim: turns due jobs into fire records, one short transaction per batch, per dialect.
+ *
+ * Why it cannot record a fire twice, even when two nodes both believe they own a shard:
+ * 1. the job rows are read under a row lock (PostgreSQL and MySQL `FOR UPDATE SKIP LOCKED`: a
+ *    second claimer skips them rather than waits; SQLite: `BEGIN IMMEDIATE`, one writer at all);
+ * 2. `next_fire_at` moves by compare-and-set on the value read, and only while the claimer's
+ *    shard lease still carries the epoch it was granted (the fencing token) and is unexpired;
+ * 3. the fire record goes in under UNIQUE (claim_job_id, scheduled_at) with "on conflict do
+ *    nothing", so whatever slipped past 1 and 2 still finds the time taken.
+ * Next fire times are computed in JS by the planner's `plan` callback; nothing in the
+ * transaction waits on the network.
+ */
+import type { TriggerType } from '@tickwheel/protocol';
+import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql2/promise';
+import {
+  inMysqlTransaction,
+  inPostgresTransaction,
+  inSqliteWrite,
+  type MysqlConnection,
+  type PostgresConnection,
+  prepared,
+  type SqliteConnection,
+  type StoreConnection,
+} from '../connection.js';
+import { shardLeaseName } from '../leases.js';
+import type { JobRow } from '../schema.js';
+
+/** A shard this node holds a lease on, with the epoch the lease was granted at. */
+export interface OwnedShard {
+  index: number;
+  epoch: number;
+}
+
+/** One fire the planner wants recorded for a job. */
+export interface PlannedFire {
+  scheduledAt: number;
+  /** CRON for a regular fire, MISFIRE for FIRE_ONCE_NOW after a missed time. */
+  triggerType: TriggerType;
+}
+
+/** What the planner decides for one due job. */
+export interface FirePlan {
+  /** Fires to record; empty when a missed time is skipped (DO_NOTHING). */
+  fires: readonly PlannedFire[];
+  /** The job's next fire time; null when nothing is to fire until something else sets it (FIX_DELAY). */
+  nextFireAt: number | null;
+  /** Stop the job (trigger_status = 0): its schedule has no more times (ONCE). */
+  stop?: boolean;
+}
+
+export interface ClaimRequest {
+  /** This node's id, as written in the lease rows. */
+  nodeId: string;
+  nowMs: number;
+  /** Claim jobs whose next_fire_at is at or before this instant (epoch ms): now + look-ahead. */
+  horizonMs: number;
+  /** The number of shards the job space is split into (shard of a job = id % shardTotal). */
+  shardTotal: number;
+  /** The shards to claim from, each with this node's lease epoch. */
+  shards: readonly OwnedShard[];
+  /** At most this many jobs per batch. */
+  limit: number;
+  /** Decides the fires and the next fire time of a due job. Called inside the transaction: keep it pure and fast. */
+  plan(job: JobRow): FirePlan;
+}
+
+/** A fire the claim recorded, ready for the wheel. */
+export interface ClaimedFire {
+  fireId: number;
+  scheduledAt: number;
+  triggerType: TriggerType;
+  /** The job row as claimed (shared by every fire of the job in this batch). */
+  job: JobRow;
+}
+
+export interface ClaimResult {
+  fires: ClaimedFire[];
+  /** Due jobs the batch looked at; equal to `limit` means more may be due. */
+  scanned: number;
+}
+
+/** A due job with its plan and the lease its shard is held under. */
+interface PlannedJob {
+  job: JobRow;
+  plan: FirePlan;
+  lease: string;
+  epoch: number;
+}
+
+/** Claims due jobs of the owned shards and records their fires; see the file comment for why it is safe. */
+export async function claimDueFires(conn: StoreConnection, request: ClaimRequest): Promise<ClaimResult> {
+  if (request.shards.length === 0 || request.limit <= 0) return { fires: [], scanned: 0 };
+  if (conn.dialect === 'postgres') return claimPostgres(conn, request);
+  if (conn.dialect === 'mysql') return claimMysql(conn, request);
+  return claimSqlite(conn, request);
+}
+
+function planJobs(jobs: readonly JobRow[], request: ClaimRequest): PlannedJob[] {
+  const epochs = new Map(request.shards.map((shard) => [shard.index, shard.epoch]));
+  return jobs.map((job) => {
+    const index = job.id % request.shardTotal;
+    return { job, plan: request.plan(job), lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
+  });
+}
+
+function claimedFires(
+  planned: readonly PlannedJob[],
+  idOf: (jobId: number, scheduledAt: number) => number | undefined,
+) {
+  const fires: ClaimedFire[] = [];
+  for (const { job, plan } of planned) {
+    for (const fire of plan.fires) {
+      const fireId = idOf(job.id, fire.scheduledAt);
+      if (fireId !== undefined)
+        fires.push({ fireId, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job });
+    }
+  }
+  return fires;
+}
+
+const fireKey = (jobId: number, scheduledAt: number) => `${jobId}:${scheduledAt}`;
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: SKIP LOCKED select, then one statement that advances the jobs (UPDATE … FROM
+// unnest) and inserts the fires of exactly the advanced jobs (INSERT … ON CONFLICT DO NOTHING
+// RETURNING). Both texts are constant, so they run as named prepared statements.
+
+export const PG_SELECT_DUE = `SELECT * FROM job
+WHERE trigger_status = 1 AND next_fire_at <= $1 AND (id % $2) = ANY($3::bigint[])
+ORDER BY next_fire_at
+LIMIT $4
+FOR UPDATE SKIP LOCKED`;
+
+const PG_ADVANCE_AND_RECORD = `WITH advanced AS (
+  UPDATE job AS j
+  SET next_fire_at = v.next_fire_at, trigger_status = v.trigger_status
+  FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::smallint[], $6::text[], $7::bigint[])
+    AS v(id, old_next_fire_at, next_fire_at, trigger_status, lease_name, epoch)
+  WHERE j.id = v.id
+    AND j.next_fire_at = v.old_next_fire_at
+    AND EXISTS (SELECT 1 FROM lease l
+                WHERE l.name = v.lease_name AND l.owner_node = $8 AND l.epoch = v.epoch AND l.expires_at > $1)
+  RETURNING j.id
+)
+INSERT INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type, executor_handler, executor_param,
+                  shard_index, shard_total, status, retry_count, alarm_status, claimed_by_epoch, created_at)
+SELECT f.job_id, f.app_id, f.job_id, f.scheduled_at, f.trigger_type, f.executor_handler, f.executor_param,
+       0, 1, 'pending', f.retry_count, 0, f.epoch, $1
+FROM unnest($9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::text[], $15::int[], $16::bigint[])
+  AS f(job_id, app_id, scheduled_at, trigger_type, executor_handler, executor_param, retry_count, epoch)
+JOIN advanced a ON a.id = f.job_id
+ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
+RETURNING id, job_id, scheduled_at`;
+
+async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): Promise<ClaimResult> {
+  return inPostgresTransaction(conn, async (client) => {
+    const due = await client.query<JobRow>({
+      name: 'tw_claim_select_due',
+      text: PG_SELECT_DUE,
+      values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
+    });
+    if (due.rows.length === 0) return { fires: [], scanned: 0 };
+    const planned = planJobs(due.rows, request);
+    const fireRows = planned.flatMap(({ job, plan, epoch }) =>
+      plan.fires.map((fire) => ({ job, fire, epoch })),
+    );
+    const recorded = await client.query<{ id: number; job_id: number; scheduled_at: number }>({
+      name: 'tw_claim_advance_and_record',
+      text: PG_ADVANCE_AND_RECORD,
+      values: [
+        request.nowMs,
+        planned.map((p) => p.job.id),
+        planned.map((p) => p.job.next_fire_at),
+        planned.map((p) => p.plan.nextFireAt),
+        planned.map((p) => (p.plan.stop ? 0 : 1)),
+        planned.map((p) => p.lease),
+        planned.map((p) => p.epoch),
+        request.nodeId,
+        fireRows.map((r) => r.job.id),
+        fireRows.map((r) => r.job.app_id),
+        fireRows.map((r) => r.fire.scheduledAt),
+        fireRows.map((r) => r.fire.triggerType),
+        fireRows.map((r) => r.job.executor_handler),
+        fireRows.map((r) => r.job.executor_param),
+        fireRows.map((r) => r.job.executor_fail_retry_count),
+        fireRows.map((r) => r.epoch),
+      ],
+    });
+    const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));
+    return {
+      fires: claimedFires(planned, (jobId, at) => ids.get(fireKey(jobId, at))),
+      scanned: due.rows.length,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// MySQL / MariaDB (10.6+ for SKIP LOCKED): no RETURNING, so the transaction checks the leases
+// up front, advances the jobs with one UPDATE … JOIN over the batch (rolled back whole if any
+// row fails the compare-and-set), notes which (job, time) pairs already have a record, inserts
+// the rest with one multi-row INSERT IGNORE and reads the new ids back by the unique key.
+// Sessions run READ COMMITTED (connect.ts), so the locking read takes no gap locks.
+
+export const MYSQL_SELECT_DUE = `SELECT * FROM job
+WHERE trigger_status = 1 AND next_fire_at <= ? AND MOD(id, ?) IN (?)
+ORDER BY next_fire_at
+LIMIT ?
+FOR UPDATE SKIP LOCKED`;
+
+const MYSQL_VALID_LEASES = `SELECT name, epoch FROM lease WHERE name IN (?) AND owner_node = ? AND expires_at > ?`;
+
+export const MYSQL_EXISTING_FIRES = `SELECT claim_job_id, scheduled_at FROM fire WHERE claim_job_id IN (?) AND scheduled_at >= ?`;
+
+const MYSQL_INSERT_FIRES = `INSERT IGNORE INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type,
+  executor_handler, executor_param, shard_index, shard_total, status, retry_count, alarm_status,
+  claimed_by_epoch, created_at) VALUES ?`;
+
+const MYSQL_NEW_FIRE_IDS = `SELECT id, claim_job_id, scheduled_at FROM fire WHERE claim_job_id IN (?) AND scheduled_at >= ?`;
+
+/** Thrown inside the MySQL transaction to roll a batch back when a compare-and-set lost a race. */
+class ClaimRaceLost extends Error {}
+
+function mysqlAdvanceStatement(count: number): string {
+  const row =
+    'SELECT ? AS id, ? AS old_next_fire_at, ? AS next_fire_at, ? AS trigger_status, ? AS lease_name, ? AS epoch';
+  const rows = [row, ...Array.from({ length: count - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?')].join(
+    ' UNION ALL ',
+  );
+  return `UPDATE job j JOIN (${rows}) v ON j.id = v.id
+SET j.next_fire_at = v.next_fire_at, j.trigger_status = v.trigger_status
+WHERE j.next_fire_at = v.old_next_fire_at
+  AND EXISTS (SELECT 1 FROM lease l
+              WHERE l.name = v.lease_name AND l.owner_node = ? AND l.epoch = v.epoch AND l.expires_at > ?)`;
+}
+
+async function claimMysql(conn: MysqlConnection, request: ClaimRequest): Promise<ClaimResult> {
+  try {
+    return await inMysqlTransaction(conn, async (connection) => {
+      const [due] = await connection.query<(JobRow & RowDataPacket)[]>(MYSQL_SELECT_DUE, [
+        request.horizonMs,
+        request.shardTotal,
+        request.shards.map((s) => s.index),
+        request.limit,
+      ]);
+      if (due.length === 0) return { fires: [], scanned: 0 };
+      const [leases] = await connection.query<({ name: string; epoch: number } & RowDataPacket)[]>(
+        MYSQL_VALID_LEASES,
+        [request.shards.map((s) => shardLeaseName(s.index)), request.nodeId, request.nowMs],
+      );
+      const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
+      const planned = planJobs(due, request).filter((p) => valid.get(p.lease) === p.epoch);
+      if (planned.length === 0) return { fires: [], scanned: due.length };
+
+      const advanceValues = planned.flatMap((p) => [
+        p.job.id,
+        p.job.next_fire_at,
+        p.plan.nextFireAt,
+        p.plan.stop ? 0 : 1,
+        p.lease,
+        p.epoch,
+      ]);
+      const [advanced] = await connection.query(mysqlAdvanceStatement(planned.length), [
+        ...advanceValues,
+        request.nodeId,
+        request.nowMs,
+      ]);
+      if ((advanced as { affectedRows: number }).affectedRows !== planned.length) throw new ClaimRaceLost();
+
+      const fires = await recordMysqlFires(connection, planned, request.nowMs);
+      return { fires, scanned: due.length };
+    });
+  } catch (err) {
+    if (err instanceof ClaimRaceLost) return { fires: [], scanned: 0 };
+    throw err;
+  }
+}
+
+async function recordMysqlFires(
+  connection: MysqlPoolConnection,
+  planned: readonly PlannedJob[],
+  nowMs: number,
+): Promise<ClaimedFire[]> {
+  const withFires = planned.filter((p) => p.plan.fires.length > 0);
+  if (withFires.length === 0) return [];
+  const jobIds = withFires.map((p) => p.job.id);
+  const earliest = Math.min(...withFires.flatMap((p) => p.plan.fires.map((f) => f.scheduledAt)));
+  const [existingRows] = await connection.query<
+    ({ claim_job_id: number; scheduled_at: number } & RowDataPacket)[]
+  >(MYSQL_EXISTING_FIRES, [jobIds, earliest]);
+  const existing = new Set(existingRows.map((row) => fireKey(row.claim_job_id, row.scheduled_at)));
+  const values = withFires.flatMap(({ job, plan, epoch }) =>
+    plan.fires
+      .filter((fire) => !existing.has(fireKey(job.id, fire.scheduledAt)))
+      .map((fire) => [
+        job.id,
+        job.app_id,
+        job.id,
+        fire.scheduledAt,
+        fire.triggerType,
+        job.executor_handler,
+        job.executor_param,
+        0,
+        1,
+        'pending',
+        job.executor_fail_retry_count,
+        0,
+        epoch,
+        nowMs,
+      ]),
+  );
+  if (values.length === 0) return [];
+  await connection.query(MYSQL_INSERT_FIRES, [values]);
+  const [rows] = await connection.query<
+    ({ id: number; claim_job_id: number; scheduled_at: number } & RowDataPacket)[]
+  >(MYSQL_NEW_FIRE_IDS, [jobIds, earliest]);
+  const ids = new Map(
+    rows
+      .map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id] as const)
+      .filter(([key]) => !existing.has(key)),
+  );
+  return claimedFires(withFires, (jobId, at) => ids.get(fireKey(jobId, at)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite: BEGIN IMMEDIATE makes the whole batch one writer; prepared statements per row are
+// microseconds each, so there is no multi-row statement to build.
+
+export const SQLITE_SELECT_DUE = `SELECT * FROM job
+WHERE trigger_status = 1 AND next_fire_at <= ? AND (id % ?) IN (SELECT value FROM json_each(?))
+ORDER BY next_fire_at
+LIMIT ?`;
+
+const SQLITE_ADVANCE = `UPDATE job SET next_fire_at = ?, trigger_status = ?
+WHERE id = ? AND next_fire_at = ?
+  AND EXISTS (SELECT 1 FROM lease WHERE name = ? AND owner_node = ? AND epoch = ? AND expires_at > ?)`;
+
+const SQLITE_RECORD = `INSERT INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type, executor_handler,
+  executor_param, shard_index, shard_total, status, retry_count, alarm_status, claimed_by_epoch, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 0, 1, 'pending', ?, 0, ?, ?)
+ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
+RETURNING id`;
+
+async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promise<ClaimResult> {
+  return inSqliteWrite(conn, () => {
+    const due = prepared(conn, SQLITE_SELECT_DUE).all(
+      request.horizonMs,
+      request.shardTotal,
+      JSON.stringify(request.shards.map((s) => s.index)),
+      request.limit,
+    ) as JobRow[];
+    const advance = prepared(conn, SQLITE_ADVANCE);
+    const record = prepared(conn, SQLITE_RECORD);
+    const fires: ClaimedFire[] = [];
+    for (const { job, plan, lease, epoch } of planJobs(due, request)) {
+      const moved = advance.run(
+        plan.nextFireAt,
+        plan.stop ? 0 : 1,
+        job.id,
+        job.next_fire_at,
+        lease,
+        request.nodeId,
+        epoch,
+        request.nowMs,
+      );
+      if (moved.changes !== 1) continue;
+      for (const fire of plan.fires) {
+        const row = record.get(
+          job.id,
+          job.app_id,
+          job.id,
+          fire.scheduledAt,
+          fire.triggerType,
+          job.executor_handler,
+          job.executor_param,
+          job.executor_fail_retry_count,
+          epoch,
+          request.nowMs,
+        ) as { id: number } | undefined;
+        if (row !== undefined)
+          fires.push({ fireId: row.id, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job });
+      }
+    }
+    return { fires, scanned: due.length };
+  });
+}

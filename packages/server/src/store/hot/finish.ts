@@ -1,0 +1,204 @@
+/**
+ * Finalising fire records with the results executors call back with, in batches.
+ *
+ * Idempotent by construction: a record changes only while its status is one a result may
+ * finalise (FINISHABLE_STATUSES), and the function returns exactly the records this call
+ * changed. A duplicated callback, or the same result reaching two server nodes, therefore
+ * finalises a record once and triggers its child jobs once. Unknown ids change nothing.
+ */
+import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql2/promise';
+import {
+  inMysqlTransaction,
+  inPostgresTransaction,
+  inSqliteWrite,
+  type MysqlConnection,
+  type PostgresConnection,
+  prepared,
+  type SqliteConnection,
+  type StoreConnection,
+} from '../connection.js';
+import { FINISHABLE_STATUSES, type FinishedStatus, statusForHandleCode } from '../fire-status.js';
+
+/** One run's result. */
+export interface FireResult {
+  fireId: number;
+  handleCode: number;
+  handleMsg: string | null;
+  handleAt: number;
+  /** Overrides the status the handle code implies (e.g. `killed` when the server killed the run). */
+  status?: FinishedStatus;
+}
+
+/** A record this call finalised, with what the caller needs for child jobs, retries and alarms. */
+export interface FinishedFire {
+  fireId: number;
+  jobId: number;
+  appId: number;
+  parentFireId: number | null;
+  scheduledAt: number;
+  triggerType: string;
+  executorAddress: string | null;
+  status: FinishedStatus;
+  handleCode: number;
+  retryCount: number;
+}
+
+interface FinishedFireRow {
+  id: number;
+  job_id: number;
+  app_id: number;
+  parent_fire_id: number | null;
+  scheduled_at: number;
+  trigger_type: string;
+  executor_address: string | null;
+  status: FinishedStatus;
+  handle_code: number;
+  retry_count: number;
+}
+
+const RETURNED_COLUMNS =
+  'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count';
+
+const FINISHABLE_SQL = FINISHABLE_STATUSES.map((status) => `'${status}'`).join(', ');
+
+/** Finalises the records of `results`; returns the ones this call changed. */
+export async function finishFires(
+  conn: StoreConnection,
+  results: readonly FireResult[],
+): Promise<FinishedFire[]> {
+  const unique = firstResultPerFire(results);
+  if (unique.length === 0) return [];
+  const statuses = unique.map((r) => r.status ?? statusForHandleCode(r.handleCode));
+  let rows: FinishedFireRow[];
+  if (conn.dialect === 'postgres') rows = await finishPostgres(conn, unique, statuses);
+  else if (conn.dialect === 'mysql') rows = await finishMysql(conn, unique, statuses);
+  else rows = await finishSqlite(conn, unique, statuses);
+  return rows.map(toFinishedFire);
+}
+
+/** A run has one result: when a batch carries a fire twice, the first result wins, as one by one. */
+function firstResultPerFire(results: readonly FireResult[]): FireResult[] {
+  const byId = new Map<number, FireResult>();
+  for (const result of results) if (!byId.has(result.fireId)) byId.set(result.fireId, result);
+  return [...byId.values()];
+}
+
+function toFinishedFire(row: FinishedFireRow): FinishedFire {
+  return {
+    fireId: row.id,
+    jobId: row.job_id,
+    appId: row.app_id,
+    parentFireId: row.parent_fire_id,
+    scheduledAt: row.scheduled_at,
+    triggerType: row.trigger_type,
+    executorAddress: row.executor_address,
+    status: row.status,
+    handleCode: row.handle_code,
+    retryCount: row.retry_count,
+  };
+}
+
+// PostgreSQL re-checks the WHERE on the newest row version after waiting for a row lock, so of
+// two concurrent finishes of one record the second sees the final status and changes nothing.
+const PG_FINISH = `UPDATE fire AS f
+SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at
+FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[])
+  AS v(id, status, handle_code, handle_msg, handle_at)
+WHERE f.id = v.id AND f.status IN (${FINISHABLE_SQL})
+RETURNING ${RETURNED_COLUMNS.split(', ')
+  .map((column) => `f.${column}`)
+  .join(', ')}`;
+
+async function finishPostgres(
+  conn: PostgresConnection,
+  results: readonly FireResult[],
+  statuses: readonly string[],
+) {
+  return inPostgresTransaction(conn, async (client) => {
+    const updated = await client.query<FinishedFireRow>({
+      name: 'tw_finish_fires',
+      text: PG_FINISH,
+      values: [
+        results.map((r) => r.fireId),
+        statuses,
+        results.map((r) => r.handleCode),
+        results.map((r) => r.handleMsg),
+        results.map((r) => r.handleAt),
+      ],
+    });
+    return updated.rows;
+  });
+}
+
+// MySQL has no RETURNING: lock the rows first (a locking read sees the newest committed
+// version), keep the finishable ones, update exactly those.
+async function finishMysql(
+  conn: MysqlConnection,
+  results: readonly FireResult[],
+  statuses: readonly string[],
+) {
+  return inMysqlTransaction(conn, async (connection) => {
+    const [locked] = await connection.query<(FinishedFireRow & RowDataPacket)[]>(
+      `SELECT ${RETURNED_COLUMNS} FROM fire WHERE id IN (?) AND status IN (${FINISHABLE_SQL}) FOR UPDATE`,
+      [results.map((r) => r.fireId)],
+    );
+    if (locked.length === 0) return [];
+    const finishable = new Set(locked.map((row) => row.id));
+    const changes = results.flatMap((result, i) =>
+      finishable.has(result.fireId) ? [{ result, status: statuses[i]! }] : [],
+    );
+    await updateMysql(connection, changes);
+    const byId = new Map(changes.map((c) => [c.result.fireId, c]));
+    return locked.map((row) => {
+      const change = byId.get(row.id)!;
+      return { ...row, status: change.status as FinishedStatus, handle_code: change.result.handleCode };
+    });
+  });
+}
+
+async function updateMysql(
+  connection: MysqlPoolConnection,
+  changes: readonly { result: FireResult; status: string }[],
+) {
+  const row = 'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at';
+  const rows = [row, ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?')].join(
+    ' UNION ALL ',
+  );
+  await connection.query(
+    `UPDATE fire f JOIN (${rows}) v ON f.id = v.id
+SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_msg, f.handle_at = v.handle_at`,
+    changes.flatMap(({ result, status }) => [
+      result.fireId,
+      status,
+      result.handleCode,
+      result.handleMsg,
+      result.handleAt,
+    ]),
+  );
+}
+
+const SQLITE_FINISH = `UPDATE fire SET status = ?, handle_code = ?, handle_msg = ?, handle_at = ?
+WHERE id = ? AND status IN (${FINISHABLE_SQL})
+RETURNING ${RETURNED_COLUMNS}`;
+
+async function finishSqlite(
+  conn: SqliteConnection,
+  results: readonly FireResult[],
+  statuses: readonly string[],
+) {
+  return inSqliteWrite(conn, () => {
+    const finish = prepared(conn, SQLITE_FINISH);
+    const rows: FinishedFireRow[] = [];
+    results.forEach((result, i) => {
+      const row = finish.get(
+        statuses[i],
+        result.handleCode,
+        result.handleMsg,
+        result.handleAt,
+        result.fireId,
+      );
+      if (row !== undefined) rows.push(row as FinishedFireRow);
+    });
+    return rows;
+  });
+}

@@ -1,0 +1,44 @@
+/** The store's public surface: what the planner, dispatcher, monitors, API and CLI use. */
+export type { AppFilter, AppPatch, AppRepository, NewApp } from './apps.js';
+export type { ClusterNodeRepository, NodeHeartbeat } from './cluster-nodes.js';
+export { openStore, type StoreOptions } from './connect.js';
+export type { StoreConnection } from './connection.js';
+export type { DialectName } from './database-url.js';
+export {
+  canTransition,
+  DISPATCHABLE_STATUSES,
+  FINAL_STATUSES,
+  FINISHABLE_STATUSES,
+  FIRE_STATUSES,
+  type FinishedStatus,
+  type FireStatus,
+  isFinalStatus,
+  statusForHandleCode,
+} from './fire-status.js';
+export type { FireFilter, FireRepository, LostRunQuery, NewFire, PendingFireQuery } from './fires.js';
+export type {
+  ClaimedFire,
+  ClaimRequest,
+  ClaimResult,
+  FirePlan,
+  OwnedShard,
+  PlannedFire,
+} from './hot/claim.js';
+export type { DispatchMark } from './hot/dispatch-marks.js';
+export type { FinishedFire, FireResult } from './hot/finish.js';
+export {
+  type GlueVersion,
+  JOB_DEFAULTS,
+  type JobFilter,
+  type JobPatch,
+  type JobRepository,
+  type NewJob,
+} from './jobs.js';
+export { type HeldLease, type LeaseRepository, MAINTENANCE_LEASE, shardLeaseName } from './leases.js';
+export { migrate } from './migrate.js';
+export type { RegistryEntry, RegistryRepository } from './registry.js';
+export type { DayCounts, ReportRepository } from './reports.js';
+export type * from './schema.js';
+export type { SettingRepository } from './settings.js';
+export type { Store } from './store.js';
+export type { NewApiToken, NewUser, UserPatch, UserRepository } from './users.js';

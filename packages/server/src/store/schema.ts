@@ -1,0 +1,212 @@
+/**
+ * The tables as Kysely sees them: one logical schema, the same on SQLite, PostgreSQL and
+ * MySQL/MariaDB (migrations/<dialect>/). Column meanings follow XXL-JOB's tables
+ * (xxl_job_group, xxl_job_registry, xxl_job_info, xxl_job_logglue, xxl_job_log, ...); every
+ * time column is epoch milliseconds.
+ */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { FireStatus } from './fire-status.js';
+
+/** An executor app (XXL-JOB's "executor group"). */
+export interface AppGroupTable {
+  id: Generated<number>;
+  /** The app name executors register under; unique. */
+  app_name: string;
+  title: string;
+  /** AUTO: addresses come from the registry; MANUAL: `address_list` as typed by a user. */
+  address_type: 'AUTO' | 'MANUAL';
+  /** Comma-separated executor addresses (MANUAL, or the last AUTO refresh). */
+  address_list: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One executor address heartbeat. */
+export interface RegistryTable {
+  id: Generated<number>;
+  /** Always EXECUTOR on the wire today (REGISTRY_GROUP_EXECUTOR). */
+  registry_group: string;
+  /** The app name. */
+  registry_key: string;
+  /** The executor's address (base URL). */
+  registry_value: string;
+  /** The protocol generation the executor speaks: G2 | G3 | G4. */
+  protocol: string;
+  updated_at: number;
+}
+
+/** A job (XXL-JOB's xxl_job_info). */
+export interface JobTable {
+  id: Generated<number>;
+  app_id: number;
+  /** What XXL-JOB calls job_desc. */
+  name: string;
+  author: string;
+  alarm_email: string;
+  schedule_type: string;
+  schedule_conf: string;
+  /** IANA time zone the CRON expression is read in. */
+  time_zone: string;
+  misfire_strategy: string;
+  executor_route_strategy: string;
+  executor_handler: string;
+  executor_param: string;
+  executor_block_strategy: string;
+  /** Seconds; 0 = no timeout. */
+  executor_timeout: number;
+  executor_fail_retry_count: number;
+  glue_type: string;
+  glue_source: string;
+  glue_remark: string;
+  glue_updated_at: number;
+  /** Comma-separated ids of jobs triggered when a run of this job succeeds. */
+  child_job_ids: string;
+  /** 1 = scheduled, 0 = stopped. */
+  trigger_status: number;
+  /** When the planner fires it next; null = nothing to fire (NONE, ONCE done, FIX_DELAY running). */
+  next_fire_at: number | null;
+  /** When the last run ended; FIX_DELAY schedules from it. */
+  last_run_end_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One saved version of a job's script (XXL-JOB's xxl_job_logglue). */
+export interface JobGlueTable {
+  id: Generated<number>;
+  job_id: number;
+  glue_type: string;
+  glue_source: string;
+  glue_remark: string;
+  created_at: number;
+}
+
+/**
+ * A fire record (XXL-JOB's xxl_job_log): one dispatch of one job, its outcome and its result.
+ * The planner's claimed fire has `claim_job_id = job_id`; a broadcast's per-executor records and
+ * retry records have `claim_job_id = NULL` and point at the claimed fire through
+ * `parent_fire_id`. UNIQUE (claim_job_id, scheduled_at) is the "one record per (job, scheduled
+ * time)" guard: NULLs are distinct in unique indexes on all three databases, so children pass.
+ */
+export interface FireTable {
+  id: Generated<number>;
+  job_id: number;
+  app_id: number;
+  parent_fire_id: number | null;
+  claim_job_id: number | null;
+  scheduled_at: number;
+  trigger_type: string;
+  /** When the dispatcher sent `run` (or gave up). */
+  trigger_at: number | null;
+  executor_address: string | null;
+  executor_handler: string;
+  executor_param: string | null;
+  shard_index: number;
+  shard_total: number;
+  /** ReturnT code of the dispatch: 200 accepted, 500 refused or unreachable. */
+  trigger_code: number | null;
+  trigger_msg: string | null;
+  handle_at: number | null;
+  /** Handle code of the result: 200 success, 500 failure, 502 timeout. */
+  handle_code: number | null;
+  handle_msg: string | null;
+  status: FireStatus;
+  /** Retries this fire may still get (XXL-JOB's executor_fail_retry_count on the log row). */
+  retry_count: number;
+  /** 0 = not yet looked at by the alarm monitor; the monitor owns the other values. */
+  alarm_status: number;
+  /** Epoch of the shard lease under which the fire was claimed (0 when not claimed by a planner). */
+  claimed_by_epoch: number;
+  created_at: number;
+}
+
+/** Per-day totals for the console's dashboard (XXL-JOB's xxl_job_log_report). */
+export interface DailyReportTable {
+  /** YYYY-MM-DD. */
+  day: string;
+  running_count: number;
+  succeeded_count: number;
+  failed_count: number;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  /** scrypt hash in the auth module's own encoding. */
+  password_hash: string;
+  role: 'admin' | 'user';
+  /** Comma-separated app ids a `user` may manage. */
+  app_permissions: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiTokenTable {
+  id: Generated<number>;
+  name: string;
+  /** Hash of the bearer token; the token itself is shown once and never stored. */
+  token_hash: string;
+  user_id: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** Key/value settings: generated secrets and other server-wide values. */
+export interface SettingTable {
+  setting_key: string;
+  setting_value: string;
+  updated_at: number;
+}
+
+export interface ClusterNodeTable {
+  node_id: string;
+  address: string;
+  started_at: number;
+  heartbeat_at: number;
+}
+
+/**
+ * A named lease (`shard:<n>`, `maintenance`): one owner until `expires_at`. `epoch` grows by one
+ * whenever ownership changes hands; it is the fencing token every claim compares.
+ */
+export interface LeaseTable {
+  name: string;
+  owner_node: string;
+  epoch: number;
+  expires_at: number;
+}
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: number;
+}
+
+export interface Database {
+  app_group: AppGroupTable;
+  registry: RegistryTable;
+  job: JobTable;
+  job_glue: JobGlueTable;
+  fire: FireTable;
+  daily_report: DailyReportTable;
+  users: UsersTable;
+  api_token: ApiTokenTable;
+  setting: SettingTable;
+  cluster_node: ClusterNodeTable;
+  lease: LeaseTable;
+  schema_migrations: SchemaMigrationsTable;
+}
+
+export type AppGroupRow = Selectable<AppGroupTable>;
+export type RegistryRow = Selectable<RegistryTable>;
+export type JobRow = Selectable<JobTable>;
+export type NewJobRow = Insertable<JobTable>;
+export type JobUpdate = Updateable<JobTable>;
+export type JobGlueRow = Selectable<JobGlueTable>;
+export type FireRow = Selectable<FireTable>;
+export type DailyReportRow = Selectable<DailyReportTable>;
+export type UserRow = Selectable<UsersTable>;
+export type ApiTokenRow = Selectable<ApiTokenTable>;
+export type ClusterNodeRow = Selectable<ClusterNodeTable>;
+export type LeaseRow = Selectable<LeaseTable>;

@@ -1,0 +1,56 @@
+/** The store: one object holding the database handles and one repository per table family. */
+import type { Kysely } from 'kysely';
+import { type AppRepository, createAppRepository } from './apps.js';
+import { type ClusterNodeRepository, createClusterNodeRepository } from './cluster-nodes.js';
+import type { StoreConnection } from './connection.js';
+import type { DialectName } from './database-url.js';
+import { createFireRepository, type FireRepository } from './fires.js';
+import { createJobRepository, type JobRepository } from './jobs.js';
+import { createLeaseRepository, type LeaseRepository } from './leases.js';
+import { createRegistryRepository, type RegistryRepository } from './registry.js';
+import { createReportRepository, type ReportRepository } from './reports.js';
+import type { Database } from './schema.js';
+import { createSettingRepository, type SettingRepository } from './settings.js';
+import { createUserRepository, type UserRepository } from './users.js';
+
+export interface Store {
+  readonly dialect: DialectName;
+  /** The query builder over the store's pool, for queries no repository has yet. */
+  readonly db: Kysely<Database>;
+  /** The driver handles (pool or SQLite database) the hot statements and migrations use. */
+  readonly connection: StoreConnection;
+  readonly apps: AppRepository;
+  readonly registry: RegistryRepository;
+  readonly jobs: JobRepository;
+  readonly fires: FireRepository;
+  readonly leases: LeaseRepository;
+  readonly nodes: ClusterNodeRepository;
+  readonly users: UserRepository;
+  readonly settings: SettingRepository;
+  readonly reports: ReportRepository;
+  /** Closes the pool (or the SQLite database). */
+  close(): Promise<void>;
+}
+
+export function createStore(connection: StoreConnection): Store {
+  let closed: Promise<void> | undefined;
+  return {
+    dialect: connection.dialect,
+    db: connection.db,
+    connection,
+    apps: createAppRepository(connection),
+    registry: createRegistryRepository(connection),
+    jobs: createJobRepository(connection),
+    fires: createFireRepository(connection),
+    leases: createLeaseRepository(connection),
+    nodes: createClusterNodeRepository(connection),
+    users: createUserRepository(connection),
+    settings: createSettingRepository(connection),
+    reports: createReportRepository(connection),
+    close() {
+      // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
+      closed ??= connection.db.destroy();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Console users and the REST API's bearer tokens. Only hashes are stored; hashing and checking
+ * belong to the auth module.
+ */
+import type { StoreConnection } from './connection.js';
+import { insertReturningId } from './insert-id.js';
+import type { ApiTokenRow, UserRow } from './schema.js';
+
+export interface NewUser {
+  username: string;
+  passwordHash: string;
+  role: 'admin' | 'user';
+  /** Comma-separated app ids a `user` may manage. */
+  appPermissions?: string;
+}
+
+export interface UserPatch {
+  passwordHash?: string;
+  role?: 'admin' | 'user';
+  appPermissions?: string;
+}
+
+export interface NewApiToken {
+  name: string;
+  tokenHash: string;
+  userId: number;
+}
+
+export function createUserRepository(conn: StoreConnection) {
+  const { db } = conn;
+
+  async function createUser(user: NewUser, nowMs: number): Promise<UserRow> {
+    const id = await insertReturningId(
+      conn.dialect,
+      db.insertInto('users').values({
+        username: user.username,
+        password_hash: user.passwordHash,
+        role: user.role,
+        app_permissions: user.appPermissions ?? '',
+        created_at: nowMs,
+        updated_at: nowMs,
+      }),
+    );
+    return (await findUserById(id))!;
+  }
+
+  async function updateUser(id: number, patch: UserPatch, nowMs: number): Promise<boolean> {
+    const result = await db
+      .updateTable('users')
+      .set({
+        ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }),
+        ...(patch.role === undefined ? {} : { role: patch.role }),
+        ...(patch.appPermissions === undefined ? {} : { app_permissions: patch.appPermissions }),
+        updated_at: nowMs,
+      })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async function deleteUser(id: number): Promise<boolean> {
+    // api_token rows go with the user (ON DELETE CASCADE).
+    const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async function findUserById(id: number): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async function findUserByName(username: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+  }
+
+  async function listUsers(limit = 100, offset = 0): Promise<UserRow[]> {
+    return db.selectFrom('users').selectAll().orderBy('username').limit(limit).offset(offset).execute();
+  }
+
+  async function countUsers(): Promise<number> {
+    const row = await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async function createApiToken(token: NewApiToken, nowMs: number): Promise<ApiTokenRow> {
+    const id = await insertReturningId(
+      conn.dialect,
+      db.insertInto('api_token').values({
+        name: token.name,
+        token_hash: token.tokenHash,
+        user_id: token.userId,
+        created_at: nowMs,
+        last_used_at: null,
+      }),
+    );
+    return (await db.selectFrom('api_token').selectAll().where('id', '=', id).executeTakeFirst())!;
+  }
+
+  async function findApiTokenByHash(tokenHash: string): Promise<ApiTokenRow | undefined> {
+    return db.selectFrom('api_token').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  async function touchApiToken(id: number, nowMs: number): Promise<void> {
+    await db.updateTable('api_token').set({ last_used_at: nowMs }).where('id', '=', id).execute();
+  }
+
+  async function listApiTokens(userId: number): Promise<ApiTokenRow[]> {
+    return db.selectFrom('api_token').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+  }
+
+  async function deleteApiToken(id: number): Promise<boolean> {
+    const result = await db.deleteFrom('api_token').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  return {
+    createUser,
+    updateUser,
+    deleteUser,
+    findUserById,
+    findUserByName,
+    listUsers,
+    countUsers,
+    createApiToken,
+    findApiTokenByHash,
+    touchApiToken,
+    listApiTokens,
+    deleteApiToken,
+  };
+}
+
+export type UserRepository = ReturnType<typeof createUserRepository>;

@@ -1,0 +1,287 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DispatchMark, Store } from '../src/index.js';
+import { createTestDatabase, DIALECTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+
+const T0 = 1_700_000_000_000;
+
+const mark = (fireId: number, over: Partial<DispatchMark> = {}): DispatchMark => ({
+  fireId,
+  triggerAt: T0 + 5,
+  executorAddress: 'http://127.0.0.1:9999/',
+  triggerCode: 200,
+  triggerMsg: 'route FIRST',
+  ...over,
+});
+
+/** Claims one pending fire per job through the real claim path. */
+async function claimFires(
+  store: Store,
+  count: number,
+): Promise<{ ids: number[]; appId: number; jobIds: number[] }> {
+  const { appId, jobIds } = await seedDueJobs(store, count, T0);
+  const held = (await store.leases.acquireOrRenewLease('shard:0', 'node-a', 60_000, T0))!;
+  const result = await store.fires.claimDueFires({
+    nodeId: 'node-a',
+    nowMs: T0,
+    horizonMs: T0,
+    shardTotal: 1,
+    shards: [{ index: 0, epoch: held.epoch }],
+    limit: 1000,
+    plan: (job) => ({
+      fires: [{ scheduledAt: job.next_fire_at!, triggerType: 'CRON' }],
+      nextFireAt: job.next_fire_at! + 1000,
+    }),
+  });
+  const byJob = new Map(result.fires.map((f) => [f.job.id, f.fireId]));
+  return { ids: jobIds.map((id) => byJob.get(id)!), appId, jobIds };
+}
+
+describe.each(DIALECTS)('fire records on %s', (dialect) => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect);
+    store = await database.open();
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  it('the unique key refuses a second claimed fire for the same job and scheduled time', async () => {
+    const { ids, jobIds, appId } = await claimFires(store, 1);
+    const duplicate = {
+      job_id: jobIds[0]!,
+      app_id: appId,
+      claim_job_id: jobIds[0]!,
+      scheduled_at: T0,
+      trigger_type: 'CRON',
+      executor_handler: 'demo',
+      executor_param: '',
+      shard_index: 0,
+      shard_total: 1,
+      status: 'pending' as const,
+      retry_count: 0,
+      alarm_status: 0,
+      claimed_by_epoch: 1,
+      created_at: T0,
+    };
+    await expect(store.db.insertInto('fire').values(duplicate).execute()).rejects.toThrow();
+    expect(await store.fires.countFires()).toBe(1);
+    expect(ids).toHaveLength(1);
+  });
+
+  it('broadcast children and retries may share the claimed fire’s job and time', async () => {
+    const { ids, jobIds, appId } = await claimFires(store, 1);
+    const child = {
+      jobId: jobIds[0]!,
+      appId,
+      scheduledAt: T0,
+      triggerType: 'CRON' as const,
+      executorHandler: 'demo',
+      executorParam: 'p',
+      parentFireId: ids[0]!,
+      shardTotal: 3,
+    };
+    const childIds = await store.fires.createFires(
+      [0, 1, 2].map((shardIndex) => ({ ...child, shardIndex })),
+      T0,
+    );
+    const retryIds = await store.fires.createFires(
+      [{ ...child, triggerType: 'RETRY', shardTotal: 1, retryCount: 1 }],
+      T0,
+    );
+    expect(new Set([...childIds, ...retryIds]).size).toBe(4);
+    const children = await store.fires.findChildFires(ids[0]!);
+    expect(children.map((c) => [c.shard_index, c.shard_total, c.trigger_type, c.claim_job_id])).toEqual([
+      [0, 3, 'CRON', null],
+      [1, 3, 'CRON', null],
+      [2, 3, 'CRON', null],
+      [0, 1, 'RETRY', null],
+    ]);
+  });
+
+  it('markDispatched moves pending records to dispatched and records the dispatch', async () => {
+    const { ids } = await claimFires(store, 3);
+    expect(await store.fires.markDispatched(ids.map((id) => mark(id)))).toBe(3);
+    const rows = await store.fires.findFiresByIds(ids);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        status: 'dispatched',
+        trigger_at: T0 + 5,
+        executor_address: 'http://127.0.0.1:9999/',
+        trigger_code: 200,
+        trigger_msg: 'route FIRST',
+      });
+    }
+  });
+
+  it('markDispatchFailed moves pending records to dispatch_failed', async () => {
+    const { ids } = await claimFires(store, 2);
+    const failed = ids.map((id) =>
+      mark(id, { triggerCode: 500, executorAddress: null, triggerMsg: 'no executor online' }),
+    );
+    expect(await store.fires.markDispatchFailed(failed)).toBe(2);
+    const rows = await store.fires.findFiresByIds(ids);
+    expect(rows.map((row) => [row.status, row.trigger_code, row.executor_address])).toEqual([
+      ['dispatch_failed', 500, null],
+      ['dispatch_failed', 500, null],
+    ]);
+  });
+
+  it('a dispatch mark written after the result does not pull the record back', async () => {
+    const { ids } = await claimFires(store, 1);
+    await store.fires.finishFires([{ fireId: ids[0]!, handleCode: 200, handleMsg: 'ok', handleAt: T0 + 9 }]);
+    expect(await store.fires.markDispatched([mark(ids[0]!), mark(999_999)])).toBe(0);
+    expect(await store.fires.findFireById(ids[0]!)).toMatchObject({ status: 'succeeded', trigger_code: 200 });
+  });
+
+  it('finishFires finalises each record once and reports only the records it changed', async () => {
+    const { ids, jobIds } = await claimFires(store, 3);
+    await store.fires.markDispatched(ids.map((id) => mark(id)));
+    const results = [
+      { fireId: ids[0]!, handleCode: 200, handleMsg: 'done', handleAt: T0 + 10 },
+      { fireId: ids[1]!, handleCode: 500, handleMsg: 'boom', handleAt: T0 + 11 },
+      { fireId: ids[2]!, handleCode: 502, handleMsg: 'timeout', handleAt: T0 + 12 },
+      { fireId: 987_654, handleCode: 200, handleMsg: 'unknown', handleAt: T0 },
+    ];
+    const finished = await store.fires.finishFires(results);
+    expect(finished.map((f) => [f.fireId, f.jobId, f.status, f.handleCode, f.retryCount]).sort()).toEqual(
+      [
+        [ids[0], jobIds[0], 'succeeded', 200, 2],
+        [ids[1], jobIds[1], 'failed', 500, 2],
+        [ids[2], jobIds[2], 'timeout', 502, 2],
+      ].sort(),
+    );
+    expect(await store.fires.finishFires(results)).toEqual([]);
+    expect(
+      await store.fires.finishFires([
+        { fireId: ids[0]!, handleCode: 500, handleMsg: 'late', handleAt: T0 + 99 },
+      ]),
+    ).toEqual([]);
+    expect(await store.fires.findFireById(ids[0]!)).toMatchObject({
+      status: 'succeeded',
+      handle_msg: 'done',
+      handle_at: T0 + 10,
+    });
+  });
+
+  it('a duplicated callback reaching two nodes at once finalises the record once', async () => {
+    const { ids } = await claimFires(store, 20);
+    await store.fires.markDispatched(ids.map((id) => mark(id)));
+    const other = await database.open();
+    const results = ids.map((fireId) => ({ fireId, handleCode: 200, handleMsg: 'ok', handleAt: T0 + 1 }));
+    const [a, b, c] = await Promise.all([
+      store.fires.finishFires(results),
+      other.fires.finishFires([...results].reverse()),
+      store.fires.finishFires(results.slice(5)),
+    ]);
+    const reported = [...a, ...b, ...c].map((f) => f.fireId);
+    expect(reported.sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+  });
+
+  it('a late result still finalises a dispatch_failed record, and a kill is recorded as killed', async () => {
+    const { ids } = await claimFires(store, 2);
+    await store.fires.markDispatchFailed([mark(ids[0]!, { triggerCode: 500 })]);
+    const late = await store.fires.finishFires([
+      { fireId: ids[0]!, handleCode: 200, handleMsg: 'ran', handleAt: T0 },
+    ]);
+    expect(late.map((f) => f.status)).toEqual(['succeeded']);
+    const killed = await store.fires.finishFires([
+      { fireId: ids[1]!, handleCode: 500, handleMsg: 'killed by user', handleAt: T0, status: 'killed' },
+    ]);
+    expect(killed.map((f) => f.status)).toEqual(['killed']);
+  });
+
+  it('findPendingFires returns the undispatched records of the given shards', async () => {
+    const { ids, jobIds } = await claimFires(store, 6);
+    await store.fires.markDispatched([mark(ids[0]!)]);
+    const pending = await store.fires.findPendingFires({
+      shardTotal: 2,
+      shardIndexes: [1],
+      scheduledBefore: T0,
+      limit: 100,
+    });
+    const expected = ids.filter((_id, i) => i !== 0 && jobIds[i]! % 2 === 1);
+    expect(pending.map((row) => row.id).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+    expect(
+      await store.fires.findPendingFires({
+        shardTotal: 2,
+        shardIndexes: [0, 1],
+        scheduledBefore: T0 - 1,
+        limit: 100,
+      }),
+    ).toEqual([]);
+  });
+
+  it('findLostRuns returns old dispatched records whose executor is offline', async () => {
+    const { ids } = await claimFires(store, 3);
+    await store.fires.markDispatched([
+      mark(ids[0]!, { executorAddress: 'http://gone:1/' }),
+      mark(ids[1]!, { executorAddress: 'http://alive:1/' }),
+      mark(ids[2]!, { executorAddress: 'http://gone:1/', triggerAt: T0 + 60_000 }),
+    ]);
+    await store.registry.heartbeat(
+      { group: 'EXECUTOR', key: 'app', value: 'http://alive:1/' },
+      'G2',
+      T0 + 50_000,
+    );
+    const lost = await store.fires.findLostRuns({
+      dispatchedBefore: T0 + 1000,
+      aliveSince: T0 + 20_000,
+      limit: 10,
+    });
+    expect(lost.map((row) => row.id)).toEqual([ids[0]]);
+  });
+
+  it('listFires filters by app, job, status and time, newest first, one page at a time', async () => {
+    const { ids, appId, jobIds } = await claimFires(store, 5);
+    await store.fires.markDispatched([mark(ids[0]!), mark(ids[1]!)]);
+    expect(await store.fires.countFires({ appId })).toBe(5);
+    expect(await store.fires.countFires({ appId, status: 'dispatched' })).toBe(2);
+    expect(await store.fires.countFires({ status: ['dispatched', 'pending'] })).toBe(5);
+    expect(await store.fires.countFires({ jobId: jobIds[3]! })).toBe(1);
+    expect(await store.fires.countFires({ from: T0 + 1 })).toBe(0);
+    expect(await store.fires.countFires({ from: T0, to: T0 + 1 })).toBe(5);
+    const page1 = await store.fires.listFires({ appId, limit: 2 });
+    const page2 = await store.fires.listFires({ appId, limit: 2, offset: 2 });
+    expect(page1.map((row) => row.id)).toEqual([ids[4], ids[3]]);
+    expect(page2.map((row) => row.id)).toEqual([ids[2], ids[1]]);
+    expect(await store.fires.countFiresByStatus(T0, T0 + 1)).toEqual({ pending: 3, dispatched: 2 });
+  });
+
+  it('skipPendingFires skips only pending records', async () => {
+    const { ids } = await claimFires(store, 2);
+    await store.fires.markDispatched([mark(ids[0]!)]);
+    expect(await store.fires.skipPendingFires(ids, 'job stopped', T0)).toBe(1);
+    expect((await store.fires.findFireById(ids[1]!))!.status).toBe('skipped');
+  });
+
+  it('one node takes a failure for alarming: alarm_status moves by compare-and-set', async () => {
+    const { ids } = await claimFires(store, 2);
+    await store.fires.finishFires([{ fireId: ids[0]!, handleCode: 500, handleMsg: 'x', handleAt: T0 }]);
+    expect((await store.fires.findUnalarmedFailures(10)).map((row) => row.id)).toEqual([ids[0]]);
+    const other = await database.open();
+    const taken = await Promise.all([
+      store.fires.setAlarmStatus(ids[0]!, 0, -1),
+      other.fires.setAlarmStatus(ids[0]!, 0, -1),
+    ]);
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    expect(await store.fires.findUnalarmedFailures(10)).toEqual([]);
+  });
+
+  it('deleteFiresBefore removes old records in bounded batches', async () => {
+    const { jobIds, appId } = await claimFires(store, 1);
+    const old = Array.from({ length: 5 }, (_, i) => ({
+      jobId: jobIds[0]!,
+      appId,
+      scheduledAt: T0 - 100_000 + i,
+      triggerType: 'MANUAL' as const,
+      executorHandler: 'demo',
+      executorParam: null,
+    }));
+    await store.fires.createFires(old, T0);
+    expect(await store.fires.deleteFiresBefore(T0, 3)).toBe(3);
+    expect(await store.fires.deleteFiresBefore(T0, 3)).toBe(2);
+    expect(await store.fires.countFires()).toBe(1);
+  });
+});

@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../src/index.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+
+const T0 = 1_700_000_000_000;
+const TTL = 10_000;
+
+describe.each(DIALECTS)('leases on %s', (dialect) => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect);
+    store = await database.open();
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  it('the first node to ask gets a free lease at epoch 1', async () => {
+    expect(await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0)).toEqual({
+      epoch: 1,
+      expiresAt: T0 + TTL,
+    });
+    expect(await store.leases.findLease('shard:0')).toEqual({
+      name: 'shard:0',
+      owner_node: 'node-a',
+      epoch: 1,
+      expires_at: T0 + TTL,
+    });
+  });
+
+  it('the owner renews its lease and keeps its epoch', async () => {
+    await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0);
+    expect(await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0 + 5000)).toEqual({
+      epoch: 1,
+      expiresAt: T0 + 5000 + TTL,
+    });
+    // Renewing twice in the same millisecond changes no column and is still a renewal.
+    expect(await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0 + 5000)).toEqual({
+      epoch: 1,
+      expiresAt: T0 + 5000 + TTL,
+    });
+  });
+
+  it('another node is refused while the lease is unexpired', async () => {
+    await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0);
+    expect(await store.leases.acquireOrRenewLease('shard:0', 'node-b', TTL, T0 + TTL - 1)).toBeNull();
+    expect((await store.leases.findLease('shard:0'))!.owner_node).toBe('node-a');
+  });
+
+  it('a lease that expired is taken over with the epoch incremented', async () => {
+    await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0);
+    expect(await store.leases.acquireOrRenewLease('shard:0', 'node-b', TTL, T0 + TTL)).toEqual({
+      epoch: 2,
+      expiresAt: T0 + 2 * TTL,
+    });
+    // The old owner coming back is now the one refused.
+    expect(await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0 + TTL + 1)).toBeNull();
+  });
+
+  it('an owner that let its lease lapse starts a new epoch when it takes it again', async () => {
+    await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0);
+    expect((await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, T0 + TTL))!.epoch).toBe(2);
+  });
+
+  it('a released lease is free at once and its next grant increments the epoch', async () => {
+    const held = (await store.leases.acquireOrRenewLease('maintenance', 'node-a', TTL, T0))!;
+    expect(await store.leases.releaseLease('maintenance', 'node-b', held.epoch)).toBe(false);
+    expect(await store.leases.releaseLease('maintenance', 'node-a', held.epoch)).toBe(true);
+    expect(await store.leases.acquireOrRenewLease('maintenance', 'node-b', TTL, T0 + 1)).toEqual({
+      epoch: 2,
+      expiresAt: T0 + 1 + TTL,
+    });
+  });
+
+  it('of many nodes asking for a free lease at once, exactly one gets it', async () => {
+    const stores = [store, await database.open(), await database.open()];
+    const grants = await Promise.all(
+      Array.from({ length: 9 }, (_, i) =>
+        stores[i % 3]!.leases.acquireOrRenewLease('shard:7', `node-${i}`, TTL, T0),
+      ),
+    );
+    const winners = grants.filter((grant) => grant !== null);
+    expect(winners).toEqual([{ epoch: 1, expiresAt: T0 + TTL }]);
+    expect(await store.leases.listLeases()).toHaveLength(1);
+  });
+});

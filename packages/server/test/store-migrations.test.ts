@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate } from '../src/index.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+
+describe.each(DIALECTS)('store migrations on %s', (dialect) => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect);
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  it('openStore applies every migration and records it in schema_migrations', async () => {
+    const store = await database.open();
+    const rows = await store.db.selectFrom('schema_migrations').selectAll().execute();
+    expect(rows.map((row) => [row.version, row.name])).toEqual([[1, 'init']]);
+    expect(await store.jobs.countJobs()).toBe(0);
+  });
+
+  it('migrate applies nothing a second time', async () => {
+    const store = await database.open();
+    expect(await migrate(store)).toEqual([]);
+    const reopened = await database.open();
+    expect(await reopened.db.selectFrom('schema_migrations').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('two nodes migrating at once apply each migration exactly once', async () => {
+    const [a, b, c] = await Promise.all([
+      database.open({ migrate: false }),
+      database.open({ migrate: false }),
+      database.open({ migrate: false }),
+    ]);
+    const applied = await Promise.all([migrate(a!), migrate(b!), migrate(c!)]);
+    expect(applied.flat()).toEqual([1]);
+    expect(await a!.db.selectFrom('schema_migrations').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('a store opened with migrate: false does not touch the schema', async () => {
+    const store = await database.open({ migrate: false });
+    await expect(store.jobs.countJobs()).rejects.toThrow();
+  });
+});
