@@ -1,0 +1,149 @@
+/**
+ * Every scheduling option, its default and its validation, in one place.
+ * `resolveSchedulingOptions()` runs once when the engine is built; nothing deeper re-checks or
+ * re-defaults.
+ */
+import { TickwheelError } from '@tickwheel/protocol';
+import { type Clock, systemClock } from './clock.js';
+import { DEFAULT_MISFIRE_WINDOW_MS } from './misfire.js';
+
+/** The subset of a pino logger the scheduling engine writes to. */
+export interface SchedulingLogger {
+  error(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+export interface SchedulingOptions {
+  /**
+   * This node's name in lease rows. Keep it stable across restarts of the same node (e.g. host
+   * and port): a node that restarts under its own name renews its leases at once, while a new
+   * name waits for the old leases to expire (`leaseTtlMs`) before it may schedule.
+   */
+  nodeId: string;
+  /**
+   * Shards the job space is split into (shard = job id % shardCount), each owned through one
+   * lease. Every node of a cluster must use the same value. Default 64.
+   */
+  shardCount?: number;
+  /** How long a lease lasts without renewal. Renewed every third of it. Default 15,000 ms. */
+  leaseTtlMs?: number;
+  /**
+   * A node stops claiming for a shard this long before its lease would expire unrenewed, so a
+   * stalled node has stopped before another may take over. Must cover the clock skew between
+   * nodes. Default 3,000 ms; less than half of `leaseTtlMs`.
+   */
+  leaseSafetyMarginMs?: number;
+  /** Jobs due within this much of now are claimed into the wheel. Default 5,000 ms. */
+  lookAheadMs?: number;
+  /** Time between two planner ticks. Default 500 ms; less than `lookAheadMs`. */
+  tickIntervalMs?: number;
+  /** A fire claimed later than this after its time follows the job's misfire policy. Default 5,000 ms. */
+  misfireWindowMs?: number;
+  /** Jobs claimed per transaction (a tick runs as many as are due). Default 500. */
+  claimBatchSize?: number;
+  /** Default `systemClock`. */
+  clock?: Clock;
+  /** Default: errors and warnings to the console. */
+  logger?: SchedulingLogger;
+}
+
+export interface ResolvedSchedulingOptions {
+  nodeId: string;
+  shardCount: number;
+  leaseTtlMs: number;
+  leaseSafetyMarginMs: number;
+  lookAheadMs: number;
+  tickIntervalMs: number;
+  misfireWindowMs: number;
+  claimBatchSize: number;
+  clock: Clock;
+  logger: SchedulingLogger;
+}
+
+export const SCHEDULING_DEFAULTS = {
+  shardCount: 64,
+  leaseTtlMs: 15_000,
+  leaseSafetyMarginMs: 3_000,
+  lookAheadMs: 5_000,
+  tickIntervalMs: 500,
+  misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
+  claimBatchSize: 500,
+} as const;
+
+const consoleLogger: SchedulingLogger = {
+  error: (details, message) => console.error(message, details),
+  warn: (details, message) => console.warn(message, details),
+  info: () => {},
+};
+
+/** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
+export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSchedulingOptions {
+  if (options === null || typeof options !== 'object') throw invalid('options', 'must be an object');
+  if (typeof options.nodeId !== 'string' || options.nodeId.length === 0 || options.nodeId.length > 64) {
+    throw invalid('nodeId', 'must be a string of 1 to 64 characters');
+  }
+  const d = SCHEDULING_DEFAULTS;
+  const leaseTtlMs = integerIn('leaseTtlMs', options.leaseTtlMs, d.leaseTtlMs, 300, 600_000);
+  const lookAheadMs = integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000);
+  return {
+    nodeId: options.nodeId,
+    shardCount: integerIn('shardCount', options.shardCount, d.shardCount, 1, 4_096),
+    leaseTtlMs,
+    leaseSafetyMarginMs: integerIn(
+      'leaseSafetyMarginMs',
+      options.leaseSafetyMarginMs,
+      Math.min(d.leaseSafetyMarginMs, Math.floor(leaseTtlMs / 5)),
+      0,
+      Math.floor(leaseTtlMs / 2) - 1,
+    ),
+    lookAheadMs,
+    tickIntervalMs: integerIn(
+      'tickIntervalMs',
+      options.tickIntervalMs,
+      d.tickIntervalMs,
+      10,
+      lookAheadMs - 1,
+    ),
+    misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
+    claimBatchSize: integerIn('claimBatchSize', options.claimBatchSize, d.claimBatchSize, 1, 10_000),
+    clock: clockOption(options.clock),
+    logger: loggerOption(options.logger),
+  };
+}
+
+function invalid(option: string, reason: string): TickwheelError {
+  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
+}
+
+function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(option, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function clockOption(clock: Clock | undefined): Clock {
+  if (clock === undefined) return systemClock;
+  if (
+    typeof clock?.now !== 'function' ||
+    typeof clock.setTimer !== 'function' ||
+    typeof clock.clearTimer !== 'function'
+  ) {
+    throw invalid('clock', 'must have now(), setTimer() and clearTimer()');
+  }
+  return clock;
+}
+
+function loggerOption(logger: SchedulingLogger | undefined): SchedulingLogger {
+  if (logger === undefined) return consoleLogger;
+  if (
+    typeof logger?.error !== 'function' ||
+    typeof logger.warn !== 'function' ||
+    typeof logger.info !== 'function'
+  ) {
+    throw invalid('logger', 'must have error(), warn() and info() (a pino logger fits)');
+  }
+  return logger;
+}

@@ -1,0 +1,366 @@
+import type { Schedule } from '@tickwheel/protocol';
+import type { FirePlan, FireRepository, FireRow, JobRepository, JobRow, OwnedShard } from '../store/index.js';
+import type { TimerHandle } from './clock.js';
+import type { ShardLeases } from './leases.js';
+import { decideFire, type FireDecision, nextFireAtAfterClaim, nextFixDelayFireAt } from './misfire.js';
+import type { ResolvedSchedulingOptions } from './options.js';
+import { type DueFire, Wheel } from './wheel.js';
+
+/**
+ * Where due fires go: the dispatch side. `onDue` takes the ids of fire records (status
+ * `pending`) whose time has come and returns at once; loading the records, routing, sending
+ * `run` and marking the records happen on the pipeline's side, on its own time.
+ */
+export interface FirePipeline {
+  onDue(fireIds: number[]): void;
+}
+
+export type PlannerOptions = Pick<
+  ResolvedSchedulingOptions,
+  | 'nodeId'
+  | 'shardCount'
+  | 'lookAheadMs'
+  | 'tickIntervalMs'
+  | 'misfireWindowMs'
+  | 'claimBatchSize'
+  | 'clock'
+  | 'logger'
+> & {
+  fires: Pick<FireRepository, 'claimDueFires' | 'findPendingFires' | 'skipPendingFires'>;
+  jobs: Pick<JobRepository, 'findJobsByIds' | 'recordRunEnd'>;
+  leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf'>;
+  pipeline: FirePipeline;
+};
+
+/** The lease term a fire in the wheel was claimed or recovered under. */
+interface ArmedFire {
+  shard: number;
+  epoch: number;
+}
+
+const MISFIRE_SKIPPED = 'misfire: skipped (DO_NOTHING), missed by more than the misfire window';
+const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
+
+/**
+ * Fires handed to the pipeline are remembered this long, so a recovery in the same process (a
+ * shard lease that lapsed and came back) does not re-arm a record the pipeline is still
+ * dispatching. A dispatch that has not marked its record by then is treated as lost.
+ */
+const HANDED_MEMORY_MS = 60_000;
+
+/**
+ * The planner: every tick it claims, for the shards this node owns, the jobs due within the
+ * look-ahead window, and waits their fires in the wheel; when the wheel hands them back, it
+ * passes them to the pipeline.
+ *
+ * - A claim is one short transaction per batch of at most `claimBatchSize` jobs (the store's
+ *   `claimDueFires`): the fire record goes in with the same transaction that advances
+ *   `next_fire_at`, by compare-and-set on `next_fire_at` and the shard lease's epoch, under the
+ *   unique (job, scheduled time) key. A full batch is followed at once by the next one, so an
+ *   aligned burst of thousands of jobs is claimed seconds ahead of its time.
+ * - Next times come from `nextFireTimes` (misfire.ts says how a late claim continues).
+ *   FIX_DELAY leaves `next_fire_at` null while its run is in flight; the finalise path sets it
+ *   from the run's end (`nextFixDelayFireAt`). ONCE leaves it null once fired (the job stays
+ *   started); NONE is never claimed.
+ * - Recovery: whenever this node starts holding a shard under a new epoch (at start, after a
+ *   takeover, after its own lease lapsed), the shard's claimed fire records still `pending` are
+ *   re-armed, or follow the misfire policy when they are more than the window late. None is lost,
+ *   and none is handed over twice by this node; another node's re-dispatch of the same record
+ *   carries the same logId, which the executor refuses.
+ * - A fire is handed over only while its shard is still held under the epoch it was armed with;
+ *   otherwise it stays `pending` for whoever holds the shard now.
+ *
+ * Nothing here holds a transaction across a network call or a timer: the store's statements
+ * are the only transactions, and the pipeline is called after they committed.
+ */
+export class Planner {
+  private readonly options: PlannerOptions;
+  private readonly wheel: Wheel;
+  private readonly armed = new Map<number, ArmedFire>();
+  private readonly handed = new Map<number, number>();
+  /** The epoch each shard was last recovered under; a shard held under another epoch needs recovery. */
+  private readonly recoveredEpoch = new Map<number, number>();
+  /**
+   * Jobs given a FIRE_ONCE_NOW fire in the current tick: any further misfire of theirs in the
+   * same tick is skipped, so a stalled node recovering several missed fires of one job (and
+   * claiming its next one, missed too) fires it once, not in a burst.
+   */
+  private readonly firedNow = new Set<number>();
+  private timer: TimerHandle | undefined;
+  private ticking: Promise<void> | undefined;
+  private running = false;
+
+  constructor(options: PlannerOptions) {
+    this.options = options;
+    this.wheel = new Wheel({ clock: options.clock, onDue: (fires) => this.handOver(fires) });
+  }
+
+  /** How many claimed fires are waiting in the wheel. */
+  get waiting(): number {
+    return this.wheel.size;
+  }
+
+  /** Starts ticking: one tick at once (which recovers the owned shards first), then every `tickIntervalMs`. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.scheduleTick(0);
+  }
+
+  /**
+   * Stops ticking, waits for a tick in flight and empties the wheel. The fires it returns stay
+   * `pending` in the store, for the next start or the next owner of their shard.
+   */
+  async stop(): Promise<DueFire[]> {
+    this.running = false;
+    if (this.timer !== undefined) this.options.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+    this.armed.clear();
+    this.recoveredEpoch.clear();
+    return this.wheel.stop();
+  }
+
+  /** Resolves when no tick is in flight. */
+  async idle(): Promise<void> {
+    while (this.ticking !== undefined) await this.ticking;
+  }
+
+  /**
+   * Runs one tick now: recovers newly held shards, then claims what is due within the window.
+   * Ticks never overlap; a call during a tick waits for that one. Never rejects: a failed tick
+   * is logged and the next tick tries again.
+   */
+  tick(): Promise<void> {
+    this.ticking ??= this.claimAndRecover()
+      .catch((err: unknown) =>
+        this.options.logger.error({ err }, 'planner tick failed; retrying at the next tick'),
+      )
+      .finally(() => {
+        this.ticking = undefined;
+      });
+    return this.ticking;
+  }
+
+  private scheduleTick(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = this.options.clock.setTimer(() => {
+      this.timer = undefined;
+      void this.tick().finally(() => this.scheduleTick(this.options.tickIntervalMs));
+    }, delayMs);
+  }
+
+  private async claimAndRecover(): Promise<void> {
+    this.forgetOldHandOvers();
+    const owned = this.options.leases.ownedShards();
+    const unrecovered = owned.filter((shard) => this.recoveredEpoch.get(shard.index) !== shard.epoch);
+    try {
+      if (unrecovered.length > 0) await this.recover(unrecovered);
+      await this.claimDue();
+    } finally {
+      this.firedNow.clear();
+    }
+  }
+
+  /** The misfire decision, with a second fire-now of one job in one tick turned into a skip. */
+  private decide(jobId: number, scheduledAt: number, now: number, strategy: string): FireDecision {
+    const decision = decideFire(scheduledAt, now, strategy, this.options.misfireWindowMs);
+    if (decision.action === 'skip' || decision.triggerType === 'CRON') return decision;
+    if (this.firedNow.has(jobId)) return { action: 'skip', triggerType: 'MISFIRE' };
+    this.firedNow.add(jobId);
+    return decision;
+  }
+
+  /** Claims batch after batch until a batch comes back short or no shard is held. */
+  private async claimDue(): Promise<void> {
+    const { fires, clock, nodeId, lookAheadMs, shardCount, claimBatchSize } = this.options;
+    for (;;) {
+      const shards = this.options.leases.ownedShards();
+      if (shards.length === 0) return;
+      const now = clock.now();
+      const decisions = new Map<number, FireDecision>();
+      const result = await fires.claimDueFires({
+        nodeId,
+        nowMs: now,
+        horizonMs: now + lookAheadMs,
+        shardTotal: shardCount,
+        shards,
+        limit: claimBatchSize,
+        plan: (job) => this.plan(job, now, decisions),
+      });
+      const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
+      const skipped: number[] = [];
+      for (const fire of result.fires) {
+        const decision = decisions.get(fire.job.id);
+        if (decision === undefined) continue;
+        if (decision.action === 'skip') skipped.push(fire.fireId);
+        else this.arm(fire.fireId, decision.dueAt, fire.job.id, epochs);
+      }
+      if (skipped.length > 0) {
+        await fires.skipPendingFires(skipped, MISFIRE_SKIPPED, now);
+        this.options.logger.warn({ fireIds: skipped }, 'misfire: fires skipped (DO_NOTHING)');
+      }
+      if (result.scanned < claimBatchSize) return;
+    }
+  }
+
+  /**
+   * The store's `plan` callback: what one due job fires and where its schedule continues. Runs
+   * inside the claim's transaction, so it only computes. A skipped misfire is still recorded
+   * (then marked skipped) so the log shows it.
+   */
+  private plan(job: JobRow, now: number, decisions: Map<number, FireDecision>): FirePlan {
+    const scheduledAt = job.next_fire_at as number;
+    if (job.schedule_type === 'NONE') return { fires: [], nextFireAt: null };
+    try {
+      const decision = this.decide(job.id, scheduledAt, now, job.misfire_strategy);
+      const nextFireAt = nextFireAtAfterClaim(scheduleOf(job), scheduledAt, now, decision);
+      decisions.set(job.id, decision);
+      return { fires: [{ scheduledAt, triggerType: decision.triggerType }], nextFireAt };
+    } catch (err) {
+      // A schedule that no longer reads would fail every batch it is in: stop the job instead.
+      this.options.logger.error({ err, jobId: job.id }, 'job stopped: its schedule cannot be read');
+      return { fires: [], nextFireAt: null, stop: true };
+    }
+  }
+
+  /**
+   * Re-arms the claimed records of `shards` left `pending`, or applies the misfire policy to
+   * those more than the window late. A shard whose pending records fill a whole page is
+   * recovered again at the next tick, once the earliest of them have been dispatched.
+   */
+  private async recover(shards: readonly OwnedShard[]): Promise<void> {
+    const { fires, clock, shardCount, lookAheadMs, claimBatchSize } = this.options;
+    const pageSize = claimBatchSize * 20;
+    for (const shard of shards) {
+      const now = clock.now();
+      const page = await fires.findPendingFires({
+        shardTotal: shardCount,
+        shardIndexes: [shard.index],
+        scheduledBefore: now + lookAheadMs,
+        limit: pageSize,
+      });
+      // Records without a claim key (manual triggers, broadcast children, retries) belong to the
+      // dispatcher that created them, which may be sending them right now.
+      const claimed = page.filter((fire) => fire.claim_job_id !== null && !this.handed.has(fire.id));
+      await this.recoverFires(claimed, shard, now);
+      if (page.length < pageSize) this.recoveredEpoch.set(shard.index, shard.epoch);
+      else
+        this.options.logger.warn(
+          { shard: shard.index },
+          'more pending fires than one recovery page; continuing next tick',
+        );
+    }
+  }
+
+  private async recoverFires(pending: readonly FireRow[], shard: OwnedShard, now: number): Promise<void> {
+    if (pending.length === 0) return;
+    const { jobs, fires, logger } = this.options;
+    const jobsById = new Map(
+      (await jobs.findJobsByIds([...new Set(pending.map((fire) => fire.job_id))])).map((job) => [
+        job.id,
+        job,
+      ]),
+    );
+    const gone: number[] = [];
+    const misfired: FireRow[] = [];
+    const epochs = new Map([[shard.index, shard.epoch]]);
+    for (const fire of pending) {
+      const job = jobsById.get(fire.job_id);
+      if (job === undefined || job.trigger_status !== 1) {
+        gone.push(fire.id);
+        continue;
+      }
+      const decision = this.decide(job.id, fire.scheduled_at, now, job.misfire_strategy);
+      if (decision.action === 'skip') misfired.push(fire);
+      else this.arm(fire.id, decision.dueAt, fire.job_id, epochs);
+    }
+    if (gone.length > 0) await fires.skipPendingFires(gone, JOB_GONE, now);
+    if (misfired.length > 0) {
+      await fires.skipPendingFires(
+        misfired.map((fire) => fire.id),
+        MISFIRE_SKIPPED,
+        now,
+      );
+      await this.continueFixDelayJobs(misfired, jobsById, now);
+    }
+    logger.info(
+      {
+        shard: shard.index,
+        rearmed: pending.length - gone.length - misfired.length,
+        skipped: gone.length + misfired.length,
+      },
+      'recovered pending fires',
+    );
+  }
+
+  /** A skipped FIX_DELAY fire has no run whose end would set the next time: set it from now. */
+  private async continueFixDelayJobs(
+    skipped: readonly FireRow[],
+    jobsById: Map<number, JobRow>,
+    now: number,
+  ): Promise<void> {
+    for (const jobId of new Set(skipped.map((fire) => fire.job_id))) {
+      const job = jobsById.get(jobId);
+      if (job?.schedule_type !== 'FIX_DELAY' || job.next_fire_at !== null) continue;
+      await this.options.jobs.recordRunEnd(jobId, now, nextFixDelayFireAt(scheduleOf(job), now));
+    }
+  }
+
+  private arm(fireId: number, dueAt: number, jobId: number, epochs: Map<number, number>): void {
+    const shard = this.options.leases.shardOf(jobId);
+    const epoch = epochs.get(shard);
+    if (epoch === undefined) return;
+    this.armed.set(fireId, { shard, epoch });
+    this.wheel.add(fireId, dueAt);
+  }
+
+  /**
+   * The wheel's hand-over: passes on the fires whose shard is still held under the epoch they
+   * were armed with. The others stay `pending` for the shard's current holder.
+   */
+  private handOver(due: DueFire[]): void {
+    const { leases, clock, logger, pipeline } = this.options;
+    const now = clock.now();
+    const ids: number[] = [];
+    const shards = new Set<number>();
+    let dropped = 0;
+    for (const { fireId } of due) {
+      const armed = this.armed.get(fireId);
+      this.armed.delete(fireId);
+      if (armed === undefined || leases.epochOf(armed.shard) !== armed.epoch) {
+        dropped++;
+        continue;
+      }
+      this.handed.set(fireId, now);
+      ids.push(fireId);
+      shards.add(armed.shard);
+    }
+    if (dropped > 0)
+      logger.warn({ dropped }, 'due fires of shards no longer held were left to their new holder');
+    if (ids.length === 0) return;
+    try {
+      pipeline.onDue(ids);
+    } catch (err) {
+      // The records are still pending: forget the hand-over and recover their shards next tick.
+      logger.error(
+        { err, fireIds: ids },
+        'the fire pipeline refused due fires; recovering them at the next tick',
+      );
+      for (const id of ids) this.handed.delete(id);
+      for (const shard of shards) this.recoveredEpoch.delete(shard);
+    }
+  }
+
+  private forgetOldHandOvers(): void {
+    const before = this.options.clock.now() - HANDED_MEMORY_MS;
+    for (const [fireId, at] of this.handed) {
+      if (at >= before) break;
+      this.handed.delete(fireId);
+    }
+  }
+}
+
+function scheduleOf(job: JobRow): Schedule {
+  return { scheduleType: job.schedule_type, scheduleConf: job.schedule_conf, timeZone: job.time_zone };
+}

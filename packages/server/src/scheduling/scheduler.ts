@@ -1,0 +1,46 @@
+import type { Store } from '../store/index.js';
+import { ShardLeases } from './leases.js';
+import { resolveSchedulingOptions, type SchedulingOptions } from './options.js';
+import { type FirePipeline, Planner } from './planner.js';
+import type { DueFire } from './wheel.js';
+
+/** The scheduling engine of one server node: its shard leases and its planner (with the wheel). */
+export interface Scheduler {
+  readonly leases: ShardLeases;
+  readonly planner: Planner;
+  /** Takes the shard leases it can, then starts the planner (which first recovers those shards). */
+  start(): Promise<void>;
+  /**
+   * Stops the planner, then gives the leases up so another node takes the shards at once.
+   * Returns the fires that were still waiting: they stay `pending` for the next holder.
+   */
+  stop(): Promise<DueFire[]>;
+}
+
+/**
+ * Builds the scheduling engine over a store, handing due fires to `pipeline`.
+ *
+ * @example
+ * const scheduler = createScheduler(store, pipeline, { nodeId: `${os.hostname()}:${port}` });
+ * await scheduler.start();
+ * // ... at shutdown:
+ * await scheduler.stop();
+ */
+export function createScheduler(store: Store, pipeline: FirePipeline, options: SchedulingOptions): Scheduler {
+  const resolved = resolveSchedulingOptions(options);
+  const leases = new ShardLeases({ ...resolved, leases: store.leases });
+  const planner = new Planner({ ...resolved, fires: store.fires, jobs: store.jobs, leases, pipeline });
+  return {
+    leases,
+    planner,
+    async start() {
+      await leases.start();
+      planner.start();
+    },
+    async stop() {
+      const waiting = await planner.stop();
+      await leases.stop();
+      return waiting;
+    },
+  };
+}

@@ -1,0 +1,445 @@
+/**
+ * The planner against each real database on a manual clock: claims ahead of time, one record per
+ * (job, scheduled time) whatever nodes race or crash, the misfire policies, recovery of claimed
+ * fires that were never dispatched, and every schedule type.
+ */
+
+import { performance } from 'node:perf_hooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FireRow, Store } from '../src/index.js';
+import { systemClock } from '../src/scheduling/clock.js';
+import { createScheduler } from '../src/scheduling/scheduler.js';
+import { ManualClock } from './helpers/clock.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+import {
+  claimedFires,
+  createJob,
+  createTestNode,
+  settleNodes,
+  type TestNode,
+} from './helpers/scheduling-fixtures.js';
+
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+const EVERY_SECOND = { schedule_type: 'CRON', schedule_conf: '* * * * * ?' } as const;
+
+function seconds(from: number, to: number): number[] {
+  const times: number[] = [];
+  for (let t = from; t <= to; t += 1_000) times.push(t);
+  return times;
+}
+
+/** Every (job, scheduled time) appears once among the records. */
+function expectNoDuplicateRecords(records: readonly FireRow[]): void {
+  const keys = records.map((r) => `${r.job_id}@${r.scheduled_at}`);
+  expect(new Set(keys).size).toBe(keys.length);
+}
+
+describe.each(DIALECTS)('planner on %s', (dialect) => {
+  let db: TestDatabase;
+  let store: Store;
+  let clock: ManualClock;
+  let nodes: TestNode[];
+
+  beforeEach(async () => {
+    db = await createTestDatabase(dialect);
+    store = await db.open();
+    clock = new ManualClock(T0);
+    nodes = [];
+    settleNodes(clock, () => nodes);
+  });
+
+  afterEach(async () => {
+    for (const node of nodes) node.crash();
+    await db.drop();
+  });
+
+  async function startNode(nodeId: string, options: { leaseTtlMs?: number; store?: Store } = {}) {
+    const node = createTestNode(options.store ?? store, clock, {
+      nodeId,
+      shardCount: 8,
+      ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+    });
+    nodes.push(node);
+    await node.start();
+    await clock.advance(0);
+    return node;
+  }
+
+  it('claims an every-second cron exactly once per second and hands each fire over at its time', async () => {
+    const job = await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const node = await startNode('node-a');
+    await clock.advance(10_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 1_000, T0 + 10_000));
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    const times = records.map((r) => r.scheduled_at);
+    expect(times).toEqual(seconds(T0 + 1_000, times.at(-1) as number));
+    expect(times.at(-1)).toBeGreaterThanOrEqual(T0 + 14_000);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    for (const { fireId, at } of node.pipeline.handed) expect(byId.get(fireId)?.scheduled_at).toBe(at);
+    expect(records.every((r) => r.job_id === job.id && r.trigger_type === 'CRON')).toBe(true);
+    expect(node.logger.errors()).toEqual([]);
+  });
+
+  it('claims an aligned burst of 10,000 jobs ahead of its time and hands it over at that millisecond', async () => {
+    const due = T0 + 4_000;
+    await insertJobs(store, 10_000, { schedule_type: 'FIX_RATE', schedule_conf: '60', next_fire_at: due });
+    const node = createTestNode(store, clock, { nodeId: 'node-a', shardCount: 8 });
+    nodes.push(node);
+    await node.leases.start();
+    const started = performance.now();
+    await node.planner.tick();
+    const elapsedMs = performance.now() - started;
+    expect(node.planner.waiting).toBe(10_000);
+    console.log(
+      `[${dialect}] claim of 10,000 aligned fires: ${elapsedMs.toFixed(0)} ms, ${((elapsedMs * 1_000) / 10_000).toFixed(1)} µs per fire`,
+    );
+    node.planner.start();
+    await clock.advance(4_000);
+    expect(node.pipeline.handed).toHaveLength(10_000);
+    expect(new Set(node.pipeline.handed.map((h) => h.at))).toEqual(new Set([due]));
+    const records = await claimedFires(store);
+    expect(records.filter((r) => r.scheduled_at === due)).toHaveLength(10_000);
+    expectNoDuplicateRecords(records);
+  }, 60_000);
+
+  it('lets two nodes racing for the same shards record and hand over each fire once', async () => {
+    for (let i = 0; i < 20; i++) await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const [a, b] = await Promise.all([
+      startNode('node-a', { store: await db.open() }),
+      startNode('node-b', { store: await db.open() }),
+    ]);
+    await clock.advance(10_000);
+    const ownedByA = a.leases.ownedShards().map((s) => s.index);
+    const ownedByB = b.leases.ownedShards().map((s) => s.index);
+    expect(ownedByA.filter((i) => ownedByB.includes(i))).toEqual([]);
+    expect([...ownedByA, ...ownedByB].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const handed = [...a.pipeline.ids(), ...b.pipeline.ids()];
+    expect(new Set(handed).size).toBe(handed.length);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    const dueByNow = records.filter((r) => r.scheduled_at <= T0 + 10_000);
+    expect(dueByNow).toHaveLength(20 * 10);
+    expect(new Set(handed)).toEqual(new Set(dueByNow.map((r) => r.id)));
+  });
+
+  it('records nothing for a node claiming with the stale epochs of leases it lost', async () => {
+    for (let i = 0; i < 20; i++) await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const a = await startNode('node-a', { store: await db.open() });
+    const b = await startNode('node-b', { store: await db.open() });
+    await clock.advance(2_000);
+    const stale = a.leases.ownedShards();
+    expect(stale).toHaveLength(8);
+    a.crash();
+    await clock.advance(15_000 + 5_000);
+    expect(b.leases.ownedShards().map((s) => s.epoch)).toEqual(stale.map((s) => s.epoch + 1));
+    // Node A comes back believing it still owns every shard and races node B's ticks.
+    const rogue = await db.open();
+    let rogueRecorded = 0;
+    for (let round = 0; round < 10; round++) {
+      const now = clock.now();
+      const [claimed] = await Promise.all([
+        rogue.fires.claimDueFires({
+          nodeId: 'node-a',
+          nowMs: now,
+          horizonMs: now + 5_000,
+          shardTotal: 8,
+          shards: stale,
+          limit: 500,
+          plan: (job) => ({
+            fires: [{ scheduledAt: job.next_fire_at as number, triggerType: 'CRON' }],
+            nextFireAt: (job.next_fire_at as number) + 1_000,
+          }),
+        }),
+        b.planner.tick(),
+      ]);
+      rogueRecorded += claimed.fires.length;
+      await clock.advance(500);
+    }
+    expect(rogueRecorded).toBe(0);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    const staleEpochs = new Set(stale.map((s) => s.epoch));
+    const afterTakeover = records.filter((r) => r.created_at > T0 + 2_000);
+    expect(afterTakeover.length).toBeGreaterThan(0);
+    expect(afterTakeover.some((r) => staleEpochs.has(r.claimed_by_epoch))).toBe(false);
+  });
+
+  it('skips a fire missed by more than the window under DO_NOTHING, once, and carries on from now', async () => {
+    const job = await createJob(
+      store,
+      { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'DO_NOTHING' },
+      T0,
+    );
+    clock.stall(60_000);
+    const node = await startNode('node-a');
+    await clock.advance(3_000);
+    const records = await claimedFires(store);
+    const skipped = records.filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => [r.scheduled_at, r.trigger_type])).toEqual([[T0 + 1_000, 'MISFIRE']]);
+    expect(skipped[0]?.handle_msg).toMatch(/misfire/);
+    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at <= T0 + 60_000)).toEqual([]);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 61_000, T0 + 63_000));
+    expect(node.pipeline.ids()).not.toContain(skipped[0]?.id);
+    expect((await store.jobs.findJobById(job.id))?.trigger_status).toBe(1);
+  });
+
+  it('fires a fire missed by more than the window once now under FIRE_ONCE_NOW, then carries on from now', async () => {
+    await createJob(
+      store,
+      { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'FIRE_ONCE_NOW' },
+      T0,
+    );
+    clock.stall(60_000);
+    const node = await startNode('node-a');
+    await clock.advance(3_000);
+    const records = await claimedFires(store);
+    const misfire = records.find((r) => r.trigger_type === 'MISFIRE');
+    expect(misfire?.scheduled_at).toBe(T0 + 1_000);
+    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at <= T0 + 60_000)).toEqual([]);
+    expect(node.pipeline.handed).toEqual([
+      { fireId: misfire?.id, at: T0 + 60_000 },
+      ...seconds(T0 + 61_000, T0 + 63_000).map((at) => ({ fireId: expect.any(Number), at })),
+    ]);
+  });
+
+  it('fires a stalled node’s missed fires of one job once under FIRE_ONCE_NOW, not in a burst', async () => {
+    await createJob(
+      store,
+      { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'FIRE_ONCE_NOW' },
+      T0,
+    );
+    const node = await startNode('node-a');
+    await clock.advance(2_000);
+    expect(node.planner.waiting).toBeGreaterThanOrEqual(3);
+    clock.stall(30_000);
+    const resumedAt = clock.now();
+    await clock.advance(3_000);
+    const lateHandOvers = node.pipeline.handed.filter((h) => h.at >= resumedAt);
+    const times = lateHandOvers.map((h) => h.at);
+    expect(new Set(times).size).toBe(times.length);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
+  });
+
+  it('dispatches each record a crashed node claimed but never dispatched once, when it restarts', async () => {
+    for (let i = 0; i < 5; i++) await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const before = await startNode('node-a');
+    await clock.advance(1_500);
+    const waiting = before.planner.waiting;
+    expect(waiting).toBeGreaterThan(0);
+    before.crash();
+    clock.stall(1_000);
+    const after = await startNode('node-a');
+    await clock.advance(6_000);
+    const handed = [...before.pipeline.ids(), ...after.pipeline.ids()];
+    expect(new Set(handed).size).toBe(handed.length);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    const dueByNow = records.filter((r) => r.scheduled_at <= clock.now());
+    expect(new Set(handed)).toEqual(new Set(dueByNow.map((r) => r.id)));
+    expect(dueByNow.every((r) => r.status === 'dispatched')).toBe(true);
+  });
+
+  it('lets another node dispatch a dead node’s pending fires once its leases expire', async () => {
+    for (let i = 0; i < 5; i++) {
+      await createJob(
+        store,
+        { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'FIRE_ONCE_NOW' },
+        T0,
+      );
+    }
+    const a = await startNode('node-a', { leaseTtlMs: 3_000, store: await db.open() });
+    const b = await startNode('node-b', { leaseTtlMs: 3_000, store: await db.open() });
+    await clock.advance(1_200);
+    expect(b.leases.ownedShards()).toEqual([]);
+    const pendingAtCrash = (await claimedFires(store)).filter((r) => r.status === 'pending');
+    expect(pendingAtCrash.length).toBeGreaterThan(0);
+    a.crash();
+    await clock.advance(10_000);
+    expect(b.leases.ownedShards()).toHaveLength(8);
+    const handed = [...a.pipeline.ids(), ...b.pipeline.ids()];
+    expect(new Set(handed).size).toBe(handed.length);
+    for (const record of pendingAtCrash) expect(b.pipeline.ids()).toContain(record.id);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
+  });
+
+  it('leaves the due fires of a shard it can no longer renew to the node that takes it over', async () => {
+    for (let i = 0; i < 5; i++) await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const cutOff = await db.open();
+    const a = await startNode('node-a', { leaseTtlMs: 3_000, store: cutOff });
+    const b = await startNode('node-b', { leaseTtlMs: 3_000, store: await db.open() });
+    await clock.advance(2_200);
+    const armed = a.planner.waiting;
+    // Node A loses its database; its last renewal (T0 + 2 s) lets it act until T0 + 4.4 s.
+    await cutOff.close();
+    await clock.advance(7_800);
+    expect(a.pipeline.handed.every((h) => h.at < T0 + 4_400)).toBe(true);
+    expect(a.pipeline.handed.filter((h) => h.at > T0 + 2_200).length).toBeLessThan(armed);
+    expect(a.planner.waiting).toBe(0);
+    const byB = b.pipeline.ids();
+    expect(new Set(byB).size).toBe(byB.length);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
+    const dueByNow = records.filter((r) => r.scheduled_at <= clock.now() && r.status !== 'skipped');
+    const markedByA = a.pipeline.ids().filter((id) => !a.pipeline.unmarked.includes(id));
+    expect(new Set([...markedByA, ...byB])).toEqual(new Set(dueByNow.map((r) => r.id)));
+    // What A handed over but could not mark is dispatched again by B: at least once, same logId.
+    expect(byB.filter((id) => markedByA.includes(id))).toEqual([]);
+    expect(a.pipeline.unmarked.every((id) => byB.includes(id))).toBe(true);
+  });
+
+  it('fires ONCE once and leaves the job started with no next time', async () => {
+    const job = await createJob(
+      store,
+      { schedule_type: 'ONCE', schedule_conf: String(T0 + 2_500), next_fire_at: T0 + 2_500 },
+      T0,
+    );
+    const node = await startNode('node-a');
+    await clock.advance(10_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([T0 + 2_500]);
+    const row = await store.jobs.findJobById(job.id);
+    expect([row?.trigger_status, row?.next_fire_at]).toEqual([1, null]);
+  });
+
+  it('never claims a NONE job', async () => {
+    await createJob(store, { schedule_type: 'NONE', schedule_conf: '', next_fire_at: T0 + 1_000 }, T0);
+    const node = await startNode('node-a');
+    await clock.advance(5_000);
+    expect(node.pipeline.handed).toEqual([]);
+    expect(await claimedFires(store)).toEqual([]);
+  });
+
+  it('keeps FIX_RATE on its own grid', async () => {
+    await createJob(store, { schedule_type: 'FIX_RATE', schedule_conf: '3', next_fire_at: T0 + 1_250 }, T0);
+    const node = await startNode('node-a');
+    await clock.advance(10_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual(
+      [T0 + 1_250, T0 + 4_250, T0 + 7_250, T0 + 10_250].slice(0, 3),
+    );
+  });
+
+  it('waits for the end of a FIX_DELAY run before claiming its next fire', async () => {
+    const job = await createJob(
+      store,
+      { schedule_type: 'FIX_DELAY', schedule_conf: '2', next_fire_at: T0 + 1_000 },
+      T0,
+    );
+    const node = await startNode('node-a');
+    await clock.advance(5_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([T0 + 1_000]);
+    expect((await store.jobs.findJobById(job.id))?.next_fire_at).toBeNull();
+    // The run ends at T0 + 5 s: the finalise path schedules the next fire from there.
+    const { nextFixDelayFireAt } = await import('../src/scheduling/misfire.js');
+    await store.jobs.recordRunEnd(
+      job.id,
+      clock.now(),
+      nextFixDelayFireAt({ scheduleType: 'FIX_DELAY', scheduleConf: '2' }, clock.now()),
+    );
+    await clock.advance(3_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([T0 + 1_000, T0 + 7_000]);
+  });
+
+  it('stops a job whose schedule no longer reads and keeps claiming the others', async () => {
+    const broken = await createJob(
+      store,
+      { schedule_type: 'CRON', schedule_conf: 'not a cron', next_fire_at: T0 + 1_000 },
+      T0,
+    );
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const node = await startNode('node-a');
+    await clock.advance(3_000);
+    expect(node.pipeline.handed).toHaveLength(3);
+    expect((await store.jobs.findJobById(broken.id))?.trigger_status).toBe(0);
+    expect(node.logger.errors()).toContain('job stopped: its schedule cannot be read');
+  });
+
+  it('skips a pending fire whose job was stopped while its node was down', async () => {
+    const job = await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const before = await startNode('node-a');
+    await clock.advance(500);
+    before.crash();
+    await store.jobs.stopJob(job.id, clock.now());
+    const after = await startNode('node-a');
+    await clock.advance(6_000);
+    expect(after.pipeline.handed).toEqual([]);
+    const records = await claimedFires(store);
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.every((r) => r.status === 'skipped')).toBe(true);
+  });
+});
+
+async function insertJobs(
+  store: Store,
+  count: number,
+  fields: { schedule_type: string; schedule_conf: string; next_fire_at: number },
+): Promise<void> {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    app_id: 1,
+    name: `burst ${i}`,
+    author: '',
+    alarm_email: '',
+    time_zone: 'UTC',
+    misfire_strategy: 'DO_NOTHING',
+    executor_route_strategy: 'FIRST',
+    executor_handler: 'burst',
+    executor_param: '',
+    executor_block_strategy: 'SERIAL_EXECUTION',
+    executor_timeout: 0,
+    executor_fail_retry_count: 0,
+    glue_type: 'BEAN',
+    glue_source: '',
+    glue_remark: '',
+    glue_updated_at: T0,
+    child_job_ids: '',
+    trigger_status: 1,
+    last_run_end_at: null,
+    created_at: T0,
+    updated_at: T0,
+    ...fields,
+  }));
+  for (let i = 0; i < rows.length; i += 1_000)
+    await store.db
+      .insertInto('job')
+      .values(rows.slice(i, i + 1_000))
+      .execute();
+}
+
+describe('planner on the real clock', () => {
+  it('hands an every-second cron over within a few milliseconds of each second', async () => {
+    const db = await createTestDatabase('sqlite');
+    try {
+      const store = await db.open();
+      const firstSecond = Math.ceil((Date.now() + 300) / 1_000) * 1_000;
+      await createJob(store, { ...EVERY_SECOND, next_fire_at: firstSecond }, Date.now());
+      const lateness: number[] = [];
+      const pipeline = {
+        onDue(ids: number[]) {
+          for (const _ of ids) lateness.push(Date.now() - (firstSecond + lateness.length * 1_000));
+        },
+      };
+      const scheduler = createScheduler(store, pipeline, {
+        nodeId: 'node-real',
+        shardCount: 4,
+        clock: systemClock,
+      });
+      await scheduler.start();
+      await new Promise((resolve) => setTimeout(resolve, firstSecond + 2_100 - Date.now()));
+      const left = await scheduler.stop();
+      expect(lateness).toHaveLength(3);
+      for (const ms of lateness) expect(ms).toBeGreaterThanOrEqual(0);
+      for (const ms of lateness) expect(ms).toBeLessThan(20);
+      expect(left.length).toBeGreaterThan(0);
+      expect(await store.leases.findLease('shard:0')).toMatchObject({
+        owner_node: 'node-real',
+        expires_at: 0,
+      });
+    } finally {
+      await db.drop();
+    }
+  });
+});
