@@ -1,0 +1,82 @@
+/**
+ * `api/callback`: run results from executors, in any XXL-JOB generation (an array or
+ * `{callbackList}`, `handleCode` or G1's `executeResult`, `logDateTim` or `logDateTime`).
+ *
+ * The answer is code 200 once the results are stored, so an executor keeps (and re-sends) a
+ * batch until it is. Like XXL-JOB's admin, the server then answers 200 for the batch whatever
+ * its items were: an unknown logId or a record already finished is ignored, and an item that
+ * cannot be read is logged and skipped (re-sending it could never succeed, and refusing the
+ * batch would hold the good results back forever).
+ */
+import {
+  capHandleMsg,
+  type HandleCallbackParam,
+  parseCallbackBody,
+  type ReturnT,
+  returnFail,
+  returnSuccess,
+} from '@tickwheel/protocol';
+import type { Logger } from 'pino';
+import type { ExecutorMetrics } from '../executors/metrics.js';
+import type { FireResult } from '../store/index.js';
+import type { ResultRecorder } from './result-recorder.js';
+
+export interface CallbackCallDeps {
+  recorder: Pick<ResultRecorder, 'record'>;
+  clock: { now(): number };
+  logger: Pick<Logger, 'warn'>;
+  metrics: Pick<ExecutorMetrics, 'callbackResult'>;
+}
+
+export async function receiveCallback(deps: CallbackCallDeps, body: unknown): Promise<ReturnT<null>> {
+  const items = callbackItems(body);
+  if (items === null) {
+    return returnFail('invalid request, the callback body must be an array or {"callbackList": [...]}.');
+  }
+  const handleAt = deps.clock.now();
+  const results: FireResult[] = [];
+  items.forEach((item, index) => {
+    const param = callbackParamOf(item, index, deps.logger);
+    if (param === null) return;
+    deps.metrics.callbackResult(param.handleCode);
+    results.push({
+      fireId: param.logId,
+      handleCode: param.handleCode,
+      handleMsg: capHandleMsg(param.handleMsg),
+      handleAt,
+    });
+  });
+  await deps.recorder.record(results);
+  return returnSuccess(null);
+}
+
+/** The items of a callback body, or null when it is neither shape. */
+function callbackItems(body: unknown): unknown[] | null {
+  if (Array.isArray(body)) return body;
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    Array.isArray((body as { callbackList?: unknown }).callbackList)
+  ) {
+    return (body as { callbackList: unknown[] }).callbackList;
+  }
+  return null;
+}
+
+/** One item, normalised by the protocol package's parser; null (logged) when it cannot be read. */
+function callbackParamOf(
+  item: unknown,
+  index: number,
+  logger: Pick<Logger, 'warn'>,
+): HandleCallbackParam | null {
+  try {
+    const [param] = parseCallbackBody([item]);
+    return param ?? null;
+  } catch (err) {
+    logger.warn(
+      { index, item, reason: (err as Error).message },
+      'skipped a callback item that cannot be read',
+    );
+    return null;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Finalising fire records with run results: the one way results reach the store, whether they
+ * come from an executor's callback or from the lost-run monitor (and, next, from a kill).
+ *
+ * Results are written with group commit: while one batch is being written, results that arrive
+ * meanwhile (callbacks from many executors) wait and go into the next batch together, so a burst
+ * of callbacks costs a few transactions, not one per request. `finishFires` is idempotent and
+ * returns only the records it changed, which is what makes everything after it happen once per
+ * record however often a result is re-sent.
+ */
+import type { Logger } from 'pino';
+import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from '../executors/metrics.js';
+import type { FinishedFire, FireRepository, FireResult } from '../store/index.js';
+import { type BroadcastFires, settleBroadcastParents } from './broadcast-parents.js';
+
+/**
+ * Called once per written batch with the records it finalised: children of a broadcast, the
+ * broadcast's claimed fire once its last shard settled, and ordinary fires alike. A duplicated
+ * or late result never appears here twice (the store returns only records it changed).
+ *
+ * This is the seam for what follows a result: FIX_DELAY's next fire time (use the records with
+ * `parentFireId === null`: a broadcast's own record finishes after its last shard), child jobs on
+ * success, retries and alarms on failure. It runs after the results are stored and answered;
+ * batches wait for it, so keep it short (queue slow work such as dispatching child jobs). An error
+ * it throws is logged; the records stay finished.
+ */
+export type FiresFinishedHook = (finished: readonly FinishedFire[]) => void | Promise<void>;
+
+export interface ResultRecorderOptions {
+  fires: Pick<FireRepository, 'finishFires'> & BroadcastFires;
+  clock: { now(): number };
+  logger: Pick<Logger, 'error' | 'warn' | 'debug'>;
+  metrics?: Pick<ExecutorMetrics, 'fireFinished'>;
+  onFiresFinished?: FiresFinishedHook;
+  /** Results per `finishFires` call (one transaction). Default 500. */
+  maxBatchSize?: number;
+}
+
+export const DEFAULT_RESULT_BATCH_SIZE = 500;
+
+interface Waiter {
+  results: readonly FireResult[];
+  resolve(finished: FinishedFire[]): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * @example
+ * const recorder = new ResultRecorder({ fires: store.fires, clock, logger, onFiresFinished: (f) => engine.afterRuns(f) });
+ * const changed = await recorder.record([{ fireId: 42, handleCode: 200, handleMsg: null, handleAt: clock.now() }]);
+ */
+export class ResultRecorder {
+  private readonly options: ResultRecorderOptions;
+  private readonly maxBatchSize: number;
+  private readonly metrics: Pick<ExecutorMetrics, 'fireFinished'>;
+  private queue: Waiter[] = [];
+  private pumping: Promise<void> | undefined;
+
+  constructor(options: ResultRecorderOptions) {
+    this.options = options;
+    this.maxBatchSize = options.maxBatchSize ?? DEFAULT_RESULT_BATCH_SIZE;
+    this.metrics = options.metrics ?? NO_EXECUTOR_METRICS;
+  }
+
+  /**
+   * Stores results; resolves once they are committed with the records this call changed (those
+   * of its results that were not finished already; a broadcast parent settled on the way is not
+   * among them, it goes to the hook). Rejects when the store failed: nothing of it was promised.
+   */
+  record(results: readonly FireResult[]): Promise<FinishedFire[]> {
+    if (results.length === 0) return Promise.resolve([]);
+    return new Promise<FinishedFire[]>((resolve, reject) => {
+      this.queue.push({ results, resolve, reject });
+      this.pumping ??= this.pump().finally(() => {
+        this.pumping = undefined;
+      });
+    });
+  }
+
+  /**
+   * Finishes the broadcast parents among `parentFireIds` whose shards have all settled (the
+   * lost-run monitor's way to close a broadcast whose last shard will never call back) and
+   * announces them like any finished record.
+   */
+  async settleBroadcasts(parentFireIds: readonly number[]): Promise<FinishedFire[]> {
+    const settled = await settleBroadcastParents(this.options.fires, parentFireIds, this.options.clock.now());
+    if (settled.length > 0) await this.announce(settled);
+    return settled;
+  }
+
+  /** Resolves once every result handed in so far is written and its hook has run (for shutdown and tests). */
+  async idle(): Promise<void> {
+    while (this.pumping !== undefined) await this.pumping;
+  }
+
+  private async pump(): Promise<void> {
+    // Start on the next microtask, so results handed in during the same turn share the first batch.
+    await Promise.resolve();
+    while (this.queue.length > 0) {
+      const batch = this.takeBatch();
+      const finished = await this.write(batch);
+      if (finished.length > 0) await this.announce(finished);
+    }
+  }
+
+  /** The waiting results, whole requests at a time, up to the batch size (at least one request). */
+  private takeBatch(): Waiter[] {
+    let size = 0;
+    let count = 0;
+    while (
+      count < this.queue.length &&
+      (count === 0 || size + this.queue[count]!.results.length <= this.maxBatchSize)
+    ) {
+      size += this.queue[count]!.results.length;
+      count++;
+    }
+    return this.queue.splice(0, count);
+  }
+
+  /** Writes one batch and answers its waiters; returns everything it finalised, settled parents included. */
+  private async write(batch: readonly Waiter[]): Promise<FinishedFire[]> {
+    let finished: FinishedFire[];
+    try {
+      finished = [];
+      const all = batch.flatMap((waiter) => waiter.results);
+      for (let i = 0; i < all.length; i += this.maxBatchSize) {
+        finished.push(...(await this.options.fires.finishFires(all.slice(i, i + this.maxBatchSize))));
+      }
+    } catch (err) {
+      for (const waiter of batch) waiter.reject(err);
+      return [];
+    }
+    const byId = new Map(finished.map((fire) => [fire.fireId, fire]));
+    for (const waiter of batch) {
+      const own = waiter.results.flatMap((result) => {
+        const fire = byId.get(result.fireId);
+        if (fire === undefined) return [];
+        byId.delete(result.fireId); // a fire carried by two requests of one batch belongs to the first
+        return [fire];
+      });
+      waiter.resolve(own);
+    }
+    return finished.concat(await this.settleParents(finished));
+  }
+
+  private async settleParents(finished: readonly FinishedFire[]): Promise<FinishedFire[]> {
+    const parentIds = finished.flatMap((fire) =>
+      fire.parentFireId !== null && fire.triggerType !== 'RETRY' ? [fire.parentFireId] : [],
+    );
+    if (parentIds.length === 0) return [];
+    try {
+      return await settleBroadcastParents(this.options.fires, parentIds, this.options.clock.now());
+    } catch (err) {
+      // The shards are stored; the lost-run monitor settles the parent on a later sweep.
+      this.options.logger.error({ err, parentFireIds: parentIds }, 'could not settle broadcast parents');
+      return [];
+    }
+  }
+
+  private async announce(finished: FinishedFire[]): Promise<void> {
+    for (const fire of finished) this.metrics.fireFinished(fire.status);
+    const hook = this.options.onFiresFinished;
+    if (hook === undefined) return;
+    try {
+      await hook(finished);
+    } catch (err) {
+      this.options.logger.error(
+        { err, fireIds: finished.map((fire) => fire.fireId) },
+        'onFiresFinished failed; the records stay finished',
+      );
+    }
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * The executors each app can be dispatched to, held in memory so the dispatcher's hot path never
+ * reads the database. The view is rebuilt from the registry and app tables by `refresh()` (the
+ * registry monitor calls it every few seconds on every node, since executors may register with
+ * any node) and patched at once by registrations and removals this node receives.
+ */
+import {
+  DEAD_TIMEOUT_MS,
+  PROTOCOL_GENERATIONS,
+  type ProtocolGeneration,
+  REGISTRY_GROUP_EXECUTOR,
+} from '@tickwheel/protocol';
+import type { ExecutorAddress } from '../dispatch/executor-client.js';
+import type { AppGroupRow, AppRepository, RegistryRepository, RegistryRow } from '../store/index.js';
+import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from './metrics.js';
+
+export interface ExecutorDirectoryOptions {
+  apps: Pick<AppRepository, 'listApps'>;
+  registry: Pick<RegistryRepository, 'listAlive'>;
+  clock: { now(): number };
+  /** An address unseen for this long is not online. Default `DEAD_TIMEOUT_MS` (90 s). */
+  deadTimeoutMs?: number;
+  metrics?: Pick<ExecutorMetrics, 'executorsOnline'>;
+}
+
+/** An app as the directory needs it. */
+export interface DirectoryApp {
+  id: number;
+  appName: string;
+  addressType: 'AUTO' | 'MANUAL';
+  /** The stored address list: the typed one of a MANUAL app, the last written refresh of an AUTO app. */
+  addressList: string | null;
+}
+
+interface Registration {
+  protocol: ProtocolGeneration;
+  seenAt: number;
+}
+
+/** A registration or removal this node received, replayed over a refresh that was already reading. */
+type LocalChange =
+  | { kind: 'online'; appName: string; address: string; protocol: ProtocolGeneration; seenAt: number }
+  | { kind: 'offline'; appName: string; address: string };
+
+const APP_PAGE = 1000;
+
+/**
+ * @example
+ * const directory = new ExecutorDirectory({ apps: store.apps, registry: store.registry, clock });
+ * await directory.refresh();
+ * await dispatcher.dispatch(fire, directory.addressesOf(fire.appName));
+ */
+export class ExecutorDirectory {
+  private readonly options: ExecutorDirectoryOptions;
+  private readonly deadTimeoutMs: number;
+  private readonly metrics: Pick<ExecutorMetrics, 'executorsOnline'>;
+  /** app name → address → registration. */
+  private registered = new Map<string, Map<string, Registration>>();
+  private apps = new Map<string, DirectoryApp>();
+  private appNamesById = new Map<number, string>();
+  /** Dispatch lists, built on first use and dropped whenever what they derive from changes. */
+  private readonly dispatchLists = new Map<string, readonly ExecutorAddress[]>();
+  /** Non-null while a refresh is reading: the local changes it must not lose. */
+  private changesDuringRefresh: LocalChange[] | null = null;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(options: ExecutorDirectoryOptions) {
+    this.options = options;
+    this.deadTimeoutMs = options.deadTimeoutMs ?? DEAD_TIMEOUT_MS;
+    this.metrics = options.metrics ?? NO_EXECUTOR_METRICS;
+  }
+
+  /**
+   * The executors a fire of this app may be dispatched to, sorted by address: the registered,
+   * alive ones for an AUTO app (and for a name no app has yet), the typed list for a MANUAL app.
+   * A manual address that also registered keeps the generation it registered with; others are
+   * spoken to in G2, which every Tickwheel executor and every pre-3.5 XXL-JOB executor takes.
+   */
+  addressesOf(appName: string): readonly ExecutorAddress[] {
+    let list = this.dispatchLists.get(appName);
+    if (list === undefined) {
+      list = this.buildDispatchList(appName);
+      this.dispatchLists.set(appName, list);
+    }
+    return list;
+  }
+
+  /** `addressesOf` by app id; empty for an id the last refresh did not see. */
+  addressesOfAppId(appId: number): readonly ExecutorAddress[] {
+    const appName = this.appNamesById.get(appId);
+    return appName === undefined ? [] : this.addressesOf(appName);
+  }
+
+  /** The registered, alive executors of an app whatever its address type, sorted by address (the console's "online" list). */
+  registeredOf(appName: string): ExecutorAddress[] {
+    const entries = this.registered.get(appName);
+    if (entries === undefined) return [];
+    return [...entries]
+      .map(([address, registration]) => ({ address, protocol: registration.protocol, appName }))
+      .sort(byAddress);
+  }
+
+  /** The apps as of the last refresh. */
+  knownApps(): DirectoryApp[] {
+    return [...this.apps.values()];
+  }
+
+  /** Distinct executor addresses online, over all apps. */
+  onlineCount(): number {
+    const addresses = new Set<string>();
+    for (const entries of this.registered.values())
+      for (const address of entries.keys()) addresses.add(address);
+    return addresses.size;
+  }
+
+  /** Records a registration this node received: the executor is online at once. */
+  markOnline(appName: string, address: string, protocol: ProtocolGeneration, seenAt: number): void {
+    this.changesDuringRefresh?.push({ kind: 'online', appName, address, protocol, seenAt });
+    if (this.apply({ kind: 'online', appName, address, protocol, seenAt })) this.changed(appName);
+  }
+
+  /** Records a removal this node received (`registryRemove`): the executor is offline at once. */
+  markOffline(appName: string, address: string): void {
+    this.changesDuringRefresh?.push({ kind: 'offline', appName, address });
+    if (this.apply({ kind: 'offline', appName, address })) this.changed(appName);
+  }
+
+  /**
+   * Rebuilds the view from the database: apps, and registrations seen within the dead timeout.
+   * Concurrent calls share one read.
+   */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.readAndReplace().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async readAndReplace(): Promise<void> {
+    this.changesDuringRefresh = [];
+    try {
+      const aliveSince = this.options.clock.now() - this.deadTimeoutMs;
+      const [apps, rows] = await Promise.all([this.readApps(), this.options.registry.listAlive(aliveSince)]);
+      this.replace(apps, rows);
+      // A registration that committed after the read started is not in `rows`: keep it.
+      for (const change of this.changesDuringRefresh) this.apply(change);
+    } finally {
+      this.changesDuringRefresh = null;
+    }
+    this.dispatchLists.clear();
+    this.metrics.executorsOnline(this.onlineCount());
+  }
+
+  private async readApps(): Promise<AppGroupRow[]> {
+    const apps: AppGroupRow[] = [];
+    for (let offset = 0; ; offset += APP_PAGE) {
+      const page = await this.options.apps.listApps({ limit: APP_PAGE, offset });
+      apps.push(...page);
+      if (page.length < APP_PAGE) return apps;
+    }
+  }
+
+  private replace(apps: readonly AppGroupRow[], rows: readonly RegistryRow[]): void {
+    this.apps = new Map(
+      apps.map((app) => [
+        app.app_name,
+        { id: app.id, appName: app.app_name, addressType: app.address_type, addressList: app.address_list },
+      ]),
+    );
+    this.appNamesById = new Map(apps.map((app) => [app.id, app.app_name]));
+    const registered = new Map<string, Map<string, Registration>>();
+    for (const row of rows) {
+      if (row.registry_group !== REGISTRY_GROUP_EXECUTOR) continue;
+      const entries = registered.get(row.registry_key) ?? new Map<string, Registration>();
+      registered.set(row.registry_key, entries);
+      entries.set(row.registry_value, { protocol: generationOf(row.protocol), seenAt: row.updated_at });
+    }
+    this.registered = registered;
+  }
+
+  /** Applies one local change; true when the view changed. */
+  private apply(change: LocalChange): boolean {
+    const existing = this.registered.get(change.appName);
+    if (change.kind === 'offline') {
+      const removed = existing?.delete(change.address) ?? false;
+      if (existing?.size === 0) this.registered.delete(change.appName);
+      return removed;
+    }
+    const entries = existing ?? new Map<string, Registration>();
+    this.registered.set(change.appName, entries);
+    const before = entries.get(change.address);
+    entries.set(change.address, { protocol: change.protocol, seenAt: change.seenAt });
+    return before?.protocol !== change.protocol;
+  }
+
+  private changed(appName: string): void {
+    // A MANUAL app of another name may list this address and take its generation from it.
+    if (this.apps.get(appName)?.addressType === 'AUTO') this.dispatchLists.delete(appName);
+    else this.dispatchLists.clear();
+    this.metrics.executorsOnline(this.onlineCount());
+  }
+
+  private buildDispatchList(appName: string): readonly ExecutorAddress[] {
+    const app = this.apps.get(appName);
+    if (app?.addressType !== 'MANUAL') return this.registeredOf(appName);
+    return manualAddresses(app.addressList)
+      .map((address) => ({ address, protocol: this.registeredGeneration(appName, address), appName }))
+      .sort(byAddress);
+  }
+
+  private registeredGeneration(appName: string, address: string): ProtocolGeneration {
+    const own = this.registered.get(appName)?.get(address);
+    if (own !== undefined) return own.protocol;
+    for (const entries of this.registered.values()) {
+      const other = entries.get(address);
+      if (other !== undefined) return other.protocol;
+    }
+    return 'G2';
+  }
+}
+
+/** The addresses of a stored comma-separated list, trimmed, blanks and repeats dropped. */
+export function manualAddresses(addressList: string | null): string[] {
+  if (addressList === null) return [];
+  return [
+    ...new Set(
+      addressList
+        .split(',')
+        .map((address) => address.trim())
+        .filter((address) => address !== ''),
+    ),
+  ];
+}
+
+function generationOf(stored: string): ProtocolGeneration {
+  return (PROTOCOL_GENERATIONS as readonly string[]).includes(stored) ? (stored as ProtocolGeneration) : 'G2';
+}
+
+function byAddress(a: ExecutorAddress, b: ExecutorAddress): number {
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+}
