@@ -43,6 +43,18 @@ describe.each(DIALECTS)('store repositories on %s', (dialect) => {
     expect(await store.apps.findAppById(app.id)).toBeUndefined();
   });
 
+  it('the registry sweep writes the address list of AUTO apps only', async () => {
+    const auto = await store.apps.createApp({ appName: 'auto', title: 'Auto', addressType: 'AUTO' }, T0);
+    const manual = await store.apps.createApp(
+      { appName: 'manual', title: 'Manual', addressType: 'MANUAL', addressList: 'http://typed:1/' },
+      T0,
+    );
+    await store.apps.setAddressList(auto.id, 'http://seen:1/', T0 + 1);
+    await store.apps.setAddressList(manual.id, 'http://seen:1/', T0 + 1);
+    expect((await store.apps.findAppById(auto.id))?.address_list).toBe('http://seen:1/');
+    expect((await store.apps.findAppById(manual.id))?.address_list).toBe('http://typed:1/');
+  });
+
   it('a registry heartbeat inserts once and then refreshes the time and protocol', async () => {
     const entry = { group: 'EXECUTOR', key: 'billing', value: 'http://10.0.0.1:9999/' };
     await store.registry.heartbeat(entry, 'G2', T0);

@@ -233,6 +233,16 @@ describe.each(DIALECTS)('fire records on %s', (dialect) => {
     expect(lost.map((row) => row.id)).toEqual([ids[0]]);
   });
 
+  it('findLostRuns leaves out a broadcast parent, which has no executor address', async () => {
+    const { ids } = await claimFires(store, 2);
+    await store.fires.markDispatched([
+      mark(ids[0]!, { executorAddress: null }),
+      mark(ids[1]!, { executorAddress: 'http://gone:1/' }),
+    ]);
+    const lost = await store.fires.findLostRuns({ dispatchedBefore: T0 + 1000, aliveSince: T0, limit: 10 });
+    expect(lost.map((row) => row.id)).toEqual([ids[1]]);
+  });
+
   it('listFires filters by app, job, status and time, newest first, one page at a time', async () => {
     const { ids, appId, jobIds } = await claimFires(store, 5);
     await store.fires.markDispatched([mark(ids[0]!), mark(ids[1]!)]);

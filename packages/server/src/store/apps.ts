@@ -59,11 +59,16 @@ export function createAppRepository(conn: StoreConnection) {
   }
 
   /** Writes the address list of an AUTO app refreshed from the registry. */
+  /**
+   * Writes the registered address list of an AUTO app (the registry sweep's view). An app a
+   * user switched to MANUAL meanwhile keeps the list they typed.
+   */
   async function setAddressList(id: number, addressList: string | null, nowMs: number): Promise<void> {
     await db
       .updateTable('app_group')
       .set({ address_list: addressList, updated_at: nowMs })
       .where('id', '=', id)
+      .where('address_type', '=', 'AUTO')
       .execute();
   }
 

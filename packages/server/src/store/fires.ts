@@ -155,24 +155,28 @@ export function createFireRepository(conn: StoreConnection) {
    * come (XXL-JOB's JobCompleteHelper). The lost-runs monitor fails them.
    */
   async function findLostRuns(query: LostRunQuery): Promise<FireRow[]> {
-    return db
-      .selectFrom('fire as f')
-      .selectAll('f')
-      .where('f.status', '=', 'dispatched')
-      .where('f.trigger_at', '<=', query.dispatchedBefore)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('registry as r')
-              .select('r.id')
-              .whereRef('r.registry_value', '=', 'f.executor_address')
-              .where('r.updated_at', '>', query.aliveSince),
+    return (
+      db
+        .selectFrom('fire as f')
+        .selectAll('f')
+        .where('f.status', '=', 'dispatched')
+        // A broadcast parent has no address: it is settled from its shards, never lost itself.
+        .where('f.executor_address', 'is not', null)
+        .where('f.trigger_at', '<=', query.dispatchedBefore)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('registry as r')
+                .select('r.id')
+                .whereRef('r.registry_value', '=', 'f.executor_address')
+                .where('r.updated_at', '>', query.aliveSince),
+            ),
           ),
-        ),
-      )
-      .orderBy('f.trigger_at')
-      .limit(query.limit)
-      .execute();
+        )
+        .orderBy('f.trigger_at')
+        .limit(query.limit)
+        .execute()
+    );
   }
 
   function filtered(filter: FireFilter) {
