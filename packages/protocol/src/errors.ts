@@ -15,6 +15,15 @@ export const ErrorCodes = {
   TW_ERR_NOT_STARTED: 'not started',
   TW_ERR_ALREADY_STARTED: 'already started',
   TW_ERR_SERVER_CALL_FAILED: 'no scheduling server accepted the call',
+  TW_ERR_UNAUTHENTICATED: 'authentication required',
+  TW_ERR_LOGIN_FAILED: 'wrong username or password',
+  TW_ERR_FORBIDDEN: 'not allowed',
+  TW_ERR_CSRF: 'missing or wrong CSRF token',
+  TW_ERR_NOT_FOUND: 'not found',
+  TW_ERR_CONFLICT: 'conflicts with the current state',
+  TW_ERR_EXECUTOR_CALL_FAILED: 'the call to the executor failed',
+  TW_ERR_INTERNAL: 'internal error',
+  TW_ERR_STORE_UNAVAILABLE: 'the database could not be used',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

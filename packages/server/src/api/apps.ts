@@ -1,0 +1,264 @@
+/**
+ * Apps (XXL-JOB's executor groups): `listApps`, `getApp`, `createApp`, `updateApp`, `deleteApp`.
+ * Creating, changing and deleting apps is for admins; users see the apps they have permission on.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppGroupRow, RegistryRow } from '../store/index.js';
+import { normaliseAddressList, splitAddressList } from './addresses.js';
+import type { Principal } from './auth.js';
+import { canAccessApp } from './auth.js';
+import { type ApiContext, principalOf, requireAdmin, requireAppAccess, SECURITY } from './context.js';
+import { conflict, errorResponses, invalidField, notFound } from './errors.js';
+import {
+  App,
+  type AppPatchBody,
+  AppPatchBody as AppPatchSchema,
+  AppQuery,
+  IdParams,
+  type NewAppBody,
+  NewAppBody as NewAppSchema,
+  Page,
+} from './schemas.js';
+
+const TAGS = ['apps'];
+
+export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
+  const { store } = ctx.deps;
+
+  api.get<{ Querystring: AppQuery }>(
+    '/apps',
+    {
+      schema: {
+        operationId: 'listApps',
+        tags: TAGS,
+        summary: 'List apps, with their online executors',
+        security: SECURITY,
+        querystring: AppQuery,
+        response: { 200: Page(App), ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const { appName, title, limit = 50, offset = 0 } = request.query;
+      const filter = { ...(appName ? { appName } : {}), ...(title ? { title } : {}) };
+      let rows: AppGroupRow[];
+      let total: number;
+      if (principal.role === 'admin') {
+        [rows, total] = await Promise.all([
+          store.apps.listApps({ ...filter, limit, offset }),
+          store.apps.countApps(filter),
+        ]);
+      } else {
+        // A user has permission on a handful of apps: filter them here, then page.
+        const permitted = (await store.apps.listApps({ ...filter, limit: 10_000 })).filter((row) =>
+          canAccessApp(principal, row.id),
+        );
+        rows = permitted.slice(offset, offset + limit);
+        total = permitted.length;
+      }
+      const online = await onlineByApp(ctx);
+      return { items: rows.map((row) => toApp(row, online.get(row.app_name) ?? [])), total, limit, offset };
+    },
+  );
+
+  api.get<{ Params: IdParams }>(
+    '/apps/:id',
+    {
+      schema: {
+        operationId: 'getApp',
+        tags: TAGS,
+        summary: 'One app, with its online executors',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: App, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) =>
+      appResource(ctx, await findAccessibleApp(ctx, principalOf(ctx, request), request.params.id)),
+  );
+
+  api.post<{ Body: NewAppBody }>(
+    '/apps',
+    {
+      schema: {
+        operationId: 'createApp',
+        tags: TAGS,
+        summary: 'Create an app (admins)',
+        security: SECURITY,
+        body: NewAppSchema,
+        response: { 201: App, ...errorResponses(400, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(principalOf(ctx, request), 'create apps');
+      const body = request.body;
+      const addressType = body.addressType ?? 'AUTO';
+      const addressList = checkedAddressList(addressType, body.addressList);
+      if ((await store.apps.findAppByName(body.appName)) !== undefined) {
+        throw conflict(`an app named ${body.appName} already exists`, 'appName');
+      }
+      const now = ctx.deps.clock.now();
+      let row: AppGroupRow;
+      try {
+        row = await store.apps.createApp(
+          { appName: body.appName, title: body.title, addressType, addressList: joinAddresses(addressList) },
+          now,
+        );
+      } catch (err) {
+        // Created by someone else between our check and our insert (unique app_name).
+        if ((await store.apps.findAppByName(body.appName)) !== undefined) {
+          throw conflict(`an app named ${body.appName} already exists`, 'appName');
+        }
+        throw err;
+      }
+      reply.code(201);
+      return appResource(ctx, row);
+    },
+  );
+
+  api.patch<{ Params: IdParams; Body: AppPatchBody }>(
+    '/apps/:id',
+    {
+      schema: {
+        operationId: 'updateApp',
+        tags: TAGS,
+        summary: "Change an app's title or addresses (admins); fields left out keep their value",
+        security: SECURITY,
+        params: IdParams,
+        body: AppPatchSchema,
+        response: { 200: App, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      requireAdmin(principalOf(ctx, request), 'change apps');
+      const existing = await store.apps.findAppById(request.params.id);
+      if (existing === undefined) throw notFound('app', request.params.id);
+      const body = request.body;
+      const addressType = body.addressType ?? existing.address_type;
+      const typeChanged = addressType !== existing.address_type;
+      let addressList: string | null | undefined;
+      if (body.addressList !== undefined || typeChanged) {
+        const given =
+          body.addressList ?? (addressType === 'MANUAL' ? splitAddressList(existing.address_list) : []);
+        addressList = joinAddresses(checkedAddressList(addressType, given));
+      }
+      await store.apps.updateApp(
+        existing.id,
+        {
+          ...(body.title === undefined ? {} : { title: body.title }),
+          ...(typeChanged ? { addressType } : {}),
+          ...(addressList === undefined ? {} : { addressList }),
+        },
+        ctx.deps.clock.now(),
+      );
+      return appResource(ctx, (await store.apps.findAppById(existing.id)) ?? existing);
+    },
+  );
+
+  api.delete<{ Params: IdParams }>(
+    '/apps/:id',
+    {
+      schema: {
+        operationId: 'deleteApp',
+        tags: TAGS,
+        summary: 'Delete an app that no job uses (admins)',
+        security: SECURITY,
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(principalOf(ctx, request), 'delete apps');
+      const id = request.params.id;
+      // Count and delete in one transaction, so a job created meanwhile cannot be left without its app.
+      const outcome = await store.db.transaction().execute(async (trx) => {
+        const app = await trx.selectFrom('app_group').select('id').where('id', '=', id).executeTakeFirst();
+        if (app === undefined) return 'missing' as const;
+        const used = await trx
+          .selectFrom('job')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('app_id', '=', id)
+          .executeTakeFirstOrThrow();
+        if (Number(used.n) > 0) return Number(used.n);
+        await trx.deleteFrom('app_group').where('id', '=', id).execute();
+        return 'deleted' as const;
+      });
+      if (outcome === 'missing') throw notFound('app', id);
+      if (typeof outcome === 'number') {
+        throw conflict(`app ${id} is used by ${outcome} job(s); delete or move them first`);
+      }
+      reply.code(204);
+    },
+  );
+}
+
+/** The app of `id` when it exists and the caller may see it. */
+export async function findAccessibleApp(
+  ctx: ApiContext,
+  principal: Principal,
+  id: number,
+): Promise<AppGroupRow> {
+  const row = await ctx.deps.store.apps.findAppById(id);
+  if (row === undefined) throw notFound('app', id);
+  requireAppAccess(principal, row.id);
+  return row;
+}
+
+/** The addresses with a live heartbeat of one app. */
+export async function onlineAddresses(ctx: ApiContext, appName: string): Promise<RegistryRow[]> {
+  const { store, clock, executorDeadAfterMs } = ctx.deps;
+  return store.registry.listAlive(clock.now() - executorDeadAfterMs, appName);
+}
+
+async function onlineByApp(ctx: ApiContext): Promise<Map<string, string[]>> {
+  const { store, clock, executorDeadAfterMs } = ctx.deps;
+  const byApp = new Map<string, string[]>();
+  for (const row of await store.registry.listAlive(clock.now() - executorDeadAfterMs)) {
+    const list = byApp.get(row.registry_key) ?? [];
+    list.push(row.registry_value);
+    byApp.set(row.registry_key, list);
+  }
+  return byApp;
+}
+
+async function appResource(ctx: ApiContext, row: AppGroupRow): Promise<App> {
+  const online = await onlineAddresses(ctx, row.app_name);
+  return toApp(
+    row,
+    online.map((entry) => entry.registry_value),
+  );
+}
+
+function toApp(row: AppGroupRow, online: string[]): App {
+  return {
+    id: row.id,
+    appName: row.app_name,
+    title: row.title,
+    addressType: row.address_type,
+    addressList: splitAddressList(row.address_list),
+    onlineAddresses: online,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** MANUAL apps need at least one http(s) address; AUTO apps take theirs from the registry. */
+function checkedAddressList(addressType: 'AUTO' | 'MANUAL', list: readonly string[] | undefined): string[] {
+  if (addressType === 'AUTO') {
+    if (list !== undefined && list.length > 0) {
+      throw invalidField(
+        'addressList',
+        'addressList: an AUTO app takes its addresses from the registry; use MANUAL to list them',
+      );
+    }
+    return [];
+  }
+  if (list === undefined || list.length === 0) {
+    throw invalidField('addressList', 'addressList: a MANUAL app needs at least one executor address');
+  }
+  return normaliseAddressList(list, 'addressList');
+}
+
+function joinAddresses(list: string[]): string | null {
+  return list.length === 0 ? null : list.join(',');
+}

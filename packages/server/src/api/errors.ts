@@ -1,0 +1,227 @@
+/**
+ * The REST API's errors: one envelope, `{ "error": { "code", "field", "message" } }`, with codes
+ * from the protocol's catalogue. Handlers throw `ApiError`s; `sendError` turns whatever was
+ * thrown — Fastify's own body, content-type and validation errors included — into the envelope,
+ * so bad input never answers 500.
+ */
+import { type ErrorCode, ErrorCodes, isTickwheelError, TickwheelError } from '@tickwheel/protocol';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { ErrorEnvelope, LIMITS } from './schemas.js';
+
+/** The envelope every error answer carries. `field` is absent when no single field is to blame. */
+export interface ErrorBody {
+  error: { code: ErrorCode; field?: string; message: string };
+}
+
+/** An error with the HTTP status it answers with. */
+export class ApiError extends TickwheelError {
+  readonly statusCode: number;
+
+  constructor(statusCode: number, code: ErrorCode, message?: string, field?: string) {
+    super(code, message, field);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+  }
+}
+
+/** 400 naming the field and the reason, e.g. `invalidField('addressList', 'addressList[1]: must be an http(s) URL')`. */
+export function invalidField(field: string, message: string): ApiError {
+  return new ApiError(400, 'TW_ERR_INVALID_FIELD', message, field);
+}
+
+export function notFound(what: string, id: number | string): ApiError {
+  return new ApiError(404, 'TW_ERR_NOT_FOUND', `${what} ${id} does not exist`);
+}
+
+export function conflict(message: string, field?: string): ApiError {
+  return new ApiError(409, 'TW_ERR_CONFLICT', message, field);
+}
+
+export function forbidden(message: string): ApiError {
+  return new ApiError(403, 'TW_ERR_FORBIDDEN', message);
+}
+
+export function unauthenticated(message: string): ApiError {
+  return new ApiError(401, 'TW_ERR_UNAUTHENTICATED', message);
+}
+
+/** Codes of input errors raised outside this module (schedules, wire parsing) that mean 400. */
+const BAD_INPUT_CODES: ReadonlySet<ErrorCode> = new Set([
+  'TW_ERR_INVALID_SCHEDULE',
+  'TW_ERR_INVALID_FIELD',
+  'TW_ERR_MISSING_FIELD',
+  'TW_ERR_INVALID_JSON',
+]);
+
+/** A validation issue as Fastify hands it over from the TypeBox compiler (ajv's shape). */
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+type FastifyValidationError = FastifyError & {
+  validation: ValidationIssue[];
+  validationContext?: string;
+};
+
+/** Maps anything thrown while serving a REST request to a status and the envelope. */
+export function toErrorBody(err: unknown): { statusCode: number; body: ErrorBody } {
+  if (err instanceof ApiError) return envelope(err.statusCode, err.code, err.message, err.field);
+  if (isTickwheelError(err) && BAD_INPUT_CODES.has(err.code)) {
+    return envelope(400, err.code, err.message, err.field);
+  }
+  const fastifyError = err as Partial<FastifyValidationError>;
+  if (Array.isArray(fastifyError.validation)) {
+    return validationEnvelope(fastifyError.validation, fastifyError.validationContext ?? 'body');
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return envelope(400, 'TW_ERR_INVALID_JSON', `the body is not valid JSON: ${fastifyError.message}`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return envelope(400, 'TW_ERR_INVALID_JSON', 'the body must be JSON (Content-Type: application/json)');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return envelope(
+        413,
+        'TW_ERR_BODY_TOO_LARGE',
+        `the body is larger than the ${LIMITS.bodyBytes} bytes the REST API accepts`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return envelope(400, 'TW_ERR_INVALID_JSON', 'the body does not match its Content-Length');
+  }
+  if (err instanceof SyntaxError)
+    return envelope(400, 'TW_ERR_INVALID_JSON', `the body is not valid JSON: ${err.message}`);
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return envelope(status, 'TW_ERR_INVALID_FIELD', fastifyError.message ?? ErrorCodes.TW_ERR_INVALID_FIELD);
+  }
+  return envelope(500, 'TW_ERR_INTERNAL', 'internal error; the server log has the details');
+}
+
+/** Fastify error handler for the REST API: logs server faults, answers the envelope. */
+export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { statusCode, body } = toErrorBody(err);
+  if (statusCode >= 500) request.log.error({ err }, 'REST API request failed');
+  reply.code(statusCode).send(body);
+}
+
+function envelope(
+  statusCode: number,
+  code: ErrorCode,
+  message: string,
+  field?: string,
+): { statusCode: number; body: ErrorBody } {
+  return {
+    statusCode,
+    body: { error: field === undefined || field === '' ? { code, message } : { code, field, message } },
+  };
+}
+
+/**
+ * The first validation issue, as a field and a sentence: `executorTimeout: must be integer`,
+ * `scheduleType: must be one of NONE, CRON, FIX_RATE, FIX_DELAY, ONCE`, `name: is required`.
+ */
+function validationEnvelope(
+  issues: ValidationIssue[],
+  context: string,
+): { statusCode: number; body: ErrorBody } {
+  const issue = mostTelling(issues);
+  if (issue === undefined) return envelope(400, 'TW_ERR_INVALID_FIELD', `the ${context} is invalid`);
+  const base = fieldOf(issue.instancePath);
+  const { keyword, params } = issue;
+  if (keyword === 'required') {
+    const missing =
+      (params.requiredProperties as string[] | undefined)?.[0] ?? String(params.missingProperty ?? '');
+    const field = join(base, missing);
+    return envelope(400, 'TW_ERR_MISSING_FIELD', `${field}: is required`, field);
+  }
+  if (keyword === 'additionalProperties' || (keyword === 'boolean' && base !== '')) {
+    const extra =
+      keyword === 'boolean' ? base : join(base, String((params.additionalProperties as string[])?.[0]));
+    return envelope(400, 'TW_ERR_INVALID_FIELD', `${extra}: is not a field of this ${context}`, extra);
+  }
+  const field = base === '' ? context : base;
+  return envelope(400, 'TW_ERR_INVALID_FIELD', `${field}: ${reason(issue)}`, field);
+}
+
+/** Prefers the issue that says most: a missing or unknown field, then the deepest path. */
+function mostTelling(issues: ValidationIssue[]): ValidationIssue | undefined {
+  const byKeyword = (k: string) => issues.find((i) => i.keyword === k);
+  return (
+    byKeyword('required') ??
+    byKeyword('additionalProperties') ??
+    issues.find((i) => i.keyword !== 'anyOf') ??
+    issues[0]
+  );
+}
+
+function reason(issue: ValidationIssue): string {
+  const { keyword, params } = issue;
+  switch (keyword) {
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'type':
+      return `must be ${(Array.isArray(params.type) ? params.type : [params.type]).map(withArticle).join(' or ')}`;
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters`;
+    case 'minLength':
+      return Number(params.limit) === 1
+        ? 'must not be empty'
+        : `must be at least ${String(params.limit)} characters`;
+    case 'maximum':
+      return `must be <= ${String(params.limit)}`;
+    case 'minimum':
+      return `must be >= ${String(params.limit)}`;
+    case 'maxItems':
+      return `must have at most ${String(params.limit)} items`;
+    case 'uniqueItems':
+      return 'must not repeat an item';
+    case 'pattern':
+      return `must match ${String(params.pattern)}`;
+    default:
+      return issue.message ?? 'is invalid';
+  }
+}
+
+function withArticle(type: unknown): string {
+  const name = String(type);
+  if (name === 'null') return 'null';
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+/** `/addressList/1` → `addressList[1]`; `/a/b` → `a.b`. */
+function fieldOf(instancePath: string): string {
+  let out = '';
+  for (const part of instancePath.split('/').slice(1)) {
+    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
+    out = /^\d+$/.test(key) ? `${out}[${key}]` : join(out, key);
+  }
+  return out;
+}
+
+function join(base: string, key: string): string {
+  return base === '' ? key : `${base}.${key}`;
+}
+
+const ERROR_DESCRIPTIONS = {
+  400: 'Bad input: the field and the reason are named',
+  401: 'No credentials, or wrong ones',
+  403: 'Not allowed for this user, or a session request without its CSRF token',
+  404: 'No such resource',
+  409: 'Conflicts with the current state',
+  413: 'The body is larger than 4 MiB',
+  502: 'The executor did not answer as it should',
+} as const;
+
+/** The error answers an operation documents (401 always), all with the envelope. */
+export function errorResponses(...codes: Array<keyof typeof ERROR_DESCRIPTIONS>): Record<number, TSchema> {
+  return Object.fromEntries(
+    [401 as const, ...codes].map((code) => [
+      code,
+      { ...ErrorEnvelope, description: ERROR_DESCRIPTIONS[code] },
+    ]),
+  );
+}

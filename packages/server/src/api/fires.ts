@@ -1,0 +1,196 @@
+/**
+ * Fire records (the log): `listFires`, `getFire`, `getFireLog`, `killFire`. The log and the kill
+ * go only to the executor address recorded on the fire — never to an address a caller gives.
+ */
+import type { ProtocolGeneration } from '@tickwheel/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { ExecutorAddress } from '../dispatch/executor-client.js';
+import type { RecordedRun } from '../dispatch/kill.js';
+import { type FireRow, isFinalStatus } from '../store/index.js';
+import { sameAddress } from './addresses.js';
+import type { Principal } from './auth.js';
+import { type ApiContext, appScope, principalOf, requireAppAccess, SECURITY } from './context.js';
+import { ApiError, conflict, errorResponses, invalidField, notFound } from './errors.js';
+import { Fire, FireLog, FireQuery, IdParams, LogQuery, Page } from './schemas.js';
+
+const TAGS = ['fires'];
+
+export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
+  const { store, clock } = ctx.deps;
+
+  api.get<{ Querystring: FireQuery }>(
+    '/fires',
+    {
+      schema: {
+        operationId: 'listFires',
+        tags: TAGS,
+        summary: 'List fire records, newest scheduled first, by app, job, status and scheduled time',
+        security: SECURITY,
+        querystring: FireQuery,
+        response: { 200: Page(Fire), ...errorResponses(400, 403) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const { appId, jobId, status, from, to, limit = 50, offset = 0 } = request.query;
+      if (from !== undefined && to !== undefined && to <= from) {
+        throw invalidField('to', 'to: must be after from');
+      }
+      let scopeAppId = appId;
+      if (jobId !== undefined && appId === undefined && principal.role !== 'admin') {
+        // A user asking for one job's records is scoped to that job's app.
+        scopeAppId = (await store.jobs.findJobById(jobId))?.app_id;
+      }
+      const scopedAppId = appScope(principal, scopeAppId);
+      const filter = {
+        ...(scopedAppId === undefined ? {} : { appId: scopedAppId }),
+        ...(jobId === undefined ? {} : { jobId }),
+        ...(status === undefined || status.length === 0 ? {} : { status }),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
+      };
+      const [rows, total] = await Promise.all([
+        store.fires.listFires({ ...filter, limit, offset }),
+        store.fires.countFires(filter),
+      ]);
+      return { items: rows.map(toFire), total, limit, offset };
+    },
+  );
+
+  api.get<{ Params: IdParams }>(
+    '/fires/:id',
+    {
+      schema: {
+        operationId: 'getFire',
+        tags: TAGS,
+        summary: 'One fire record',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: Fire, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => toFire(await findAccessibleFire(ctx, principalOf(ctx, request), request.params.id)),
+  );
+
+  api.get<{ Params: IdParams; Querystring: LogQuery }>(
+    '/fires/:id/log',
+    {
+      schema: {
+        operationId: 'getFireLog',
+        tags: TAGS,
+        summary: "The run's log lines from fromLineNum on, read from the executor the fire was sent to",
+        security: SECURITY,
+        params: IdParams,
+        querystring: LogQuery,
+        response: { 200: FireLog, ...errorResponses(400, 403, 404, 409, 502) },
+      },
+    },
+    async (request) => {
+      const fire = await findAccessibleFire(ctx, principalOf(ctx, request), request.params.id);
+      const run = await recordedRun(ctx, fire, 'has no log');
+      const read = await ctx.deps.dispatcher.readLog(run, request.query.fromLineNum ?? 1);
+      if (!read.ok || read.result === null) {
+        throw new ApiError(
+          502,
+          'TW_ERR_EXECUTOR_CALL_FAILED',
+          `reading the log from ${fire.executor_address} failed: ${read.msg ?? 'no answer'}`,
+        );
+      }
+      const { fromLineNum, toLineNum, logContent, isEnd } = read.result;
+      return { fromLineNum, toLineNum, logContent: logContent ?? '', isEnd };
+    },
+  );
+
+  api.post<{ Params: IdParams }>(
+    '/fires/:id/kill',
+    {
+      schema: {
+        operationId: 'killFire',
+        tags: TAGS,
+        summary: "Stop the fire's run on the executor it was sent to, and record it killed",
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: Fire, ...errorResponses(400, 403, 404, 409, 502) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const fire = await findAccessibleFire(ctx, principal, request.params.id);
+      if (isFinalStatus(fire.status)) throw conflict(`fire ${fire.id} has already finished (${fire.status})`);
+      if (fire.status === 'pending') {
+        throw conflict(`fire ${fire.id} has not been dispatched yet; stop the job to keep it from running`);
+      }
+      const run = await recordedRun(ctx, fire, 'has nothing to kill');
+      const outcome = await ctx.deps.dispatcher.kill(run);
+      if (!outcome.ok) {
+        throw new ApiError(
+          502,
+          'TW_ERR_EXECUTOR_CALL_FAILED',
+          `the executor at ${fire.executor_address} did not kill the run: ${outcome.msg ?? 'no answer'}`,
+        );
+      }
+      await ctx.deps.finishFires([
+        {
+          fireId: fire.id,
+          handleCode: 500,
+          handleMsg: `killed by ${principal.username} through the API`,
+          handleAt: clock.now(),
+          status: 'killed',
+        },
+      ]);
+      return toFire((await store.fires.findFireById(fire.id)) ?? fire);
+    },
+  );
+}
+
+async function findAccessibleFire(ctx: ApiContext, principal: Principal, id: number): Promise<FireRow> {
+  const fire = await ctx.deps.store.fires.findFireById(id);
+  if (fire === undefined) throw notFound('fire', id);
+  requireAppAccess(principal, fire.app_id);
+  return fire;
+}
+
+/**
+ * Where the fire's run went, from the record alone: its address, the generation that executor
+ * registered with (G2 when it is no longer registered, which every generation understands for
+ * `log` and `kill`), and its app's name.
+ */
+async function recordedRun(ctx: ApiContext, fire: FireRow, nothing: string): Promise<RecordedRun> {
+  if (fire.executor_address === null) {
+    throw conflict(`fire ${fire.id} was not delivered to any executor; it ${nothing}`);
+  }
+  const app = await ctx.deps.store.apps.findAppById(fire.app_id);
+  const appName = app?.app_name ?? '';
+  const entries = appName === '' ? [] : await ctx.deps.store.registry.listAlive(0, appName);
+  const entry = entries.find((row) => sameAddress(row.registry_value, fire.executor_address!));
+  const executor: ExecutorAddress = {
+    address: fire.executor_address,
+    protocol: (entry?.protocol ?? 'G2') as ProtocolGeneration,
+    appName,
+  };
+  return { fireId: fire.id, jobId: fire.job_id, logDateTime: fire.scheduled_at, executor };
+}
+
+export function toFire(row: FireRow): Fire {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    appId: row.app_id,
+    parentFireId: row.parent_fire_id,
+    scheduledAt: row.scheduled_at,
+    triggerAt: row.trigger_at,
+    triggerType: row.trigger_type,
+    executorAddress: row.executor_address,
+    executorHandler: row.executor_handler,
+    executorParam: row.executor_param,
+    shardIndex: row.shard_index,
+    shardTotal: row.shard_total,
+    triggerCode: row.trigger_code,
+    triggerMsg: row.trigger_msg,
+    handleAt: row.handle_at,
+    handleCode: row.handle_code,
+    handleMsg: row.handle_msg,
+    status: row.status,
+    retryCount: row.retry_count,
+  };
+}

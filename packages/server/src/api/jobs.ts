@@ -1,0 +1,478 @@
+/**
+ * Jobs: `listJobs`, `getJob`, `createJob`, `updateJob`, `deleteJob`, `startJob`, `stopJob`,
+ * `triggerJob`. A job is checked as a whole before it is written (schedule, handler, caps,
+ * child jobs), `nextFireAt` follows its schedule while it runs, and a change of its script
+ * saves a script version in the same transaction.
+ */
+import { type TriggerType, validateSchedule } from '@tickwheel/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { JobRow, JobUpdate, NewJobRow } from '../store/index.js';
+import { normaliseExecutorAddress, sameAddress, splitAddressList } from './addresses.js';
+import { onlineAddresses } from './apps.js';
+import { canAccessApp, type Principal } from './auth.js';
+import { type ApiContext, appScope, principalOf, requireAppAccess, SECURITY } from './context.js';
+import { ApiError, errorResponses, invalidField, notFound } from './errors.js';
+import { type GlueSave, insertJob, updateJob } from './job-writes.js';
+import { firstFireAt } from './next-fire-at.js';
+import {
+  IdParams,
+  Job,
+  type JobPatchBody,
+  JobPatchBody as JobPatchSchema,
+  JobQuery,
+  LIMITS,
+  type NewJobBody,
+  NewJobBody as NewJobSchema,
+  Page,
+  type TriggerBody,
+  TriggerResult,
+  TriggerBody as TriggerSchema,
+} from './schemas.js';
+
+const TAGS = ['jobs'];
+
+/** A job's editable fields, camelCase, as a body gives them merged over the stored job. */
+type JobFields = Omit<
+  Job,
+  'id' | 'glueUpdatedAt' | 'triggerStatus' | 'nextFireAt' | 'createdAt' | 'updatedAt'
+>;
+
+export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
+  const { store, clock } = ctx.deps;
+
+  api.get<{ Querystring: JobQuery }>(
+    '/jobs',
+    {
+      schema: {
+        operationId: 'listJobs',
+        tags: TAGS,
+        summary: 'List jobs, newest first',
+        security: SECURITY,
+        querystring: JobQuery,
+        response: { 200: Page(Job), ...errorResponses(400, 403) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const { appId, name, executorHandler, author, triggerStatus, limit = 50, offset = 0 } = request.query;
+      const scopedAppId = appScope(principal, appId);
+      const filter = {
+        ...(scopedAppId === undefined ? {} : { appId: scopedAppId }),
+        ...(name ? { name } : {}),
+        ...(executorHandler ? { handler: executorHandler } : {}),
+        ...(author ? { author } : {}),
+        ...(triggerStatus === undefined ? {} : { triggerStatus: triggerStatus as 0 | 1 }),
+      };
+      const [rows, total] = await Promise.all([
+        store.jobs.listJobs({ ...filter, limit, offset }),
+        store.jobs.countJobs(filter),
+      ]);
+      return { items: rows.map(toJob), total, limit, offset };
+    },
+  );
+
+  api.get<{ Params: IdParams }>(
+    '/jobs/:id',
+    {
+      schema: {
+        operationId: 'getJob',
+        tags: TAGS,
+        summary: 'One job',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: Job, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => toJob(await findAccessibleJob(ctx, principalOf(ctx, request), request.params.id)),
+  );
+
+  api.post<{ Body: NewJobBody }>(
+    '/jobs',
+    {
+      schema: {
+        operationId: 'createJob',
+        tags: TAGS,
+        summary: 'Create a job (stopped unless triggerStatus is 1)',
+        security: SECURITY,
+        body: NewJobSchema,
+        response: { 201: Job, ...errorResponses(400, 403, 413) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(ctx, request);
+      const now = clock.now();
+      const { triggerStatus = 0, ...given } = request.body;
+      const fields = withDefaults(given);
+      await checkJob(ctx, principal, fields, { now, scheduleChanged: true, starting: triggerStatus === 1 });
+      const row: NewJobRow = {
+        ...toColumns(fields),
+        trigger_status: triggerStatus,
+        next_fire_at: triggerStatus === 1 ? firstFireAt(fields, now) : null,
+        last_run_end_at: null,
+        glue_updated_at: now,
+        created_at: now,
+        updated_at: now,
+      };
+      const glue = fields.glueType === 'BEAN' ? null : glueOf(fields);
+      reply.code(201);
+      return toJob(await insertJob(store, row, glue, now));
+    },
+  );
+
+  api.patch<{ Params: IdParams; Body: JobPatchBody }>(
+    '/jobs/:id',
+    {
+      schema: {
+        operationId: 'updateJob',
+        tags: TAGS,
+        summary:
+          'Change a job; fields left out keep their value. A running job re-plans when its schedule changes.',
+        security: SECURITY,
+        params: IdParams,
+        body: JobPatchSchema,
+        response: { 200: Job, ...errorResponses(400, 403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const existing = await findAccessibleJob(ctx, principal, request.params.id);
+      const now = clock.now();
+      const before = fieldsOf(existing);
+      const fields: JobFields = { ...before, ...request.body };
+      const scheduleChanged =
+        fields.scheduleType !== before.scheduleType ||
+        fields.scheduleConf !== before.scheduleConf ||
+        fields.timeZone !== before.timeZone;
+      const running = existing.trigger_status === 1;
+      await checkJob(ctx, principal, fields, { now, scheduleChanged, starting: running, jobId: existing.id });
+      const glueChanged =
+        fields.glueType !== before.glueType ||
+        fields.glueSource !== before.glueSource ||
+        fields.glueRemark !== before.glueRemark;
+      const patch: JobUpdate = {
+        ...toColumns(fields),
+        ...(glueChanged ? { glue_updated_at: now } : {}),
+        ...(running && scheduleChanged ? { next_fire_at: firstFireAt(fields, now) } : {}),
+      };
+      const glue = glueChanged && fields.glueType !== 'BEAN' ? glueOf(fields) : null;
+      if (!(await updateJob(store, existing.id, patch, glue, now))) throw notFound('job', existing.id);
+      return toJob((await store.jobs.findJobById(existing.id))!);
+    },
+  );
+
+  api.delete<{ Params: IdParams }>(
+    '/jobs/:id',
+    {
+      schema: {
+        operationId: 'deleteJob',
+        tags: TAGS,
+        summary: 'Delete a job and its script versions (its fire records stay in the log)',
+        security: SECURITY,
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const job = await findAccessibleJob(ctx, principalOf(ctx, request), request.params.id);
+      if (!(await store.jobs.deleteJob(job.id))) throw notFound('job', job.id);
+      reply.code(204);
+    },
+  );
+
+  api.post<{ Params: IdParams }>(
+    '/jobs/:id/start',
+    {
+      schema: {
+        operationId: 'startJob',
+        tags: TAGS,
+        summary: 'Start scheduling a job from its next fire time after now',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: Job, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const job = await findAccessibleJob(ctx, principal, request.params.id);
+      const now = clock.now();
+      const fields = fieldsOf(job);
+      checkStartable(fields, now);
+      if (!(await store.jobs.startJob(job.id, firstFireAt(fields, now), now))) throw notFound('job', job.id);
+      return toJob((await store.jobs.findJobById(job.id))!);
+    },
+  );
+
+  api.post<{ Params: IdParams }>(
+    '/jobs/:id/stop',
+    {
+      schema: {
+        operationId: 'stopJob',
+        tags: TAGS,
+        summary: 'Stop scheduling a job (it can still be triggered)',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: Job, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      const job = await findAccessibleJob(ctx, principalOf(ctx, request), request.params.id);
+      if (!(await store.jobs.stopJob(job.id, clock.now()))) throw notFound('job', job.id);
+      return toJob((await store.jobs.findJobById(job.id))!);
+    },
+  );
+
+  api.post<{ Params: IdParams; Body: TriggerBody }>(
+    '/jobs/:id/trigger',
+    {
+      schema: {
+        operationId: 'triggerJob',
+        tags: TAGS,
+        summary:
+          "Fire a job once now, optionally with another param and among given addresses (each one of the app's known addresses)",
+        security: SECURITY,
+        params: IdParams,
+        body: TriggerSchema,
+        response: { 200: TriggerResult, ...errorResponses(400, 403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(ctx, request);
+      const job = await findAccessibleJob(ctx, principal, request.params.id);
+      const { executorParam, addressList } = request.body;
+      if (executorParam !== undefined)
+        checkByteLength('executorParam', executorParam, LIMITS.executorParamBytes);
+      const addresses = addressList === undefined ? [] : await knownAddresses(ctx, job.app_id, addressList);
+      const triggerType: TriggerType = principal.via === 'bearer' ? 'API' : 'MANUAL';
+      const fireIds = await ctx.deps.triggerJob(job, {
+        param: executorParam ?? job.executor_param,
+        addresses,
+        triggerType,
+      });
+      return { fireIds };
+    },
+  );
+}
+
+/** The job of `id` when it exists and the caller may see its app. */
+async function findAccessibleJob(ctx: ApiContext, principal: Principal, id: number): Promise<JobRow> {
+  const job = await ctx.deps.store.jobs.findJobById(id);
+  if (job === undefined) throw notFound('job', id);
+  requireAppAccess(principal, job.app_id);
+  return job;
+}
+
+interface CheckContext {
+  now: number;
+  /** The schedule is new or changed: check it reads and fires. */
+  scheduleChanged: boolean;
+  /** The job is (or stays) running, so a new schedule needs a time to fire. */
+  starting: boolean;
+  /** The job's own id (an update), which its child jobs must not include. */
+  jobId?: number;
+}
+
+/** Checks a whole job before it is written; throws the first problem as a 400 naming the field. */
+async function checkJob(
+  ctx: ApiContext,
+  principal: Principal,
+  fields: JobFields,
+  check: CheckContext,
+): Promise<void> {
+  const { store } = ctx.deps;
+  const app = await store.apps.findAppById(fields.appId);
+  if (app === undefined) throw invalidField('appId', `appId: app ${fields.appId} does not exist`);
+  if (!canAccessApp(principal, app.id)) {
+    throw new ApiError(
+      403,
+      'TW_ERR_FORBIDDEN',
+      `user ${principal.username} has no permission on app ${app.id}`,
+    );
+  }
+  checkByteLength('executorParam', fields.executorParam, LIMITS.executorParamBytes);
+  checkByteLength('glueSource', fields.glueSource, LIMITS.glueSourceBytes);
+  if (fields.glueType === 'BEAN' && fields.executorHandler.trim() === '') {
+    throw invalidField('executorHandler', 'executorHandler: a BEAN job needs the name of the handler to run');
+  }
+  checkAlarmEmail(fields.alarmEmail);
+  if (check.scheduleChanged) {
+    if (check.starting) checkStartable(fields, check.now);
+    else validateSchedule(fields, check.now);
+  }
+  await checkChildJobs(ctx, fields.childJobIds, check.jobId);
+}
+
+/**
+ * A job may run when its schedule reads and fires again after now; NONE jobs only run when
+ * triggered, so they cannot be started.
+ */
+function checkStartable(
+  fields: Pick<JobFields, 'scheduleType' | 'scheduleConf' | 'timeZone'>,
+  now: number,
+): void {
+  if (fields.scheduleType === 'NONE') {
+    throw invalidField(
+      'scheduleType',
+      'scheduleType: a NONE job runs only when triggered; give it a schedule before starting it',
+    );
+  }
+  validateSchedule(fields, now);
+}
+
+async function checkChildJobs(
+  ctx: ApiContext,
+  childJobIds: number[],
+  jobId: number | undefined,
+): Promise<void> {
+  if (jobId !== undefined && childJobIds.includes(jobId)) {
+    throw invalidField('childJobIds', `childJobIds: job ${jobId} cannot be its own child`);
+  }
+  if (childJobIds.length === 0) return;
+  const found = new Set((await ctx.deps.store.jobs.findJobsByIds(childJobIds)).map((job) => job.id));
+  const missing = childJobIds.find((id) => !found.has(id));
+  if (missing !== undefined) throw invalidField('childJobIds', `childJobIds: job ${missing} does not exist`);
+  if (childJobIds.join(',').length > 255) {
+    throw invalidField(
+      'childJobIds',
+      'childJobIds: the list is longer than the 255 characters it is stored in',
+    );
+  }
+}
+
+const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
+
+function checkAlarmEmail(alarmEmail: string): void {
+  for (const address of alarmEmail.split(',').map((a) => a.trim())) {
+    if (address !== '' && !EMAIL.test(address)) {
+      throw invalidField('alarmEmail', `alarmEmail: '${address}' is not an e-mail address`);
+    }
+  }
+}
+
+/** @throws ApiError 400 naming `field` when `value` takes more than `maxBytes` in UTF-8. */
+export function checkByteLength(field: string, value: string, maxBytes: number): void {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > maxBytes)
+    throw invalidField(field, `${field}: is ${bytes} bytes; at most ${maxBytes} are accepted`);
+}
+
+/**
+ * The override addresses as the app knows them (online or listed). Anything else is refused,
+ * so a trigger cannot make the server call an address of someone's choosing.
+ */
+async function knownAddresses(ctx: ApiContext, appId: number, given: readonly string[]): Promise<string[]> {
+  const app = await ctx.deps.store.apps.findAppById(appId);
+  const known = [
+    ...(await onlineAddresses(ctx, app?.app_name ?? '')).map((row) => row.registry_value),
+    ...splitAddressList(app?.address_list ?? null),
+  ];
+  return given.map((text, i) => {
+    const address = normaliseExecutorAddress(text, `addressList[${i}]`);
+    const match = known.find((k) => sameAddress(k, address));
+    if (match === undefined) {
+      throw invalidField(
+        'addressList',
+        `addressList: ${address} is not an address of app ${app?.app_name ?? appId} (known: ${known.join(', ') || 'none'})`,
+      );
+    }
+    return match;
+  });
+}
+
+function withDefaults(body: Omit<NewJobBody, 'triggerStatus'>): JobFields {
+  return {
+    appId: body.appId,
+    name: body.name,
+    author: body.author ?? '',
+    alarmEmail: body.alarmEmail ?? '',
+    scheduleType: body.scheduleType ?? 'NONE',
+    scheduleConf: body.scheduleConf ?? '',
+    timeZone: body.timeZone ?? 'UTC',
+    misfireStrategy: body.misfireStrategy ?? 'DO_NOTHING',
+    executorRouteStrategy: body.executorRouteStrategy ?? 'FIRST',
+    executorHandler: body.executorHandler ?? '',
+    executorParam: body.executorParam ?? '',
+    executorBlockStrategy: body.executorBlockStrategy ?? 'SERIAL_EXECUTION',
+    executorTimeout: body.executorTimeout ?? 0,
+    executorFailRetryCount: body.executorFailRetryCount ?? 0,
+    glueType: body.glueType ?? 'BEAN',
+    glueSource: body.glueSource ?? '',
+    glueRemark: body.glueRemark ?? '',
+    childJobIds: body.childJobIds ?? [],
+  };
+}
+
+function glueOf(fields: JobFields): GlueSave {
+  return { glueType: fields.glueType, glueSource: fields.glueSource, glueRemark: fields.glueRemark };
+}
+
+function toColumns(fields: JobFields) {
+  return {
+    app_id: fields.appId,
+    name: fields.name,
+    author: fields.author,
+    alarm_email: fields.alarmEmail,
+    schedule_type: fields.scheduleType,
+    schedule_conf: fields.scheduleConf,
+    time_zone: fields.timeZone,
+    misfire_strategy: fields.misfireStrategy,
+    executor_route_strategy: fields.executorRouteStrategy,
+    executor_handler: fields.executorHandler,
+    executor_param: fields.executorParam,
+    executor_block_strategy: fields.executorBlockStrategy,
+    executor_timeout: fields.executorTimeout,
+    executor_fail_retry_count: fields.executorFailRetryCount,
+    glue_type: fields.glueType,
+    glue_source: fields.glueSource,
+    glue_remark: fields.glueRemark,
+    child_job_ids: fields.childJobIds.join(','),
+  };
+}
+
+function fieldsOf(row: JobRow): JobFields {
+  const {
+    id: _id,
+    glueUpdatedAt: _glueUpdatedAt,
+    triggerStatus: _triggerStatus,
+    nextFireAt: _nextFireAt,
+    createdAt: _createdAt,
+    updatedAt: _updatedAt,
+    ...fields
+  } = toJob(row);
+  return fields;
+}
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    name: row.name,
+    author: row.author,
+    alarmEmail: row.alarm_email,
+    scheduleType: row.schedule_type,
+    scheduleConf: row.schedule_conf,
+    timeZone: row.time_zone,
+    misfireStrategy: row.misfire_strategy,
+    executorRouteStrategy: row.executor_route_strategy,
+    executorHandler: row.executor_handler,
+    executorParam: row.executor_param,
+    executorBlockStrategy: row.executor_block_strategy,
+    executorTimeout: row.executor_timeout,
+    executorFailRetryCount: row.executor_fail_retry_count,
+    glueType: row.glue_type,
+    glueSource: row.glue_source,
+    glueRemark: row.glue_remark,
+    glueUpdatedAt: row.glue_updated_at,
+    childJobIds: splitIds(row.child_job_ids),
+    triggerStatus: row.trigger_status,
+    nextFireAt: row.next_fire_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function splitIds(stored: string): number[] {
+  return stored
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
+}

@@ -1,0 +1,152 @@
+/**
+ * The server's Prometheus metrics. This is the only module that knows prom-client: the engine
+ * reports events through the typed methods of `Metrics`, and `/metrics` renders the registry.
+ * Each server has its own registry (not prom-client's global one), so two servers in one
+ * process — as in tests — do not share series.
+ *
+ * Series:
+ * - `tickwheel_fires_total{trigger_type}` — fires dispatched (CRON, MISFIRE, MANUAL, API, ...)
+ * - `tickwheel_dispatch_failures_total{trigger_type}` — of those, the ones no executor accepted
+ * - `tickwheel_fire_lateness_seconds` — histogram of dispatch time minus the time the fire was due
+ * - `tickwheel_dispatch_latency_seconds{lane}` — histogram of the `run` call's duration
+ * - `tickwheel_results_total{handle_code}` — run results recorded, by handle code (200, 500, 502, ...)
+ * - `tickwheel_executors_online` — executor addresses with a live registry heartbeat
+ * - `tickwheel_wheel_size` — claimed fires waiting in this node's wheel
+ * - `tickwheel_shards_owned` — shard leases this node holds
+ * - `tickwheel_process_*`, `tickwheel_nodejs_*` — prom-client's process metrics (CPU, RSS, event loop lag)
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** One fire handed to an executor (or given up on), as the dispatcher's outcome tells it. */
+export interface DispatchedFire {
+  triggerType: string;
+  /** When the fire was due to be dispatched (its scheduled time; `now` for a FIRE_ONCE_NOW misfire). */
+  dueAt: number;
+  /** When `run` was sent (or the dispatch gave up). */
+  triggerAt: number;
+  /** Duration of the `run` call; 0 when none was made. */
+  latencyMs: number;
+  /** 200 when an executor accepted the run. */
+  triggerCode: number;
+  /** The dispatch lane. Default `fast`. */
+  lane?: 'fast' | 'slow';
+}
+
+export interface MetricsOptions {
+  /** Collect prom-client's process metrics (CPU, memory, event loop, GC). Default true. */
+  processMetrics?: boolean;
+  /** Read at each scrape instead of being set: the wheel's size. */
+  wheelSize?: () => number;
+  /** Read at each scrape instead of being set: the shard leases held. */
+  shardsOwned?: () => number;
+}
+
+/** The metrics of one server node; the engine calls these methods, `/metrics` renders them. */
+export interface Metrics {
+  /** One dispatched fire (per executor for a broadcast). */
+  fireDispatched(fire: DispatchedFire): void;
+  /** One run result recorded, by its handle code. */
+  resultRecorded(handleCode: number): void;
+  /** The executor addresses online now (set by the registry monitor). */
+  setExecutorsOnline(count: number): void;
+  /** The fires waiting in the wheel (when no `wheelSize` source was given). */
+  setWheelSize(size: number): void;
+  /** The shard leases held (when no `shardsOwned` source was given). */
+  setShardsOwned(count: number): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * @example
+ * const metrics = createMetrics({ wheelSize: () => planner.wheelSize });
+ * metrics.fireDispatched({ triggerType: 'CRON', dueAt: fire.scheduledAt, triggerAt: o.triggerAt,
+ *   latencyMs: o.latencyMs, triggerCode: o.triggerCode, lane: o.lane });
+ */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'tickwheel_' });
+
+  const fires = new Counter({
+    name: 'tickwheel_fires_total',
+    help: 'Fires dispatched, by trigger type',
+    labelNames: ['trigger_type'] as const,
+    registers: [registry],
+  });
+  const dispatchFailures = new Counter({
+    name: 'tickwheel_dispatch_failures_total',
+    help: 'Fires no executor accepted, by trigger type',
+    labelNames: ['trigger_type'] as const,
+    registers: [registry],
+  });
+  const lateness = new Histogram({
+    name: 'tickwheel_fire_lateness_seconds',
+    help: 'Time from when a fire was due to when it was dispatched',
+    buckets: LATENESS_BUCKETS,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'tickwheel_dispatch_latency_seconds',
+    help: "Duration of the executor's run call, by dispatch lane",
+    labelNames: ['lane'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const results = new Counter({
+    name: 'tickwheel_results_total',
+    help: 'Run results recorded, by handle code',
+    labelNames: ['handle_code'] as const,
+    registers: [registry],
+  });
+  const executorsOnline = new Gauge({
+    name: 'tickwheel_executors_online',
+    help: 'Executor addresses with a live registry heartbeat',
+    registers: [registry],
+  });
+  const wheelSize = new Gauge({
+    name: 'tickwheel_wheel_size',
+    help: "Claimed fires waiting in this node's wheel",
+    registers: [registry],
+    ...(options.wheelSize === undefined ? {} : { collect: sourced(options.wheelSize) }),
+  });
+  const shardsOwned = new Gauge({
+    name: 'tickwheel_shards_owned',
+    help: 'Shard leases this node holds',
+    registers: [registry],
+    ...(options.shardsOwned === undefined ? {} : { collect: sourced(options.shardsOwned) }),
+  });
+
+  return {
+    fireDispatched(fire) {
+      fires.inc({ trigger_type: fire.triggerType });
+      if (fire.triggerCode !== 200) dispatchFailures.inc({ trigger_type: fire.triggerType });
+      lateness.observe(Math.max(0, fire.triggerAt - fire.dueAt) / 1000);
+      if (fire.latencyMs > 0) latency.observe({ lane: fire.lane ?? 'fast' }, fire.latencyMs / 1000);
+    },
+    resultRecorded(handleCode) {
+      results.inc({ handle_code: String(handleCode) });
+    },
+    setExecutorsOnline(count) {
+      executorsOnline.set(count);
+    },
+    setWheelSize(size) {
+      wheelSize.set(size);
+    },
+    setShardsOwned(count) {
+      shardsOwned.set(count);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** A gauge `collect` that reads its value from `source` at scrape time. */
+function sourced(source: () => number) {
+  return function collect(this: Gauge) {
+    this.set(source());
+  };
+}
