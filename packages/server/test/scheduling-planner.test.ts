@@ -53,11 +53,15 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     await db.drop();
   });
 
-  async function startNode(nodeId: string, options: { leaseTtlMs?: number; store?: Store } = {}) {
+  async function startNode(
+    nodeId: string,
+    options: { leaseTtlMs?: number; recoveryPageSize?: number; store?: Store } = {},
+  ) {
     const node = createTestNode(options.store ?? store, clock, {
       nodeId,
       shardCount: 8,
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+      ...(options.recoveryPageSize === undefined ? {} : { recoveryPageSize: options.recoveryPageSize }),
     });
     nodes.push(node);
     await node.start();
@@ -184,6 +188,43 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect((await store.jobs.findJobById(job.id))?.trigger_status).toBe(1);
   });
 
+  it('records a DO_NOTHING misfire skipped in the claim transaction itself and never hands it over', async () => {
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'DO_NOTHING' }, T0);
+    // What the store holds the moment each claim returns, and every skip the planner asks for later.
+    const statusesAtClaim: string[] = [];
+    const laterSkips: number[][] = [];
+    const watched: Store = {
+      ...store,
+      fires: {
+        ...store.fires,
+        async claimDueFires(request) {
+          const result = await store.fires.claimDueFires(request);
+          const rows = await store.fires.findFiresByIds(result.skipped.map((fire) => fire.fireId));
+          statusesAtClaim.push(...rows.map((row) => row.status));
+          return result;
+        },
+        async skipPendingFires(ids, message, now) {
+          laterSkips.push([...ids]);
+          return store.fires.skipPendingFires(ids, message, now);
+        },
+      },
+    };
+    clock.stall(60_000);
+    const node = await startNode('node-a', { store: watched });
+    await clock.advance(3_000);
+    const skipped = (await claimedFires(store)).filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => [r.scheduled_at, r.trigger_type, r.handle_at])).toEqual([
+      [T0 + 1_000, 'MISFIRE', T0 + 60_000],
+    ]);
+    expect(statusesAtClaim).toEqual(['skipped']);
+    expect(laterSkips).toEqual([]);
+    expect(node.pipeline.ids()).not.toContain(skipped[0]?.id);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 61_000, T0 + 63_000));
+    expect(node.logger.lines.filter((l) => l.message.startsWith('misfire'))).toEqual([
+      expect.objectContaining({ level: 'warn', details: { fireIds: [skipped[0]?.id] } }),
+    ]);
+  });
+
   it('fires a fire missed by more than the window once now under FIRE_ONCE_NOW, then carries on from now', async () => {
     await createJob(
       store,
@@ -240,6 +281,61 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     const dueByNow = records.filter((r) => r.scheduled_at <= clock.now());
     expect(new Set(handed)).toEqual(new Set(dueByNow.map((r) => r.id)));
     expect(dueByNow.every((r) => r.status === 'dispatched')).toBe(true);
+  });
+
+  it('recovers more pending records than one page, page by page, losing none and leaving the dispatcher’s own', async () => {
+    const jobs = [];
+    for (let i = 0; i < 20; i++)
+      jobs.push(await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0));
+    const before = await startNode('node-a');
+    await clock.advance(500);
+    before.crash();
+    const pendingAtCrash = (await claimedFires(store)).filter((r) => r.status === 'pending');
+    expect(pendingAtCrash.length).toBeGreaterThanOrEqual(20 * 2);
+    // A manual trigger's record, pending and due: its own dispatcher sends it, recovery does not.
+    const [manual] = await store.fires.createFires(
+      [
+        {
+          jobId: jobs[0]!.id,
+          appId: 1,
+          scheduledAt: T0 + 1_000,
+          triggerType: 'MANUAL',
+          executorHandler: 'h',
+          executorParam: null,
+        },
+      ],
+      clock.now(),
+    );
+    const pages: number[] = [];
+    const paged: Store = {
+      ...store,
+      fires: {
+        ...store.fires,
+        async findPendingFires(query) {
+          const page = await store.fires.findPendingFires(query);
+          pages.push(page.length);
+          return page;
+        },
+      },
+    };
+    const after = await startNode('node-a', { store: paged, recoveryPageSize: 4 });
+    expect(pages.length).toBeGreaterThan(pendingAtCrash.length / 4);
+    expect(pages.slice(0, -1).every((n) => n === 4)).toBe(true);
+    expect(pages.reduce((a, b) => a + b, 0)).toBe(pendingAtCrash.length);
+    await clock.advance(6_000);
+    const handed = after.pipeline.ids();
+    expect(new Set(handed).size).toBe(handed.length);
+    for (const record of pendingAtCrash) expect(handed).toContain(record.id);
+    expect(handed).not.toContain(manual);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
+    expect(after.logger.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'recovered pending fires',
+        details: expect.objectContaining({ rearmed: pendingAtCrash.length, skipped: 0 }),
+      }),
+    );
   });
 
   it('lets another node dispatch a dead node’s pending fires once its leases expire', async () => {

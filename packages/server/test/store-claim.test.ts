@@ -128,6 +128,84 @@ describe.each(DIALECTS)('claimDueFires on %s', (dialect) => {
     expect(await store.fires.countFires()).toBe(4);
   });
 
+  it('records a skipped misfire as skipped in the claim itself and returns it apart from the fires to dispatch', async () => {
+    const { jobIds } = await seedDueJobs(store, 3, T0);
+    const [missed, onTime, alreadyRecorded] = jobIds as [number, number, number];
+    const shards = await ownShards(store, 'node-a', 4, T0);
+    const message = 'misfire: skipped (DO_NOTHING), missed by more than the misfire window';
+    const skipIt = (job: JobRow) => ({
+      fires: [
+        {
+          scheduledAt: job.next_fire_at!,
+          triggerType: 'MISFIRE' as const,
+          status: 'skipped' as const,
+          handleMsg: message,
+        },
+      ],
+      nextFireAt: T0 + 60_000,
+    });
+    // The third job's time is taken already: its skipped record is refused by the unique key.
+    const first = await store.fires.claimDueFires(
+      request('node-a', shards, T0, {
+        plan: (job) =>
+          job.id === alreadyRecorded ? everySecond(job) : { fires: [], nextFireAt: job.next_fire_at! },
+      }),
+    );
+    expect(first.fires.map((f) => f.job.id)).toEqual([alreadyRecorded]);
+    await store.jobs.updateJob(alreadyRecorded, { next_fire_at: T0 }, T0);
+
+    const later = T0 + 30_000;
+    const result = await store.fires.claimDueFires(
+      request('node-a', shards, later, {
+        plan: (job) => (job.id === onTime ? everySecond(job) : skipIt(job)),
+      }),
+    );
+    expect(result.fires.map((f) => f.job.id)).toEqual([onTime]);
+    expect(result.skipped.map((f) => [f.job.id, f.scheduledAt, f.triggerType])).toEqual([
+      [missed, T0, 'MISFIRE'],
+    ]);
+    // Skipped when the claim returns: no second statement, nothing pending for recovery to find.
+    expect(await store.fires.findFireById(result.skipped[0]!.fireId)).toMatchObject({
+      job_id: missed,
+      claim_job_id: missed,
+      scheduled_at: T0,
+      trigger_type: 'MISFIRE',
+      status: 'skipped',
+      handle_at: later,
+      handle_msg: message,
+      handle_code: null,
+      trigger_at: null,
+    });
+    expect(await store.fires.findFireById(result.fires[0]!.fireId)).toMatchObject({
+      status: 'pending',
+      handle_at: null,
+      handle_msg: null,
+    });
+    expect(await store.fires.countFires({ status: 'pending' })).toBe(2);
+    expect(await store.fires.countFires({ status: 'skipped' })).toBe(1);
+    expect((await store.jobs.findJobById(missed))!.next_fire_at).toBe(T0 + 60_000);
+    expect((await store.jobs.findJobById(alreadyRecorded))!.next_fire_at).toBe(T0 + 60_000);
+  });
+
+  it('a claim with a stale lease epoch records no skipped misfire either', async () => {
+    await seedDueJobs(store, 2, T0);
+    const stale = await ownShards(store, 'node-a', 4, T0);
+    const later = T0 + TTL + 1;
+    await ownShards(store, 'node-b', 4, later);
+    const result = await store.fires.claimDueFires(
+      request('node-a', stale, later, {
+        plan: (job) => ({
+          fires: [
+            { scheduledAt: job.next_fire_at!, triggerType: 'MISFIRE', status: 'skipped', handleMsg: 'x' },
+          ],
+          nextFireAt: later + 1000,
+        }),
+      }),
+    );
+    expect(result).toEqual({ fires: [], skipped: [], scanned: expect.any(Number) });
+    expect(await store.fires.countFires()).toBe(0);
+  });
+
   it('a claim with a stale lease epoch records nothing and moves no job', async () => {
     const { jobIds } = await seedDueJobs(store, 4, T0);
     const stale = await ownShards(store, 'node-a', 4, T0);

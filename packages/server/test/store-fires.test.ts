@@ -213,6 +213,69 @@ describe.each(DIALECTS)('fire records on %s', (dialect) => {
     ).toEqual([]);
   });
 
+  it('findPendingFires pages by a (scheduled_at, id) cursor through claimed records only, losing none', async () => {
+    const { ids, jobIds, appId } = await claimFires(store, 7);
+    // Records the dispatcher made itself share the time but have no claim key: never recovered.
+    await store.fires.createFires(
+      [T0 - 1, T0].map((scheduledAt) => ({
+        jobId: jobIds[0]!,
+        appId,
+        scheduledAt,
+        triggerType: 'MANUAL' as const,
+        executorHandler: 'demo',
+        executorParam: null,
+      })),
+      T0,
+    );
+    const earlier = await store.fires.createFires(
+      [
+        {
+          jobId: jobIds[1]!,
+          appId,
+          scheduledAt: T0 - 5,
+          triggerType: 'CRON',
+          executorHandler: 'demo',
+          executorParam: null,
+        },
+      ],
+      T0,
+    );
+    // Gives the earlier record a claim key, as a claim of that time would have.
+    await store.db
+      .updateTable('fire')
+      .set({ claim_job_id: jobIds[1]! })
+      .where('id', '=', earlier[0]!)
+      .execute();
+
+    const query = { shardTotal: 1, shardIndexes: [0], scheduledBefore: T0, limit: 2, claimedOnly: true };
+    const seen: number[] = [];
+    let after: { scheduledAt: number; id: number } | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await store.fires.findPendingFires({
+        ...query,
+        ...(after === undefined ? {} : { after }),
+      });
+      seen.push(...page.map((row) => row.id));
+      const last = page.at(-1);
+      if (page.length < query.limit || last === undefined) break;
+      after = { scheduledAt: last.scheduled_at, id: last.id };
+      // A record of a later page leaves `pending` meanwhile (the pipeline dispatched it): the
+      // cursor does not shift, so nothing after it is skipped.
+      if (pages === 0) await store.fires.markDispatched([mark(ids[3]!)]);
+    }
+    expect(seen).toEqual([earlier[0], ...ids.filter((id) => id !== ids[3]).sort((a, b) => a - b)]);
+    const all = await store.fires.findPendingFires({
+      shardTotal: 1,
+      shardIndexes: [0],
+      scheduledBefore: T0,
+      limit: 100,
+    });
+    expect(all).toHaveLength(seen.length + 2);
+    expect(all.map((row) => row.scheduled_at)).toEqual(
+      [...all.map((row) => row.scheduled_at)].sort((a, b) => a - b),
+    );
+  });
+
   it('findLostRuns returns old dispatched records whose executor is offline', async () => {
     const { ids } = await claimFires(store, 3);
     await store.fires.markDispatched([

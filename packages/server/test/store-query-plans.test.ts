@@ -174,6 +174,26 @@ describe.each(DIALECTS)('query plans of the hot queries on %s', (dialect) => {
     expectIndexed(plan, /fire_status_(scheduled|address)_idx/);
   });
 
+  it('a page of recovery after a (scheduled_at, id) cursor reads through an index on status', async () => {
+    const cursor = { scheduledAt: T0 - 10_000_000, id: 10_000 };
+    const plan = await explainBuilt(
+      store,
+      store.db
+        .selectFrom('fire')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('scheduled_at', '<=', T0)
+        .where((eb) => eb(eb('job_id', '%', 4), 'in', [0, 1]))
+        .where('claim_job_id', 'is not', null)
+        .where('scheduled_at', '>=', cursor.scheduledAt)
+        .where((eb) => eb.or([eb('scheduled_at', '>', cursor.scheduledAt), eb('id', '>', cursor.id)]))
+        .orderBy('scheduled_at')
+        .orderBy('id')
+        .limit(1000),
+    );
+    expectIndexed(plan, /fire_status_scheduled_idx/);
+  });
+
   it('lost runs are found through an index on status', async () => {
     const plan = await explainBuilt(
       store,

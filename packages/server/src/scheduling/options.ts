@@ -42,6 +42,11 @@ export interface SchedulingOptions {
   misfireWindowMs?: number;
   /** Jobs claimed per transaction (a tick runs as many as are due). Default 500. */
   claimBatchSize?: number;
+  /**
+   * Pending records read per query when a node recovers the shards it starts holding; it pages
+   * until it has read them all. Default 10,000.
+   */
+  recoveryPageSize?: number;
   /** Default `systemClock`. */
   clock?: Clock;
   /** Default: errors and warnings to the console. */
@@ -57,6 +62,7 @@ export interface ResolvedSchedulingOptions {
   tickIntervalMs: number;
   misfireWindowMs: number;
   claimBatchSize: number;
+  recoveryPageSize: number;
   clock: Clock;
   logger: SchedulingLogger;
 }
@@ -69,6 +75,7 @@ export const SCHEDULING_DEFAULTS = {
   tickIntervalMs: 500,
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   claimBatchSize: 500,
+  recoveryPageSize: 10_000,
 } as const;
 
 const consoleLogger: SchedulingLogger = {
@@ -107,6 +114,7 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
     ),
     misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
     claimBatchSize: integerIn('claimBatchSize', options.claimBatchSize, d.claimBatchSize, 1, 10_000),
+    recoveryPageSize: integerIn('recoveryPageSize', options.recoveryPageSize, d.recoveryPageSize, 1, 100_000),
     clock: clockOption(options.clock),
     logger: loggerOption(options.logger),
   };

@@ -1,5 +1,13 @@
 import type { Schedule } from '@tickwheel/protocol';
-import type { FirePlan, FireRepository, FireRow, JobRepository, JobRow, OwnedShard } from '../store/index.js';
+import type {
+  FirePlan,
+  FireRepository,
+  FireRow,
+  JobRepository,
+  JobRow,
+  OwnedShard,
+  PlannedFire,
+} from '../store/index.js';
 import type { TimerHandle } from './clock.js';
 import type { ShardLeases } from './leases.js';
 import { decideFire, type FireDecision, nextFireAtAfterClaim, nextFixDelayFireAt } from './misfire.js';
@@ -23,6 +31,7 @@ export type PlannerOptions = Pick<
   | 'tickIntervalMs'
   | 'misfireWindowMs'
   | 'claimBatchSize'
+  | 'recoveryPageSize'
   | 'clock'
   | 'logger'
 > & {
@@ -189,16 +198,15 @@ export class Planner {
         plan: (job) => this.plan(job, now, decisions),
       });
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
-      const skipped: number[] = [];
       for (const fire of result.fires) {
         const decision = decisions.get(fire.job.id);
-        if (decision === undefined) continue;
-        if (decision.action === 'skip') skipped.push(fire.fireId);
-        else this.arm(fire.fireId, decision.dueAt, fire.job.id, epochs);
+        if (decision?.action === 'fire') this.arm(fire.fireId, decision.dueAt, fire.job.id, epochs);
       }
-      if (skipped.length > 0) {
-        await fires.skipPendingFires(skipped, MISFIRE_SKIPPED, now);
-        this.options.logger.warn({ fireIds: skipped }, 'misfire: fires skipped (DO_NOTHING)');
+      if (result.skipped.length > 0) {
+        this.options.logger.warn(
+          { fireIds: result.skipped.map((fire) => fire.fireId) },
+          'misfire: fires skipped (DO_NOTHING)',
+        );
       }
       if (result.scanned < claimBatchSize) return;
     }
@@ -206,8 +214,8 @@ export class Planner {
 
   /**
    * The store's `plan` callback: what one due job fires and where its schedule continues. Runs
-   * inside the claim's transaction, so it only computes. A skipped misfire is still recorded
-   * (then marked skipped) so the log shows it.
+   * inside the claim's transaction, so it only computes. A skipped misfire is recorded `skipped`
+   * by that same transaction, so the log shows it and no crash leaves it pending.
    */
   private plan(job: JobRow, now: number, decisions: Map<number, FireDecision>): FirePlan {
     const scheduledAt = job.next_fire_at as number;
@@ -216,7 +224,11 @@ export class Planner {
       const decision = this.decide(job.id, scheduledAt, now, job.misfire_strategy);
       const nextFireAt = nextFireAtAfterClaim(scheduleOf(job), scheduledAt, now, decision);
       decisions.set(job.id, decision);
-      return { fires: [{ scheduledAt, triggerType: decision.triggerType }], nextFireAt };
+      const fire: PlannedFire =
+        decision.action === 'skip'
+          ? { scheduledAt, triggerType: decision.triggerType, status: 'skipped', handleMsg: MISFIRE_SKIPPED }
+          : { scheduledAt, triggerType: decision.triggerType };
+      return { fires: [fire], nextFireAt };
     } catch (err) {
       // A schedule that no longer reads would fail every batch it is in: stop the job instead.
       this.options.logger.error({ err, jobId: job.id }, 'job stopped: its schedule cannot be read');
@@ -226,36 +238,46 @@ export class Planner {
 
   /**
    * Re-arms the claimed records of `shards` left `pending`, or applies the misfire policy to
-   * those more than the window late. A shard whose pending records fill a whole page is
-   * recovered again at the next tick, once the earliest of them have been dispatched.
+   * those more than the window late. Pages through all of them, `recoveryPageSize` at a time,
+   * by a keyset cursor on (scheduled_at, id): records the wheel hands over (and the pipeline
+   * marks) meanwhile drop out of later pages without shifting them.
    */
   private async recover(shards: readonly OwnedShard[]): Promise<void> {
-    const { fires, clock, shardCount, lookAheadMs, claimBatchSize } = this.options;
-    const pageSize = claimBatchSize * 20;
-    for (const shard of shards) {
-      const now = clock.now();
+    const { fires, clock, shardCount, lookAheadMs, recoveryPageSize, logger } = this.options;
+    const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
+    const scheduledBefore = clock.now() + lookAheadMs;
+    const counts = { rearmed: 0, skipped: 0 };
+    let after: { scheduledAt: number; id: number } | undefined;
+    for (;;) {
       const page = await fires.findPendingFires({
         shardTotal: shardCount,
-        shardIndexes: [shard.index],
-        scheduledBefore: now + lookAheadMs,
-        limit: pageSize,
+        shardIndexes: shards.map((shard) => shard.index),
+        scheduledBefore,
+        limit: recoveryPageSize,
+        claimedOnly: true,
+        ...(after === undefined ? {} : { after }),
       });
-      // Records without a claim key (manual triggers, broadcast children, retries) belong to the
-      // dispatcher that created them, which may be sending them right now.
-      const claimed = page.filter((fire) => fire.claim_job_id !== null && !this.handed.has(fire.id));
-      await this.recoverFires(claimed, shard, now);
-      if (page.length < pageSize) this.recoveredEpoch.set(shard.index, shard.epoch);
-      else
-        this.options.logger.warn(
-          { shard: shard.index },
-          'more pending fires than one recovery page; continuing next tick',
-        );
+      const last = page.at(-1);
+      if (last === undefined) break;
+      const unhanded = page.filter((fire) => !this.handed.has(fire.id));
+      const recovered = await this.recoverFires(unhanded, epochs, clock.now());
+      counts.rearmed += recovered.rearmed;
+      counts.skipped += recovered.skipped;
+      if (page.length < recoveryPageSize) break;
+      after = { scheduledAt: last.scheduled_at, id: last.id };
     }
+    for (const shard of shards) this.recoveredEpoch.set(shard.index, shard.epoch);
+    if (counts.rearmed + counts.skipped > 0)
+      logger.info({ shards: shards.map((shard) => shard.index), ...counts }, 'recovered pending fires');
   }
 
-  private async recoverFires(pending: readonly FireRow[], shard: OwnedShard, now: number): Promise<void> {
-    if (pending.length === 0) return;
-    const { jobs, fires, logger } = this.options;
+  private async recoverFires(
+    pending: readonly FireRow[],
+    epochs: Map<number, number>,
+    now: number,
+  ): Promise<{ rearmed: number; skipped: number }> {
+    if (pending.length === 0) return { rearmed: 0, skipped: 0 };
+    const { jobs, fires } = this.options;
     const jobsById = new Map(
       (await jobs.findJobsByIds([...new Set(pending.map((fire) => fire.job_id))])).map((job) => [
         job.id,
@@ -264,7 +286,6 @@ export class Planner {
     );
     const gone: number[] = [];
     const misfired: FireRow[] = [];
-    const epochs = new Map([[shard.index, shard.epoch]]);
     for (const fire of pending) {
       const job = jobsById.get(fire.job_id);
       if (job === undefined || job.trigger_status !== 1) {
@@ -284,14 +305,8 @@ export class Planner {
       );
       await this.continueFixDelayJobs(misfired, jobsById, now);
     }
-    logger.info(
-      {
-        shard: shard.index,
-        rearmed: pending.length - gone.length - misfired.length,
-        skipped: gone.length + misfired.length,
-      },
-      'recovered pending fires',
-    );
+    const skipped = gone.length + misfired.length;
+    return { rearmed: pending.length - skipped, skipped };
   }
 
   /** A skipped FIX_DELAY fire has no run whose end would set the next time: set it from now. */

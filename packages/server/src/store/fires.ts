@@ -46,6 +46,16 @@ export interface PendingFireQuery {
   /** Only records scheduled at or before this instant. */
   scheduledBefore: number;
   limit: number;
+  /**
+   * Only records the planner claimed (claim_job_id set): not the ones a dispatcher created itself
+   * (manual and API triggers, broadcast children, retries), which that dispatcher may be sending.
+   */
+  claimedOnly?: boolean;
+  /**
+   * Keyset cursor: only records after this one in (scheduled_at, id) order; pass the last record
+   * of the previous page. Records change status while a caller pages, so an offset would skip some.
+   */
+  after?: { scheduledAt: number; id: number };
 }
 
 export interface LostRunQuery {
@@ -133,21 +143,31 @@ export function createFireRepository(conn: StoreConnection) {
   }
 
   /**
-   * Pending records of the given shards scheduled at or before `scheduledBefore`: fires a node
-   * claimed and did not dispatch (it died, or it is this node restarting). The new owner
-   * dispatches them again; the executor refuses a logId it already accepted.
+   * Pending records of the given shards scheduled at or before `scheduledBefore`, one page in
+   * (scheduled_at, id) order: fires a node claimed and did not dispatch (it died, or it is this
+   * node restarting). The new owner dispatches them again; the executor refuses a logId it
+   * already accepted. The (status, scheduled_at) index serves every page from the cursor on: on
+   * SQLite and InnoDB its entries end with the row id, so they come in page order already;
+   * PostgreSQL sorts the range's matches (recovery is rare, and only pending records are read).
    */
   async function findPendingFires(query: PendingFireQuery): Promise<FireRow[]> {
     if (query.shardIndexes.length === 0) return [];
-    return db
+    let select = db
       .selectFrom('fire')
       .selectAll()
       .where('status', '=', 'pending')
       .where('scheduled_at', '<=', query.scheduledBefore)
-      .where((eb) => eb(eb('job_id', '%', query.shardTotal), 'in', [...query.shardIndexes]))
-      .orderBy('scheduled_at')
-      .limit(query.limit)
-      .execute();
+      .where((eb) => eb(eb('job_id', '%', query.shardTotal), 'in', [...query.shardIndexes]));
+    if (query.claimedOnly === true) select = select.where('claim_job_id', 'is not', null);
+    const { after } = query;
+    if (after !== undefined) {
+      // The plain lower bound lets the index range start at the cursor; the OR then drops the
+      // records of the cursor's own millisecond it already returned.
+      select = select
+        .where('scheduled_at', '>=', after.scheduledAt)
+        .where((eb) => eb.or([eb('scheduled_at', '>', after.scheduledAt), eb('id', '>', after.id)]));
+    }
+    return select.orderBy('scheduled_at').orderBy('id').limit(query.limit).execute();
   }
 
   /**

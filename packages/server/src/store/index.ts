@@ -23,6 +23,7 @@ export type {
   FirePlan,
   OwnedShard,
   PlannedFire,
+  PlannedFireStatus,
 } from './hot/claim.js';
 export type { DispatchMark } from './hot/dispatch-marks.js';
 export type { FinishedFire, FireResult } from './hot/finish.js';

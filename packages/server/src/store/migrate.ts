@@ -5,7 +5,12 @@
  * whoever comes second finds the work done. Each migration runs in a transaction where the
  * dialect allows DDL in one (PostgreSQL, SQLite); MySQL commits DDL implicitly, so its
  * migrations are written to be re-run.
+ *
+ * Whatever stops it (the database unreachable, the lock held too long, a statement refused) is
+ * thrown as `TW_ERR_STORE_UNAVAILABLE` with the driver's error as its cause: the store cannot be
+ * used until the schema is up to date.
  */
+import { isTickwheelError, TickwheelError } from '@tickwheel/protocol';
 import type { PoolConnection as MysqlPoolConnection } from 'mysql2/promise';
 import type pg from 'pg';
 import type { MysqlConnection, PostgresConnection, SqliteConnection, StoreConnection } from './connection.js';
@@ -26,6 +31,8 @@ const MYSQL_LOCK_WAIT_S = 120;
  * Brings the schema up to date and returns the versions this call applied (empty when another
  * node, or an earlier start, already did).
  *
+ * @throws TickwheelError `TW_ERR_STORE_UNAVAILABLE` when the schema could not be brought up to date.
+ *
  * @example
  * const store = await openStore({ database: 'postgres://tickwheel@db/tickwheel', migrate: false });
  * await migrate(store);
@@ -33,9 +40,21 @@ const MYSQL_LOCK_WAIT_S = 120;
 export async function migrate(store: { connection: StoreConnection }): Promise<number[]> {
   const conn = store.connection;
   const migrations = MIGRATIONS[conn.dialect];
-  if (conn.dialect === 'sqlite') return migrateSqlite(conn, migrations);
-  if (conn.dialect === 'postgres') return migratePostgres(conn, migrations);
-  return migrateMysql(conn, migrations);
+  try {
+    if (conn.dialect === 'sqlite') return await migrateSqlite(conn, migrations);
+    if (conn.dialect === 'postgres') return await migratePostgres(conn, migrations);
+    return await migrateMysql(conn, migrations);
+  } catch (err) {
+    throw migrationFailed(err);
+  }
+}
+
+function migrationFailed(err: unknown): TickwheelError {
+  if (isTickwheelError(err)) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new TickwheelError('TW_ERR_STORE_UNAVAILABLE', `schema migration failed: ${reason}`, undefined, {
+    cause: err,
+  });
 }
 
 async function migrateSqlite(conn: SqliteConnection, migrations: readonly Migration[]): Promise<number[]> {
@@ -122,7 +141,10 @@ async function migrateMysql(conn: MysqlConnection, migrations: readonly Migratio
   try {
     const [rows] = await connection.query(`SELECT GET_LOCK(${lockName}, ?) AS locked`, [MYSQL_LOCK_WAIT_S]);
     if ((rows as { locked: number | null }[])[0]?.locked !== 1) {
-      throw new Error(`another node held the migration lock for more than ${MYSQL_LOCK_WAIT_S} s`);
+      throw new TickwheelError(
+        'TW_ERR_STORE_UNAVAILABLE',
+        `another node held the migration lock for more than ${MYSQL_LOCK_WAIT_S} s`,
+      );
     }
     try {
       const applied = await applyMysql(connection, migrations);

@@ -10,6 +10,10 @@
  *    nothing", so whatever slipped past 1 and 2 still finds the time taken.
  * Next fire times are computed in JS by the planner's `plan` callback; nothing in the
  * transaction waits on the network.
+ *
+ * A plan may also record a fire as already `skipped` (a DO_NOTHING misfire): it goes in with the
+ * same transaction, under the same key, so no crash can leave it `pending` for recovery to find,
+ * and it comes back in `ClaimResult.skipped`, never among the fires to dispatch.
  */
 import type { TriggerType } from '@tickwheel/protocol';
 import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql2/promise';
@@ -32,16 +36,23 @@ export interface OwnedShard {
   epoch: number;
 }
 
+/** The statuses a claim may record a fire in. */
+export type PlannedFireStatus = 'pending' | 'skipped';
+
 /** One fire the planner wants recorded for a job. */
 export interface PlannedFire {
   scheduledAt: number;
-  /** CRON for a regular fire, MISFIRE for FIRE_ONCE_NOW after a missed time. */
+  /** CRON for a regular fire, MISFIRE for a missed time (fired once now, or skipped). */
   triggerType: TriggerType;
+  /** `pending` (default): to dispatch. `skipped`: recorded as final, for the log only. */
+  status?: PlannedFireStatus;
+  /** Why the fire was skipped, written to `handle_msg` (with `handle_at` = the claim's now). */
+  handleMsg?: string;
 }
 
 /** What the planner decides for one due job. */
 export interface FirePlan {
-  /** Fires to record; empty when a missed time is skipped (DO_NOTHING). */
+  /** Fires to record, pending or skipped; empty when nothing is to be recorded. */
   fires: readonly PlannedFire[];
   /** The job's next fire time; null when nothing is to fire until something else sets it (FIX_DELAY). */
   nextFireAt: number | null;
@@ -65,7 +76,7 @@ export interface ClaimRequest {
   plan(job: JobRow): FirePlan;
 }
 
-/** A fire the claim recorded, ready for the wheel. */
+/** A fire the claim recorded: pending and ready for the wheel, or (in `skipped`) final already. */
 export interface ClaimedFire {
   fireId: number;
   scheduledAt: number;
@@ -75,7 +86,10 @@ export interface ClaimedFire {
 }
 
 export interface ClaimResult {
+  /** Pending fires, to arm and dispatch. */
   fires: ClaimedFire[];
+  /** Fires recorded `skipped` by this claim: never to dispatch. */
+  skipped: ClaimedFire[];
   /** Due jobs the batch looked at; equal to `limit` means more may be due. */
   scanned: number;
 }
@@ -90,7 +104,7 @@ interface PlannedJob {
 
 /** Claims due jobs of the owned shards and records their fires; see the file comment for why it is safe. */
 export async function claimDueFires(conn: StoreConnection, request: ClaimRequest): Promise<ClaimResult> {
-  if (request.shards.length === 0 || request.limit <= 0) return { fires: [], scanned: 0 };
+  if (request.shards.length === 0 || request.limit <= 0) return { fires: [], skipped: [], scanned: 0 };
   if (conn.dialect === 'postgres') return claimPostgres(conn, request);
   if (conn.dialect === 'mysql') return claimMysql(conn, request);
   return claimSqlite(conn, request);
@@ -104,19 +118,29 @@ function planJobs(jobs: readonly JobRow[], request: ClaimRequest): PlannedJob[] 
   });
 }
 
-function claimedFires(
+/** Sorts the recorded fires of `planned` into pending and skipped; `idOf` gives a fire's new id, or undefined when it was not recorded. */
+function claimResult(
   planned: readonly PlannedJob[],
   idOf: (jobId: number, scheduledAt: number) => number | undefined,
-) {
-  const fires: ClaimedFire[] = [];
+  scanned: number,
+): ClaimResult {
+  const result: ClaimResult = { fires: [], skipped: [], scanned };
   for (const { job, plan } of planned) {
     for (const fire of plan.fires) {
       const fireId = idOf(job.id, fire.scheduledAt);
-      if (fireId !== undefined)
-        fires.push({ fireId, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job });
+      if (fireId === undefined) continue;
+      const claimed = { fireId, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job };
+      (isSkipped(fire) ? result.skipped : result.fires).push(claimed);
     }
   }
-  return fires;
+  return result;
+}
+
+const isSkipped = (fire: PlannedFire) => fire.status === 'skipped';
+
+/** The status, handle_at and handle_msg a planned fire is recorded with. */
+function recordedState(fire: PlannedFire, nowMs: number): [PlannedFireStatus, number | null, string | null] {
+  return isSkipped(fire) ? ['skipped', nowMs, fire.handleMsg ?? null] : ['pending', null, null];
 }
 
 const fireKey = (jobId: number, scheduledAt: number) => `${jobId}:${scheduledAt}`;
@@ -144,11 +168,14 @@ const PG_ADVANCE_AND_RECORD = `WITH advanced AS (
   RETURNING j.id
 )
 INSERT INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type, executor_handler, executor_param,
-                  shard_index, shard_total, status, retry_count, alarm_status, claimed_by_epoch, created_at)
+                  shard_index, shard_total, status, handle_at, handle_msg, retry_count, alarm_status,
+                  claimed_by_epoch, created_at)
 SELECT f.job_id, f.app_id, f.job_id, f.scheduled_at, f.trigger_type, f.executor_handler, f.executor_param,
-       0, 1, 'pending', f.retry_count, 0, f.epoch, $1
-FROM unnest($9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::text[], $15::int[], $16::bigint[])
-  AS f(job_id, app_id, scheduled_at, trigger_type, executor_handler, executor_param, retry_count, epoch)
+       0, 1, f.status, f.handle_at, f.handle_msg, f.retry_count, 0, f.epoch, $1
+FROM unnest($9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::text[], $15::int[], $16::bigint[],
+            $17::text[], $18::bigint[], $19::text[])
+  AS f(job_id, app_id, scheduled_at, trigger_type, executor_handler, executor_param, retry_count, epoch,
+       status, handle_at, handle_msg)
 JOIN advanced a ON a.id = f.job_id
 ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
 RETURNING id, job_id, scheduled_at`;
@@ -160,10 +187,10 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
       text: PG_SELECT_DUE,
       values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
     });
-    if (due.rows.length === 0) return { fires: [], scanned: 0 };
+    if (due.rows.length === 0) return { fires: [], skipped: [], scanned: 0 };
     const planned = planJobs(due.rows, request);
     const fireRows = planned.flatMap(({ job, plan, epoch }) =>
-      plan.fires.map((fire) => ({ job, fire, epoch })),
+      plan.fires.map((fire) => ({ job, fire, epoch, state: recordedState(fire, request.nowMs) })),
     );
     const recorded = await client.query<{ id: number; job_id: number; scheduled_at: number }>({
       name: 'tw_claim_advance_and_record',
@@ -185,13 +212,13 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
         fireRows.map((r) => r.job.executor_param),
         fireRows.map((r) => r.job.executor_fail_retry_count),
         fireRows.map((r) => r.epoch),
+        fireRows.map((r) => r.state[0]),
+        fireRows.map((r) => r.state[1]),
+        fireRows.map((r) => r.state[2]),
       ],
     });
     const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));
-    return {
-      fires: claimedFires(planned, (jobId, at) => ids.get(fireKey(jobId, at))),
-      scanned: due.rows.length,
-    };
+    return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), due.rows.length);
   });
 }
 
@@ -213,8 +240,8 @@ const MYSQL_VALID_LEASES = `SELECT name, epoch FROM lease WHERE name IN (?) AND 
 export const MYSQL_EXISTING_FIRES = `SELECT claim_job_id, scheduled_at FROM fire WHERE claim_job_id IN (?) AND scheduled_at >= ?`;
 
 const MYSQL_INSERT_FIRES = `INSERT IGNORE INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type,
-  executor_handler, executor_param, shard_index, shard_total, status, retry_count, alarm_status,
-  claimed_by_epoch, created_at) VALUES ?`;
+  executor_handler, executor_param, shard_index, shard_total, status, handle_at, handle_msg, retry_count,
+  alarm_status, claimed_by_epoch, created_at) VALUES ?`;
 
 const MYSQL_NEW_FIRE_IDS = `SELECT id, claim_job_id, scheduled_at FROM fire WHERE claim_job_id IN (?) AND scheduled_at >= ?`;
 
@@ -243,14 +270,14 @@ async function claimMysql(conn: MysqlConnection, request: ClaimRequest): Promise
         request.shards.map((s) => s.index),
         request.limit,
       ]);
-      if (due.length === 0) return { fires: [], scanned: 0 };
+      if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
       const [leases] = await connection.query<({ name: string; epoch: number } & RowDataPacket)[]>(
         MYSQL_VALID_LEASES,
         [request.shards.map((s) => shardLeaseName(s.index)), request.nodeId, request.nowMs],
       );
       const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
       const planned = planJobs(due, request).filter((p) => valid.get(p.lease) === p.epoch);
-      if (planned.length === 0) return { fires: [], scanned: due.length };
+      if (planned.length === 0) return { fires: [], skipped: [], scanned: due.length };
 
       const advanceValues = planned.flatMap((p) => [
         p.job.id,
@@ -267,11 +294,10 @@ async function claimMysql(conn: MysqlConnection, request: ClaimRequest): Promise
       ]);
       if ((advanced as { affectedRows: number }).affectedRows !== planned.length) throw new ClaimRaceLost();
 
-      const fires = await recordMysqlFires(connection, planned, request.nowMs);
-      return { fires, scanned: due.length };
+      return recordMysqlFires(connection, planned, request.nowMs, due.length);
     });
   } catch (err) {
-    if (err instanceof ClaimRaceLost) return { fires: [], scanned: 0 };
+    if (err instanceof ClaimRaceLost) return { fires: [], skipped: [], scanned: 0 };
     throw err;
   }
 }
@@ -280,9 +306,10 @@ async function recordMysqlFires(
   connection: MysqlPoolConnection,
   planned: readonly PlannedJob[],
   nowMs: number,
-): Promise<ClaimedFire[]> {
+  scanned: number,
+): Promise<ClaimResult> {
   const withFires = planned.filter((p) => p.plan.fires.length > 0);
-  if (withFires.length === 0) return [];
+  if (withFires.length === 0) return { fires: [], skipped: [], scanned };
   const jobIds = withFires.map((p) => p.job.id);
   const earliest = Math.min(...withFires.flatMap((p) => p.plan.fires.map((f) => f.scheduledAt)));
   const [existingRows] = await connection.query<
@@ -302,14 +329,14 @@ async function recordMysqlFires(
         job.executor_param,
         0,
         1,
-        'pending',
+        ...recordedState(fire, nowMs),
         job.executor_fail_retry_count,
         0,
         epoch,
         nowMs,
       ]),
   );
-  if (values.length === 0) return [];
+  if (values.length === 0) return { fires: [], skipped: [], scanned };
   await connection.query(MYSQL_INSERT_FIRES, [values]);
   const [rows] = await connection.query<
     ({ id: number; claim_job_id: number; scheduled_at: number } & RowDataPacket)[]
@@ -319,7 +346,7 @@ async function recordMysqlFires(
       .map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id] as const)
       .filter(([key]) => !existing.has(key)),
   );
-  return claimedFires(withFires, (jobId, at) => ids.get(fireKey(jobId, at)));
+  return claimResult(withFires, (jobId, at) => ids.get(fireKey(jobId, at)), scanned);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,8 +363,9 @@ WHERE id = ? AND next_fire_at = ?
   AND EXISTS (SELECT 1 FROM lease WHERE name = ? AND owner_node = ? AND epoch = ? AND expires_at > ?)`;
 
 const SQLITE_RECORD = `INSERT INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type, executor_handler,
-  executor_param, shard_index, shard_total, status, retry_count, alarm_status, claimed_by_epoch, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, 0, 1, 'pending', ?, 0, ?, ?)
+  executor_param, shard_index, shard_total, status, handle_at, handle_msg, retry_count, alarm_status,
+  claimed_by_epoch, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 0, 1, ?, ?, ?, ?, 0, ?, ?)
 ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
 RETURNING id`;
 
@@ -351,7 +379,7 @@ async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promi
     ) as JobRow[];
     const advance = prepared(conn, SQLITE_ADVANCE);
     const record = prepared(conn, SQLITE_RECORD);
-    const fires: ClaimedFire[] = [];
+    const result: ClaimResult = { fires: [], skipped: [], scanned: due.length };
     for (const { job, plan, lease, epoch } of planJobs(due, request)) {
       const moved = advance.run(
         plan.nextFireAt,
@@ -373,14 +401,16 @@ async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promi
           fire.triggerType,
           job.executor_handler,
           job.executor_param,
+          ...recordedState(fire, request.nowMs),
           job.executor_fail_retry_count,
           epoch,
           request.nowMs,
         ) as { id: number } | undefined;
-        if (row !== undefined)
-          fires.push({ fireId: row.id, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job });
+        if (row === undefined) continue;
+        const claimed = { fireId: row.id, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job };
+        (isSkipped(fire) ? result.skipped : result.fires).push(claimed);
       }
     }
-    return { fires, scanned: due.length };
+    return result;
   });
 }
