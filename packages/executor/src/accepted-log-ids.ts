@@ -4,7 +4,9 @@
  *
  * Memory is bounded two ways: an id is forgotten after `ttlMs`, and at most `limit` ids are
  * kept (the oldest go first). A Map iterates in insertion order and ids are inserted with a
- * non-decreasing time, so both bounds are enforced by dropping from the front.
+ * non-decreasing time, so both bounds are enforced by dropping from the front, on `add` (the
+ * only call that grows the map); `has` checks an id's own time, so an expired id still in the
+ * map does not count.
  */
 export class AcceptedLogIds {
   private readonly acceptedAt = new Map<number, number>();
@@ -16,8 +18,8 @@ export class AcceptedLogIds {
   ) {}
 
   has(logId: number): boolean {
-    this.forgetExpired();
-    return this.acceptedAt.has(logId);
+    const at = this.acceptedAt.get(logId);
+    return at !== undefined && at > this.now() - this.ttlMs;
   }
 
   add(logId: number): void {

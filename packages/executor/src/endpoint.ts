@@ -3,7 +3,7 @@
  * `trigger`, `kill`, `log`), matched exactly as XXL-JOB matches them, behind the access token.
  * Every answer is HTTP 200 with a ReturnT body carrying its payload under `content` and `data`.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import {
   type IdleBeatParam,
@@ -138,7 +138,7 @@ function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, max
 }
 
 function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /** Compares digests, so the comparison takes the same time whatever the lengths. */

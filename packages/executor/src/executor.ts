@@ -440,17 +440,36 @@ export class Executor {
         log.log('----------- result not reported: no serverAddresses configured');
         return;
       }
-      const delivery = await this.relay.push({
+      const pushed = this.relay.push({
         logId: trigger.logId,
         logDateTim: trigger.logDateTime,
         handleCode: outcome.code,
         handleMsg: outcome.msg,
       });
-      log.log(deliveryLine(delivery, this.options.callbackRetryIntervalMs));
+      // While the servers answer quickly the run's file stays open for the delivery line (one
+      // open per run). When they are slow or down, thousands of runs could each hold a
+      // descriptor for the whole call timeout: close now, and append the line when it settles.
+      if (!(await settlesWithin(pushed, LOG_HOLD_FOR_CALLBACK_MS))) await log.close();
+      log.log(deliveryLine(await pushed, this.options.callbackRetryIntervalMs));
     } finally {
       await log.close();
     }
   }
+}
+
+/** How long a run's log file is kept open waiting for its callback to settle. */
+const LOG_HOLD_FOR_CALLBACK_MS = 250;
+
+/** True when `promise` settles within `ms`; never rejects. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settle = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settle, settle);
+  });
 }
 
 function deliveryLine(delivery: CallbackDelivery, retryIntervalMs: number): string {

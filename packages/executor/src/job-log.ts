@@ -3,7 +3,8 @@
  * it goes, read back by the server's `log` call in capped pages, and deleted by a daily sweep
  * once older than the retention.
  */
-import { appendFile, type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { close as fsClose, open as fsOpen, write as fsWrite } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
@@ -83,7 +84,7 @@ export class JobLogs {
     return path.join(this.logDir, localDate(logDateTime), `${logId}.log`);
   }
 
-  /** Opens (creating folders as needed) the log of one run for appending. */
+  /** The writer of one run's log; the file (and its date folder) is created on the first line. */
   open(logId: number, logDateTime: number, source: string = DEFAULT_LOG_SOURCE): JobLogWriter {
     return new FileJobLogWriter(this.logFilePath(logId, logDateTime), source, this.now, this.logger);
   }
@@ -95,9 +96,7 @@ export class JobLogs {
     line: string,
     source: string = DEFAULT_LOG_SOURCE,
   ): Promise<void> {
-    const file = this.logFilePath(logId, logDateTime);
-    await mkdir(path.dirname(file), { recursive: true });
-    await appendFile(file, formatLine(this.now(), source, line), 'utf8');
+    await appendToFile(this.logFilePath(logId, logDateTime), formatLine(this.now(), source, line));
   }
 
   /**
@@ -204,11 +203,16 @@ export class JobLogs {
  * A writer that never blocks the event loop: `log` and `write` queue text, and one pump appends
  * whatever has queued in a single write, so the order of calls is the order in the file and a
  * chatty handler costs one write per turn rather than one per line.
+ *
+ * Cost per run matters here (a no-op run is mostly its log file): the file is opened once, on
+ * the first line, and stays open until `close`; the text is taken only once the file is open,
+ * so a quick run's start and end lines share one write; and plain file descriptors are used
+ * rather than FileHandle objects, which cost a GC-tracked object and extra copies per write.
  */
 class FileJobLogWriter implements JobLogWriter {
   private pending: string[] = [];
   private pumping: Promise<void> | undefined;
-  private handle: FileHandle | undefined;
+  private fd: number | undefined;
   private closed = false;
   /** False while raw output has left a line open, so the next `log` line starts afresh. */
   private atLineStart = true;
@@ -235,9 +239,9 @@ class FileJobLogWriter implements JobLogWriter {
     if (!this.atLineStart) this.write('\n');
     this.closed = true;
     await this.pumping;
-    const handle = this.handle;
-    this.handle = undefined;
-    await handle?.close();
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) await closeFd(fd);
   }
 
   private enqueue(text: string): void {
@@ -247,12 +251,11 @@ class FileJobLogWriter implements JobLogWriter {
 
   private async pump(): Promise<void> {
     while (this.pending.length > 0) {
-      const text = this.pending.join('');
-      this.pending = [];
       try {
-        await this.append(text);
+        await this.appendPending();
       } catch (err) {
         // A full disk must not fail the run; the lines are lost and the executor's own log says so.
+        this.pending = [];
         this.logger.error({ err, file: this.path }, 'job log write failed');
       }
     }
@@ -260,19 +263,71 @@ class FileJobLogWriter implements JobLogWriter {
     this.pumping = undefined;
   }
 
-  /** Keeps one handle open while the run lasts; lines logged after `close` are appended one-off. */
-  private async append(text: string): Promise<void> {
-    if (this.closed) {
-      await mkdir(path.dirname(this.path), { recursive: true });
-      await appendFile(this.path, text, 'utf8');
+  /** Keeps one descriptor open while the run lasts; lines logged after `close` are appended one-off. */
+  private async appendPending(): Promise<void> {
+    if (this.closed && this.fd === undefined) {
+      await appendToFile(this.path, this.takePending());
       return;
     }
-    if (!this.handle) {
-      await mkdir(path.dirname(this.path), { recursive: true });
-      this.handle = await open(this.path, 'a');
-    }
-    await this.handle.appendFile(text, 'utf8');
+    this.fd ??= await openForAppend(this.path);
+    await writeAll(this.fd, this.takePending());
   }
+
+  private takePending(): string {
+    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
+    this.pending = [];
+    return text;
+  }
+}
+
+/**
+ * Opens `file` for appending, creating it. The date folder is created only when the open finds
+ * it missing: one folder serves a whole day of runs, so a `mkdir` per run would be wasted work.
+ */
+async function openForAppend(file: string): Promise<number> {
+  try {
+    return await openFd(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(path.dirname(file), { recursive: true });
+    return openFd(file);
+  }
+}
+
+async function appendToFile(file: string, text: string): Promise<void> {
+  const fd = await openForAppend(file);
+  try {
+    await writeAll(fd, text);
+  } finally {
+    await closeFd(fd);
+  }
+}
+
+function openFd(file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    fsOpen(file, 'a', (err, fd) => (err ? reject(err) : resolve(fd)));
+  });
+}
+
+/** Writes all of `text`; a short write (rare on files, e.g. a nearly full disk) goes on with the rest. */
+function writeAll(fd: number, text: string): Promise<void> {
+  const bytes = Buffer.from(text, 'utf8');
+  return new Promise((resolve, reject) => {
+    const writeFrom = (offset: number) => {
+      fsWrite(fd, bytes, offset, bytes.length - offset, null, (err, written) => {
+        if (err) reject(err);
+        else if (offset + written < bytes.length) writeFrom(offset + written);
+        else resolve();
+      });
+    };
+    writeFrom(0);
+  });
+}
+
+function closeFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fsClose(fd, (err) => (err ? reject(err) : resolve()));
+  });
 }
 
 /** `yyyy-MM-dd HH:mm:ss.SSS [source] message\n`, in local time like the file's date folder. */

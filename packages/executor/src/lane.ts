@@ -24,7 +24,8 @@ export interface LaneDeps {
 
 interface CurrentRun {
   trigger: TriggerParam;
-  controller: AbortController;
+  /** Aborts the run's signal and settles the run with the outcome of `reason`, whatever the runner does. */
+  stop(reason: StopReason): void;
 }
 
 export class Lane {
@@ -63,7 +64,7 @@ export class Lane {
    */
   stopAll(running: StopReason, queuedMsg: string): void {
     for (const trigger of this.queue.splice(0)) this.reportNotExecuted(trigger, queuedMsg);
-    this.current?.controller.abort(running);
+    this.current?.stop(running);
   }
 
   /** Stops everything (see {@link stopAll}), takes no more triggers and releases the runner. */
@@ -84,23 +85,13 @@ export class Lane {
     if (this.current || this.closed) return;
     const trigger = this.queue.shift();
     if (!trigger) return;
-    const controller = new AbortController();
-    this.current = { trigger, controller };
-    void this.execute(trigger, controller);
+    void this.execute(trigger);
   }
 
-  private async execute(trigger: TriggerParam, controller: AbortController): Promise<void> {
+  private async execute(trigger: TriggerParam): Promise<void> {
     const log = this.deps.openLog(trigger);
     log.log(startLine(trigger, this.runner.description));
-    const timer =
-      trigger.executorTimeout > 0
-        ? setTimeout(
-            () => controller.abort({ kind: 'timeout' } satisfies StopReason),
-            trigger.executorTimeout * 1000,
-          )
-        : undefined;
-    const outcome = await this.outcomeOf(trigger, log, controller.signal);
-    clearTimeout(timer);
+    const outcome = await this.outcomeOf(trigger, log);
     log.log(endLine(outcome));
     this.current = undefined;
     this.deps.report(trigger, outcome, log);
@@ -108,22 +99,32 @@ export class Lane {
     if (!this.busy) this.becomeIdle();
   }
 
-  /** The runner's outcome, or the stop's outcome as soon as the signal fires. */
-  private async outcomeOf(
-    trigger: TriggerParam,
-    log: JobLogWriter,
-    signal: AbortSignal,
-  ): Promise<RunOutcome> {
+  /**
+   * Starts the run as the lane's current one and resolves with the runner's outcome, or with the
+   * stop's outcome as soon as the run is stopped. Only the lane stops its runs (kill, cover-early
+   * and shutdown through `current.stop`, the timeout through its timer), so a stop settles the
+   * run directly rather than through a listener on the signal.
+   */
+  private async outcomeOf(trigger: TriggerParam, log: JobLogWriter): Promise<RunOutcome> {
+    const controller = new AbortController();
     const runLog = new RunLog(log);
-    const stopped = new Promise<RunOutcome>((resolve) => {
-      signal.addEventListener('abort', () => resolve(outcomeOfStop(signal.reason as StopReason)), {
-        once: true,
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await new Promise<RunOutcome>((settle) => {
+      const stop = (reason: StopReason) => {
+        if (controller.signal.aborted) return;
+        controller.abort(reason);
+        settle(outcomeOfStop(reason));
+      };
+      this.current = { trigger, stop };
+      // A timer only for runs that have a timeout: most runs have none.
+      if (trigger.executorTimeout > 0) {
+        timer = setTimeout(() => stop({ kind: 'timeout' }), trigger.executorTimeout * 1000);
+      }
+      this.runner.run({ trigger, log: runLog, signal: controller.signal }).then(settle, (err: unknown) => {
+        settle({ code: HandleCode.FAIL, msg: errorMessage(err) });
       });
     });
-    const ran = this.runner
-      .run({ trigger, log: runLog, signal })
-      .catch((err: unknown): RunOutcome => ({ code: HandleCode.FAIL, msg: errorMessage(err) }));
-    const outcome = await Promise.race([ran, stopped]);
+    clearTimeout(timer);
     // A handler still running after its stop must not write into a log that is being closed.
     runLog.detach();
     return { code: outcome.code, msg: capHandleMsg(outcome.msg) };

@@ -43,7 +43,10 @@ export interface ExecutorOptions {
   advertisedAddress?: string;
   /** Directory of run logs (`<logDir>/<yyyy-MM-dd>/<logId>.log`), script files and the callback spill file. Default `./tickwheel-logs`. */
   logDir?: string;
-  /** Run logs older than this many days are deleted daily; 0 keeps them. Default 30. */
+  /**
+   * Run logs older than this many days are deleted daily; 0 keeps them. 1 and 2 count as 3, so
+   * a run fired late yesterday keeps its log while the server may still page it. Default 30.
+   */
   logRetentionDays?: number;
   /** Generation spoken to the servers: G2 (XXL-JOB 2.3–3.2, default), G3 (3.3–3.4), G4 (3.5). */
   protocol?: ProtocolGeneration;

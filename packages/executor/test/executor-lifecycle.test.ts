@@ -2,7 +2,8 @@
  * The executor's life: options, start (token rule, address, registration), results in each
  * protocol generation, and graceful stop.
  */
-import { rm } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createExecutor, type ExecutorOptions } from '@tickwheel/executor';
@@ -165,6 +166,35 @@ describe('results by protocol generation', () => {
     expect(await readLog()).toMatch(/callback not delivered \(.*refused by test.*\); kept in the spill file/);
     fx.server.refuseCallbacks = false;
     expect(await fx.server.callbackFor(logId)).toMatchObject({ handleCode: 200, handleMsg: 'late' });
+  });
+
+  it('a slow callback still ends the run log with its delivery line, written after the file was let go', async () => {
+    fx = await startExecutor((ex) => ex.handle('hello', async () => 'slow server'));
+    fx.server.answerDelayMs = 800;
+    const logId = freshLogId();
+    const logDateTime = Date.now();
+    await fx.call('run', trigger({ logId, logDateTime }));
+    // The run is over long before the server answers: its file must not be held open meanwhile.
+    await sleep(500);
+    const openFiles = (await readdir('/proc/self/fd')).map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    expect(openFiles.filter((file) => file.endsWith(`/${logId}.log`))).toEqual([]);
+    await fx.server.callbackFor(logId);
+    const readLog = async () =>
+      (
+        (await fx!.call('log', { logDateTim: logDateTime, logId, fromLineNum: 1 })).returnT.content as {
+          logContent: string;
+        }
+      ).logContent;
+    for (let i = 0; i < 100 && !(await readLog()).includes('callback delivered'); i++) await sleep(20);
+    const lines = (await readLog()).trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/callback delivered to http:\/\/127\.0\.0\.1:\d+\//);
+    expect(lines.filter((line) => line.includes('callback delivered'))).toHaveLength(1);
   });
 });
 
