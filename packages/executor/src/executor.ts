@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -297,13 +298,13 @@ export class Executor {
         once(server, 'error').then(([err]) => Promise.reject(err)),
       ]);
       this.ownServer = server;
-      return advertisedAddress ?? baseUrl(host, (server.address() as AddressInfo).port, '');
+      return advertisedAddress ?? baseUrl(reachableHost(host), (server.address() as AddressInfo).port, '');
     }
     if (advertisedAddress) return advertisedAddress;
     if (this.mountedServer) {
       const { server } = this.mountedServer;
       if (!server.listening) await once(server, 'listening');
-      return baseUrl(host, (server.address() as AddressInfo).port, this.mountPrefix);
+      return baseUrl(reachableHost(host), (server.address() as AddressInfo).port, this.mountPrefix);
     }
     if (serverAddresses.length > 0) {
       throw new TickwheelError(
@@ -556,6 +557,20 @@ function moduleUrlOf(module: string | URL | undefined): string {
     );
   }
   return url.href;
+}
+
+/**
+ * The host to register for a listening host: a wildcard (`0.0.0.0`, `::`) cannot be called, so
+ * the machine's first external IPv4 address stands in for it, as XXL-JOB does
+ * (`advertisedAddress` overrides this when that is not the right one).
+ */
+function reachableHost(host: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return host;
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    const external = addresses?.find((a) => a.family === 'IPv4' && !a.internal);
+    if (external) return external.address;
+  }
+  return '127.0.0.1';
 }
 
 function baseUrl(host: string, port: number, prefix: string): string {

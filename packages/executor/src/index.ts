@@ -21,6 +21,8 @@
 import { Executor } from './executor.js';
 import type { ExecutorOptions } from './options.js';
 
+/** Errors the executor throws (bad options, a second start), with `code` and `field`. */
+export { isTickwheelError, TickwheelError } from '@tickwheel/protocol';
 export type { JobContext, JobHandler } from './context.js';
 export type { ExecutorRequestListener, HandleOptions, StopOptions } from './executor.js';
 export { callPathUnder, normalizeMountPrefix } from './mount-path.js';

@@ -267,6 +267,31 @@ describe('mounting', () => {
     await new Promise<void>((resolve) => host.close(() => resolve()));
   });
 
+  it('a wildcard host is registered as a reachable address, never as 0.0.0.0', async () => {
+    const { createExecutor } = await import('@tickwheel/executor');
+    const host = http.createServer((_req, res) => res.end('app'));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    const port = (host.address() as AddressInfo).port;
+    const ex = createExecutor({
+      appName: 'wildcard',
+      accessToken: TOKEN,
+      host: '0.0.0.0',
+      serverAddresses: [fx.server.address],
+      logDir: fx.logDir,
+      logger: (await import('pino')).pino({ level: 'silent' }),
+    });
+    ex.mount(host, '/jobs');
+    await ex.start();
+    try {
+      expect(ex.address).toMatch(new RegExp(`^http://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}/jobs/$`));
+      expect(ex.address).not.toContain('0.0.0.0');
+    } finally {
+      await ex.stop();
+      host.closeAllConnections();
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+
   it('requestListener serves as middleware and passes other paths to next', async () => {
     const { createExecutor } = await import('@tickwheel/executor');
     const ex = createExecutor({

@@ -111,6 +111,21 @@ describe('script runner', () => {
     expect(log).toMatch(/hello from \d/);
   });
 
+  it('keeps the executor access token out of the script environment', async () => {
+    process.env.TICKWHEEL_ACCESS_TOKEN = 'secret-token-value';
+    process.env.TW_TEST_ORDINARY = 'ordinary-value';
+    try {
+      const { outcome, log } = await runOnce(
+        scriptRunner('GLUE_SHELL', 'echo "token=[$TICKWHEEL_ACCESS_TOKEN] other=[$TW_TEST_ORDINARY]"'),
+      );
+      expect(outcome.code).toBe(200);
+      expect(log).toContain('token=[] other=[ordinary-value]');
+    } finally {
+      delete process.env.TICKWHEEL_ACCESS_TOKEN;
+      delete process.env.TW_TEST_ORDINARY;
+    }
+  });
+
   it('runs a GLUE_NODEJS script with node', async () => {
     const { outcome, log } = await runOnce(scriptRunner('GLUE_NODEJS', 'console.log("node says", 6 * 7);'));
     expect(outcome.code).toBe(200);

@@ -125,7 +125,11 @@ class ScriptRunner implements Runner {
   private runProcess(args: string[], log: JobLogWriter, signal: AbortSignal): Promise<RunOutcome> {
     let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
-      child = spawn(this.command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(this.command, args, {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: scriptEnvironment(process.env),
+      });
     } catch (err) {
       // Arguments Node refuses before spawning, such as a parameter holding a NUL character.
       return Promise.resolve({ code: HandleCode.FAIL, msg: `cannot start the script: ${messageOf(err)}` });
@@ -254,4 +258,22 @@ function quoteForLog(arg: string): string {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Tickwheel's own secrets, which the executor may have read from its environment: a script's
+ * author must not be able to print them (scripts are typed in by console users).
+ */
+const SECRET_ENVIRONMENT = [
+  'TICKWHEEL_ACCESS_TOKEN',
+  'TICKWHEEL_API_TOKEN',
+  'TICKWHEEL_ADMIN_PASSWORD',
+  'XXL_JOB_ACCESSTOKEN',
+];
+
+/** The executor's environment minus Tickwheel's secrets. */
+function scriptEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of SECRET_ENVIRONMENT) delete copy[name];
+  return copy;
 }
