@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerExecutorCommand } from './commands/executor.js';
+import { registerMigrateCommand } from './commands/migrate.js';
+import { registerStartCommand } from './commands/start.js';
 
 /** Exit code of a usage error, as most command-line tools use it. */
 export const USAGE_ERROR_EXIT_CODE = 2;
@@ -34,15 +36,17 @@ export async function main(argv: string[]): Promise<void> {
 function createProgram(): Command {
   const program = new Command('tickwheel')
     .description(
-      'Tickwheel, a distributed job scheduler that speaks the XXL-JOB executor protocol. Today it runs a ' +
-        'standalone script executor and a demo executor; `start`, `migrate` and the job, executor and log ' +
-        'management commands arrive with the scheduling server.',
+      'Tickwheel, a distributed job scheduler that speaks the XXL-JOB executor protocol: the scheduling ' +
+        'server (`start`, `migrate`), a standalone script executor (`executor`) and the example executor ' +
+        '(`demo`). Manage jobs, apps and fires through the REST API (/api/v1/openapi.json).',
     )
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // Sub-commands created through `program.command()` inherit the settings above.
+  registerStartCommand(program);
+  registerMigrateCommand(program);
   registerExecutorCommand(program);
   registerDemoCommand(program);
   return program;

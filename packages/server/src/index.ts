@@ -1,5 +1,27 @@
 /**
- * The Tickwheel scheduling server. For now it exports the store (one schema on SQLite,
- * PostgreSQL and MySQL/MariaDB); `createServer(options)` joins it with the server issue.
+ * @tickwheel/server — the Tickwheel scheduling server.
+ *
+ * @example
+ * import { createServer } from '@tickwheel/server';
+ *
+ * const server = await createServer({ port: 8080, dataDir: './data' });
+ * if (server.firstStartSecrets.adminPassword) console.log('admin password:', server.firstStartSecrets.adminPassword);
+ * process.once('SIGTERM', () => void server.stop());
  */
+export {
+  type MigrateDatabaseOptions,
+  type MigrationReport,
+  maskDatabasePassword,
+  migrateDatabase,
+} from './migrate-database.js';
+export {
+  LOG_LEVELS,
+  type LogLevel,
+  SERVER_DEFAULTS,
+  SERVER_ENV,
+  type ServerInternalOptions,
+  type ServerOptions,
+} from './options.js';
+export { createServer, type FirstStartSecrets, type TickwheelServer } from './server.js';
 export * from './store/index.js';
+export type { TriggeredFire, TriggerJobRequest } from './trigger.js';

@@ -1,6 +1,6 @@
 /**
- * `tickwheel demo`: until the scheduling server exists, it starts the example executor app of
- * `examples/demo-executor` and says how to run its handlers by hand.
+ * `tickwheel demo`: starts the example executor app of `examples/demo-executor` on its own, to
+ * register with a server given by `--server` or to run its handlers by hand (it prints how).
  *
  * The example is the single source of the demo: it is the app users copy from, so the CLI runs it
  * as a program (`node examples/dist/demo-executor/main.js`, configured through its environment
@@ -49,8 +49,9 @@ export function registerDemoCommand(program: Command): void {
         return;
       }
       console.log(
-        'Tickwheel demo. The scheduling server (and its console) arrives with the next issue; until then\n' +
-          'this starts the demo executor on its own, and you run its jobs by hand with the curl lines below.\n',
+        'Tickwheel demo executor: the example app of examples/demo-executor on its own. Point it at a\n' +
+          'server with --server (or run `tickwheel start --demo` for a server with a demo executor of its own);\n' +
+          'or run its jobs by hand with the curl lines below.\n',
       );
       await runDemo(entry, flags);
     });

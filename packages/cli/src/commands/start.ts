@@ -1,0 +1,197 @@
+/**
+ * `tickwheel start`: the scheduling server, by default on port 8080 with the embedded SQLite
+ * store in `./data`. The secrets generated at the first start are printed once; `--demo` adds an
+ * executor in the same process and a few jobs for it.
+ *
+ * A SIGINT or SIGTERM stops gracefully: the demo executor first (its results still reach the
+ * server), then the server, which stops claiming, lets the dispatches in flight finish (bounded)
+ * and leaves every fire not dispatched `pending` for the next start.
+ */
+import type { Executor } from '@tickwheel/executor';
+import { isTickwheelError } from '@tickwheel/protocol';
+import {
+  createServer,
+  LOG_LEVELS,
+  type LogLevel,
+  maskDatabasePassword,
+  SERVER_DEFAULTS,
+  SERVER_ENV,
+  type ServerOptions,
+  type TickwheelServer,
+} from '@tickwheel/server';
+import { type Command, Option } from 'commander';
+import { parseWholeNumber } from '../flag-parsers.js';
+import { stopOnSignals } from '../graceful-shutdown.js';
+import { createDemoJobs, DEMO_APP, startDemoExecutor } from './start-demo.js';
+
+interface StartFlags {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  database?: string;
+  token?: string;
+  apiToken?: string;
+  logLevel?: LogLevel;
+  demo?: boolean;
+}
+
+/** The flag of each server option (and seed), to name the flag in a validation error. */
+const FLAG_OF_OPTION: Record<string, string> = {
+  port: '--port',
+  host: '--host',
+  dataDir: '--data-dir',
+  database: '--database',
+  accessToken: '--token',
+  token: '--token',
+  apiToken: '--api-token',
+  logLevel: '--log-level',
+  adminPassword: SERVER_ENV.adminPassword,
+};
+
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description(
+      'start the scheduling server: REST API, executor API and metrics, on SQLite in --data-dir or on --database',
+    )
+    .option(
+      '--port <port>',
+      `port to listen on, 0 for any free one (default ${SERVER_DEFAULTS.port})`,
+      parseWholeNumber,
+    )
+    .option(
+      '--host <host>',
+      `interface to listen on; 0.0.0.0 for every one (default ${SERVER_DEFAULTS.host})`,
+    )
+    .option('--data-dir <dir>', `directory of the embedded SQLite store (default ${SERVER_DEFAULTS.dataDir})`)
+    .option(
+      '--database <url>',
+      'sqlite:<file>, postgres://… or mysql://… (default sqlite:tickwheel.db in the data dir)',
+    )
+    .addOption(
+      new Option('--token <token>', 'executor access token (default: generated at first start)').env(
+        SERVER_ENV.accessToken,
+      ),
+    )
+    .addOption(
+      new Option('--api-token <token>', 'seed an admin API token, at least 24 characters').env(
+        SERVER_ENV.apiToken,
+      ),
+    )
+    .addOption(
+      new Option('--log-level <level>', `server log level (default ${SERVER_DEFAULTS.logLevel})`).choices(
+        LOG_LEVELS,
+      ),
+    )
+    .option('--demo', `also run a demo executor (app "${DEMO_APP}") and create a few demo jobs`)
+    .action(async (flags: StartFlags, command: Command) => {
+      await runServer(flags, command);
+    });
+}
+
+async function runServer(flags: StartFlags, command: Command): Promise<void> {
+  const options = serverOptions(flags);
+  let server: TickwheelServer;
+  try {
+    server = await createServer(options);
+  } catch (err) {
+    if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION'))
+      command.error(`error: ${flagMessage(err.message, err.field)}`);
+    // Nothing runs: the database cannot be reached, the port is taken.
+    console.error(`error: cannot start the server: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+    return;
+  }
+  let demo: { executor: Executor; jobsCreated: number } | undefined;
+  try {
+    if (flags.demo) demo = await startDemo(server, options.dataDir ?? SERVER_DEFAULTS.dataDir);
+  } catch (err) {
+    console.error(`error: cannot start the demo: ${err instanceof Error ? err.message : String(err)}`);
+    await server.stop();
+    process.exitCode = 1;
+    return;
+  }
+  printBanner(server, options, demo);
+  stopOnSignals(async () => {
+    await demo?.executor.stop();
+    await server.stop();
+  });
+}
+
+function serverOptions(flags: StartFlags): ServerOptions & { dataDir?: string } {
+  return {
+    port: flags.port,
+    host: flags.host,
+    dataDir: flags.dataDir,
+    database: flags.database,
+    accessToken: flags.token,
+    apiToken: flags.apiToken,
+    logLevel: flags.logLevel,
+    // `tickwheel start` is how people first meet the server: give them a token to script with.
+    generateApiToken: true,
+  };
+}
+
+async function startDemo(
+  server: TickwheelServer,
+  dataDir: string,
+): Promise<{ executor: Executor; jobsCreated: number }> {
+  const jobsCreated = await createDemoJobs(server);
+  return { executor: await startDemoExecutor(server, dataDir), jobsCreated };
+}
+
+function printBanner(
+  server: TickwheelServer,
+  options: ServerOptions,
+  demo: { executor: Executor; jobsCreated: number } | undefined,
+): void {
+  const api = `${server.url}api/v1`;
+  const lines = [
+    '',
+    `Tickwheel server listening on ${server.url}`,
+    `  database:      ${maskDatabasePassword(options.database ?? `sqlite (in ${options.dataDir ?? SERVER_DEFAULTS.dataDir})`)}`,
+    `  REST API:      ${api}  (OpenAPI document: ${api}/openapi.json)`,
+    `  executors:     register at ${server.url} with the access token`,
+    `  metrics:       ${server.url}metrics, health: ${server.url}healthz, ${server.url}readyz`,
+  ];
+  const secrets = server.firstStartSecrets;
+  const generated = [
+    secrets.adminPassword === undefined
+      ? undefined
+      : `  admin login:   ${secrets.adminUsername} / ${secrets.adminPassword}`,
+    secrets.accessToken === undefined
+      ? undefined
+      : `  access token:  ${secrets.accessToken}  (executors send it as XXL-JOB-ACCESS-TOKEN)`,
+    secrets.apiToken === undefined
+      ? undefined
+      : `  API token:     ${secrets.apiToken}  (Authorization: Bearer …)`,
+  ].filter((line) => line !== undefined);
+  if (generated.length > 0) {
+    lines.push(
+      '',
+      'First start: these secrets were generated and are shown ONCE. Store them now.',
+      ...generated,
+    );
+    if (secrets.apiToken !== undefined) {
+      lines.push('', 'Try it:', `  curl -H "Authorization: Bearer ${secrets.apiToken}" ${api}/jobs`);
+    }
+  }
+  if (demo !== undefined) {
+    lines.push(
+      '',
+      demo.jobsCreated > 0
+        ? `Demo: executor ${demo.executor.address} (app "${DEMO_APP}") with ${demo.jobsCreated} new demo jobs.`
+        : `Demo: executor ${demo.executor.address} (app "${DEMO_APP}") running the demo jobs of an earlier start.`,
+    );
+  }
+  lines.push('', 'Ctrl+C stops the server (pending fires are kept for the next start).', '');
+  console.log(lines.join('\n'));
+}
+
+/** `port: must be ...` (field `port`) → `--port: must be ...`; `apiToken must be ...` → `--api-token: must be ...`. */
+function flagMessage(message: string, field: string | undefined): string {
+  const flag = field === undefined ? undefined : FLAG_OF_OPTION[field];
+  if (flag === undefined || field === undefined) return message;
+  const reason = message.startsWith(field) ? message.slice(field.length).replace(/^:?\s*/, '') : message;
+  return `${flag}: ${reason}`;
+}

@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
+
+let dataDir: string;
+let cli: CliProcess | undefined;
+
+beforeAll(() => assertCliBuilt());
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'tw-cli-start-'));
+});
+
+afterEach(async () => {
+  await cli?.kill();
+  cli = undefined;
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function startArgs(...extra: string[]): string[] {
+  return [
+    'start',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'warn',
+    ...extra,
+  ];
+}
+
+/** Starts `tickwheel start` and returns its base URL once it listens. */
+async function start(...extra: string[]): Promise<string> {
+  cli = new CliProcess(startArgs(...extra));
+  const [, url] = await cli.waitForOutput(/listening on (http:\/\/\S+)/);
+  return url!;
+}
+
+async function stopWithSigterm(): Promise<{ code: number | null }> {
+  cli!.signal('SIGTERM');
+  return cli!.exited;
+}
+
+describe('tickwheel start', () => {
+  it('prints the generated admin password, access token and API token once, at the first start', async () => {
+    const url = await start();
+    const output = cli!.stdout;
+    expect(output).toMatch(/shown ONCE/);
+    expect(output).toMatch(/admin login:\s+admin \/ \S{8,}/);
+    expect(output).toMatch(/access token:\s+\S{20,}/);
+    const apiToken = output.match(/API token:\s+(tw_\S+)/)?.[1];
+    expect(apiToken).toBeDefined();
+    const jobs = await fetch(`${url}api/v1/jobs`, { headers: { authorization: `Bearer ${apiToken}` } });
+    expect(jobs.status).toBe(200);
+    expect((await stopWithSigterm()).code).toBe(0);
+
+    await start();
+    expect(cli!.stdout).not.toMatch(/shown ONCE|admin login|API token:/);
+  });
+
+  it('stops gracefully on SIGTERM with exit code 0', async () => {
+    await start();
+
+    const { code } = await stopWithSigterm();
+
+    expect(code).toBe(0);
+    expect(cli!.stdout).toMatch(/SIGTERM: stopping/);
+  });
+
+  it('serves the OpenAPI document of the REST API', async () => {
+    const url = await start('--api-token', 'cli-test-api-token-0123456789');
+
+    const response = await fetch(`${url}api/v1/openapi.json`, {
+      headers: { authorization: 'Bearer cli-test-api-token-0123456789' },
+    });
+
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string };
+    expect(document.openapi).toMatch(/^3\.1/);
+  });
+
+  it('--demo runs a demo executor whose jobs fire and succeed', async () => {
+    const token = 'cli-demo-api-token-0123456789';
+    const url = await start('--demo', '--api-token', token);
+    expect(cli!.stdout).toMatch(
+      /Demo: executor http:\/\/127\.0\.0\.1:\d+\/ \(app "tickwheel-demo"\) with 4 new demo jobs/,
+    );
+
+    let fires: Array<{ status: string; handleCode: number | null }> = [];
+    const deadline = Date.now() + 8_000;
+    while (!fires.some((f) => f.status === 'succeeded') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const response = await fetch(`${url}api/v1/fires?status=succeeded`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      fires = ((await response.json()) as { items: typeof fires }).items;
+    }
+    expect(fires.some((f) => f.status === 'succeeded' && f.handleCode === 200)).toBe(true);
+  });
+
+  it('names the flag of a value it refuses and exits 2', () => {
+    const badDatabase = runCli(startArgs('--database', 'oracle://db/tickwheel'));
+    expect(badDatabase.code).toBe(2);
+    expect(badDatabase.stderr).toMatch(/--database: .*sqlite:, postgres:\/\/, mysql:\/\//);
+
+    const shortToken = runCli(startArgs('--api-token', 'short'));
+    expect(shortToken.code).toBe(2);
+    expect(shortToken.stderr).toMatch(/--api-token: .*at least 24 characters/);
+
+    const badPort = runCli(startArgs('--port', 'eighty'));
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toMatch(/--port/);
+  });
+});
+
+describe('tickwheel migrate', () => {
+  it('applies the migrations of a new database and then finds nothing to apply', () => {
+    const first = runCli(['migrate', '--data-dir', dataDir]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/applied 1 migration\(s\)\n\s+1 init/);
+    expect(first.stdout).toContain(path.join(dataDir, 'tickwheel.db'));
+
+    const second = runCli(['migrate', '--data-dir', dataDir]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/up to date \(schema version 1\); nothing applied/);
+  });
+});

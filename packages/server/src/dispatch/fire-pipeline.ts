@@ -1,0 +1,378 @@
+/**
+ * The fire pipeline: the hop between the wheel and the executors. Due fire ids come in; the
+ * records, their jobs and apps are loaded in batches; each fire goes to the dispatcher with the
+ * app's executors; the outcomes are written back as dispatch marks in batches (mark-batcher.ts).
+ *
+ *   planner/wheel ──onDue(ids)──▶ load (batch) ──▶ Dispatcher.dispatch ──▶ marks (batch)
+ *   trigger-once ──dispatchCreated(fire)──┘
+ *
+ * It also owns the two places where dispatch feeds back into scheduling:
+ * - a SHARDING_BROADCAST fire becomes one child record per executor before its runs are sent
+ *   (`shardFireIds`, `parent_fire_id` = the fire's own record), and its own record is marked
+ *   with a summary of the shards;
+ * - FIX_DELAY: the next fire is set from the end of the run (`onFiresFinished`), or from the
+ *   failed dispatch when no run happened.
+ *
+ * Nothing here holds a transaction across a call to an executor: loads and marks are short
+ * statements before and after the network.
+ */
+import { nextFireTimes, type RouteStrategy, type TriggerType } from '@tickwheel/protocol';
+import type { Logger } from 'pino';
+import type { Clock } from '../scheduling/clock.js';
+import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
+import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, JobRow, Store } from '../store/index.js';
+import type { Dispatcher, DispatchOutcome, FireToDispatch, ShardTarget } from './dispatcher.js';
+import type { ExecutorAddress } from './executor-client.js';
+import { MarkBatcher } from './mark-batcher.js';
+
+/** Where a fire of an app may go. */
+export interface AppExecutors {
+  /** The app's executors: its online registry entries (AUTO) or its typed address list (MANUAL). */
+  addressesOf(app: AppGroupRow): readonly ExecutorAddress[] | Promise<readonly ExecutorAddress[]>;
+}
+
+export interface FirePipelineOptions {
+  store: Pick<Store, 'fires' | 'jobs' | 'apps' | 'db'>;
+  dispatcher: Pick<Dispatcher, 'dispatch'>;
+  executors: AppExecutors;
+  clock: Pick<Clock, 'now'>;
+  logger: Logger;
+  /** Records loaded and marks written per statement. */
+  batchSize: number;
+  /** Called for every dispatch outcome, with the record it was for (metrics). */
+  onDispatched?: (fire: FireRow, outcome: DispatchOutcome) => void;
+}
+
+/** What a trigger-once adds to its fire's dispatch. */
+export interface DispatchRequest {
+  /** Executors to choose from instead of the online ones; already checked against the app's addresses. */
+  addressOverride?: string[];
+}
+
+const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
+const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispatched';
+/** Trigger types of fires the planner claimed; only these follow the job's run state. */
+const SCHEDULED_TRIGGERS: ReadonlySet<string> = new Set<TriggerType>(['CRON', 'MISFIRE']);
+/** Loads of due fires running at once; dispatches themselves are bounded by the dispatcher's lanes. */
+const LOADS_IN_FLIGHT = 4;
+/** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
+const LOAD_RETRY_MS = 1_000;
+
+export class FirePipeline implements DueFireSink {
+  private readonly options: FirePipelineOptions;
+  private readonly marks: MarkBatcher;
+  /** Due ids not loaded yet. */
+  private queue: number[] = [];
+  private loads = 0;
+  /** Records being dispatched, by id: the broadcast hook reads its fire's app here. */
+  private readonly dispatching = new Map<number, FireRow>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private accepting = true;
+
+  constructor(options: FirePipelineOptions) {
+    this.options = options;
+    this.marks = new MarkBatcher({
+      fires: options.store.fires,
+      batchSize: options.batchSize,
+      onError: (err, marks, givenUp) =>
+        options.logger.error(
+          { err, fireIds: marks.map((m) => m.fireId) },
+          givenUp
+            ? 'dispatch marks could not be written; the records stay pending and are re-sent at the next recovery (the executor refuses a logId twice)'
+            : 'dispatch marks could not be written; retrying',
+        ),
+    });
+  }
+
+  /** The planner's hand-over: due fire ids, dispatched on the pipeline's own time. */
+  onDue(fireIds: number[]): void {
+    if (!this.accepting) return;
+    for (const id of fireIds) this.queue.push(id);
+    this.pump();
+  }
+
+  /**
+   * Dispatches a record created outside the planner (trigger-once) right away, and resolves
+   * with the outcomes once they are marked. Never rejects: a failure is logged and the record
+   * stays `pending` (no outcomes).
+   */
+  dispatchCreated(fire: FireRow, request: DispatchRequest = {}): Promise<DispatchOutcome[]> {
+    return this.track(
+      this.dispatchRecords([fire], request).catch((err: unknown) => {
+        this.options.logger.error({ err, fireId: fire.id }, 'could not dispatch a triggered fire');
+        return [];
+      }),
+    );
+  }
+
+  /**
+   * The dispatcher's SHARDING_BROADCAST hook: one child record per executor, in shard order
+   * (`parent_fire_id` = the fire's own record, which the result recorder finishes once every
+   * shard has settled). Children left by an earlier try of the same broadcast (a crash between
+   * creating them and marking the fire) are reused when the shard count is the same, so an
+   * executor refuses the repeat of a run it already took; those of another count are skipped.
+   */
+  readonly shardFireIds = async (fire: FireToDispatch, shards: readonly ShardTarget[]): Promise<number[]> => {
+    const { store, clock } = this.options;
+    const parent = this.dispatching.get(fire.fireId) ?? (await store.fires.findFireById(fire.fireId));
+    if (parent === undefined) throw new Error(`fire ${fire.fireId} does not exist`);
+    const total = shards.length;
+    const earlier = (await store.fires.findChildFires(parent.id)).filter((f) => f.trigger_type !== 'RETRY');
+    const reusable = new Map(
+      earlier.filter((f) => f.shard_total === total).map((f) => [f.shard_index, f.id] as const),
+    );
+    const now = clock.now();
+    const superseded = earlier.filter((f) => f.shard_total !== total).map((f) => f.id);
+    if (superseded.length > 0) {
+      const message = `skipped: the broadcast was sent again over ${total} executors`;
+      await store.fires.skipPendingFires(superseded, message, now);
+    }
+    const missing = shards.filter((s) => !reusable.has(s.shardIndex));
+    const created = await store.fires.createFires(
+      missing.map((s) => ({
+        jobId: parent.job_id,
+        appId: parent.app_id,
+        scheduledAt: parent.scheduled_at,
+        triggerType: parent.trigger_type as TriggerType,
+        executorHandler: parent.executor_handler,
+        executorParam: parent.executor_param,
+        parentFireId: parent.id,
+        shardIndex: s.shardIndex,
+        shardTotal: total,
+        retryCount: parent.retry_count,
+      })),
+      now,
+    );
+    for (const [i, shard] of missing.entries()) reusable.set(shard.shardIndex, created[i]!);
+    return shards.map((s) => reusable.get(s.shardIndex)!);
+  };
+
+  /**
+   * The finalise hook (callbacks, kills, lost runs): a FIX_DELAY job fires next one delay after
+   * its run ended. Only the planner's own record counts (a manual run does not move the schedule).
+   */
+  async onFiresFinished(finished: readonly FinishedFire[]): Promise<void> {
+    const scheduled = finished.filter(
+      (f) => f.parentFireId === null && SCHEDULED_TRIGGERS.has(f.triggerType),
+    );
+    if (scheduled.length === 0) return;
+    const jobs = await this.options.store.jobs.findJobsByIds([...new Set(scheduled.map((f) => f.jobId))]);
+    await this.continueFixDelay(jobs, this.options.clock.now());
+  }
+
+  /** Stops taking due fires; what comes later stays `pending` for the next start. */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /**
+   * Waits until the loads, dispatches and marks in flight are done, at most `timeoutMs`.
+   * Resolves true when everything finished; fires not dispatched by then stay `pending`.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const settled = (async () => {
+      while (this.queue.length > 0 || this.inFlight.size > 0) {
+        this.pump();
+        await Promise.allSettled([...this.inFlight]);
+      }
+      await this.marks.idle();
+      return true;
+    })();
+    try {
+      return await Promise.race([settled, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.loads < LOADS_IN_FLIGHT) {
+      const ids = this.queue.splice(0, this.options.batchSize);
+      this.loads++;
+      void this.track(this.loadAndDispatch(ids)).finally(() => {
+        this.loads--;
+        this.pump();
+      });
+    }
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.catch(() => {}).finally(() => this.inFlight.delete(work));
+    return work;
+  }
+
+  /** Loads a batch of due records and dispatches those still pending; on a store error, tries again later. */
+  private async loadAndDispatch(ids: number[]): Promise<void> {
+    try {
+      const fires = await this.options.store.fires.findFiresByIds(ids);
+      await this.dispatchRecords(
+        fires.filter((fire) => fire.status === 'pending'),
+        {},
+      );
+    } catch (err) {
+      // Records already dispatched are no longer pending, so the retry skips them.
+      this.options.logger.error({ err, fireIds: ids }, 'could not load or dispatch due fires; retrying');
+      await new Promise((resolve) => setTimeout(resolve, LOAD_RETRY_MS));
+      if (this.accepting) this.onDue(ids);
+    }
+  }
+
+  /** Loads the jobs and apps of `fires`, dispatches each and marks the outcomes. */
+  private async dispatchRecords(
+    fires: readonly FireRow[],
+    request: DispatchRequest,
+  ): Promise<DispatchOutcome[]> {
+    if (fires.length === 0) return [];
+    const { store, clock } = this.options;
+    const jobs = new Map(
+      (await store.jobs.findJobsByIds([...new Set(fires.map((f) => f.job_id))])).map((j) => [j.id, j]),
+    );
+    const apps = await this.appsById(fires.map((f) => f.app_id));
+    const gone = new Map<number, string>();
+    const sends: Promise<DispatchOutcome[]>[] = [];
+    for (const fire of fires) {
+      const job = jobs.get(fire.job_id);
+      const app = apps.get(fire.app_id);
+      if (job === undefined || (SCHEDULED_TRIGGERS.has(fire.trigger_type) && job.trigger_status !== 1)) {
+        gone.set(fire.id, JOB_GONE);
+      } else if (app === undefined) {
+        gone.set(fire.id, APP_GONE);
+      } else {
+        sends.push(this.dispatchOne(fire, job, app, request));
+      }
+    }
+    if (gone.size > 0) {
+      for (const [message, ids] of groupByMessage(gone))
+        await store.fires.skipPendingFires(ids, message, clock.now());
+    }
+    return (await Promise.all(sends)).flat();
+  }
+
+  private async dispatchOne(
+    fire: FireRow,
+    job: JobRow,
+    app: AppGroupRow,
+    request: DispatchRequest,
+  ): Promise<DispatchOutcome[]> {
+    const { dispatcher, executors, logger, onDispatched } = this.options;
+    this.dispatching.set(fire.id, fire);
+    try {
+      // The override list replaces the online ones, so the online list is not even read then.
+      const addresses = request.addressOverride?.length ? [] : await executors.addressesOf(app);
+      const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, request), addresses);
+      const written = marksOf(fire, outcomes).map((mark) =>
+        this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark),
+      );
+      for (const outcome of outcomes) onDispatched?.(fire, outcome);
+      await Promise.all(written);
+      if (
+        fire.claim_job_id !== null &&
+        job.schedule_type === 'FIX_DELAY' &&
+        outcomes.every((o) => o.triggerCode !== 200)
+      ) {
+        // No run happened, so no run end will set the next time: continue from the failed dispatch.
+        await this.continueFixDelay([job], outcomes[0]?.triggerAt ?? this.options.clock.now());
+      }
+      return outcomes;
+    } catch (err) {
+      // The dispatcher never rejects; this is a store or directory failure. The record stays pending.
+      logger.error({ err, fireId: fire.id }, 'dispatch of a fire failed before reaching an executor');
+      return [];
+    } finally {
+      this.dispatching.delete(fire.id);
+    }
+  }
+
+  /** Sets the next fire of FIX_DELAY jobs that are running and have none yet, one delay after `endedAt`. */
+  private async continueFixDelay(jobs: readonly JobRow[], endedAt: number): Promise<void> {
+    for (const job of jobs) {
+      if (job.schedule_type !== 'FIX_DELAY' || job.trigger_status !== 1 || job.next_fire_at !== null)
+        continue;
+      const schedule = {
+        scheduleType: job.schedule_type,
+        scheduleConf: job.schedule_conf,
+        timeZone: job.time_zone,
+      };
+      try {
+        const next = nextFireTimes(schedule, endedAt, 1)[0] ?? null;
+        await this.options.store.jobs.recordRunEnd(job.id, endedAt, next);
+      } catch (err) {
+        this.options.logger.error({ err, jobId: job.id }, 'could not set the next fire of a FIX_DELAY job');
+      }
+    }
+  }
+
+  private async appsById(ids: readonly number[]): Promise<Map<number, AppGroupRow>> {
+    const unique = [...new Set(ids)];
+    const rows = await this.options.store.db
+      .selectFrom('app_group')
+      .selectAll()
+      .where('id', 'in', unique)
+      .execute();
+    return new Map(rows.map((app) => [app.id, app]));
+  }
+}
+
+function toDispatch(fire: FireRow, job: JobRow, app: AppGroupRow, request: DispatchRequest): FireToDispatch {
+  return {
+    fireId: fire.id,
+    jobId: job.id,
+    appName: app.app_name,
+    scheduledAt: fire.scheduled_at,
+    triggerType: fire.trigger_type as TriggerType,
+    executorHandler: fire.executor_handler,
+    executorParam: fire.executor_param ?? '',
+    executorBlockStrategy: job.executor_block_strategy as FireToDispatch['executorBlockStrategy'],
+    executorTimeout: job.executor_timeout,
+    glueType: job.glue_type,
+    glueSource: job.glue_source,
+    glueUpdatedAt: job.glue_updated_at,
+    routeStrategy: job.executor_route_strategy as RouteStrategy,
+    ...(request.addressOverride?.length ? { addressOverride: request.addressOverride } : {}),
+  };
+}
+
+/**
+ * The dispatch marks of one fire's outcomes. A broadcast's shards are marked on their own
+ * records, and the fire's own record takes a summary: `dispatched` while any shard was accepted
+ * (its result comes once every shard has settled), else `dispatch_failed`.
+ */
+function marksOf(fire: FireRow, outcomes: readonly DispatchOutcome[]): DispatchMark[] {
+  const marks: DispatchMark[] = outcomes.map((outcome) => ({
+    fireId: outcome.fireId,
+    triggerAt: outcome.triggerAt,
+    executorAddress: outcome.address,
+    triggerCode: outcome.triggerCode,
+    triggerMsg: outcome.triggerMsg,
+  }));
+  const shards = outcomes.filter((outcome) => outcome.parentFireId === fire.id);
+  if (shards.length === 0) return marks;
+  const accepted = shards.filter((shard) => shard.triggerCode === 200).length;
+  const lines = shards.map(
+    (shard) =>
+      `shard ${shard.shardIndex}/${shard.shardTotal} → ${shard.address}: fire ${shard.fireId}, code ${shard.triggerCode}`,
+  );
+  marks.push({
+    fireId: fire.id,
+    triggerAt: shards[0]!.triggerAt,
+    executorAddress: null,
+    triggerCode: accepted > 0 ? 200 : 500,
+    triggerMsg: [
+      `trigger ${fire.trigger_type}`,
+      `broadcast: ${accepted} of ${shards.length} shards accepted`,
+      ...lines,
+    ].join('\n'),
+  });
+  return marks;
+}
+
+function groupByMessage(byId: Map<number, string>): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  for (const [id, message] of byId) groups.set(message, [...(groups.get(message) ?? []), id]);
+  return groups;
+}

@@ -1,0 +1,86 @@
+/**
+ * Dispatch marks in batches: the outcomes of many dispatches become one multi-row statement per
+ * status and one transaction per batch (DESIGN.md: no per-fire transaction). Marks gather while a
+ * write is in flight and go out together with the next one, so the write rate adapts to the load
+ * instead of one write per fire.
+ */
+import type { DispatchMark, FireRepository } from '../store/index.js';
+
+export type MarkKind = 'dispatched' | 'dispatch_failed';
+
+export interface MarkBatcherOptions {
+  fires: Pick<FireRepository, 'markDispatched' | 'markDispatchFailed'>;
+  /** Marks per statement at most. */
+  batchSize: number;
+  /** Attempts per batch before its marks are given up (their records stay `pending`). */
+  attempts?: number;
+  /** Wait between two attempts, in ms. */
+  retryDelayMs?: number;
+  onError(err: unknown, marks: readonly DispatchMark[], givenUp: boolean): void;
+}
+
+interface QueuedMark {
+  kind: MarkKind;
+  mark: DispatchMark;
+  written: () => void;
+}
+
+export class MarkBatcher {
+  private readonly options: MarkBatcherOptions;
+  private queue: QueuedMark[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(options: MarkBatcherOptions) {
+    this.options = options;
+  }
+
+  /** Queues a mark; resolves once its batch is written (or given up, which is logged). */
+  add(kind: MarkKind, mark: DispatchMark): Promise<void> {
+    return new Promise((written) => {
+      this.queue.push({ kind, mark, written });
+      this.flushing ??= this.flushAll().finally(() => {
+        this.flushing = undefined;
+      });
+    });
+  }
+
+  /** Resolves when every queued mark is written. */
+  async idle(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+  }
+
+  private async flushAll(): Promise<void> {
+    // Let the dispatches that finish in the same turn of the event loop join this batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.batchSize);
+      await this.write(
+        batch.filter((q) => q.kind === 'dispatched'),
+        'dispatched',
+      );
+      await this.write(
+        batch.filter((q) => q.kind === 'dispatch_failed'),
+        'dispatch_failed',
+      );
+      for (const queued of batch) queued.written();
+    }
+  }
+
+  private async write(batch: readonly QueuedMark[], kind: MarkKind): Promise<void> {
+    if (batch.length === 0) return;
+    const marks = batch.map((q) => q.mark);
+    const attempts = this.options.attempts ?? 3;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (kind === 'dispatched') await this.options.fires.markDispatched(marks);
+        else await this.options.fires.markDispatchFailed(marks);
+        return;
+      } catch (err) {
+        const givenUp = attempt >= attempts;
+        this.options.onError(err, marks, givenUp);
+        if (givenUp) return;
+        await new Promise((resolve) => setTimeout(resolve, this.options.retryDelayMs ?? 500));
+      }
+    }
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * Every server option, its default and its validation, in one place. `resolveServerOptions()`
+ * runs once in `createServer()`; the parts it builds (store, scheduler, dispatcher, monitors,
+ * HTTP) get resolved values and never re-default them.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { DEAD_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
+import type { Logger } from 'pino';
+import { type Clock, systemClock } from './scheduling/clock.js';
+import { DEFAULT_MISFIRE_WINDOW_MS } from './scheduling/misfire.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Environment variables the server reads when the matching option is not given. */
+export const SERVER_ENV = {
+  adminPassword: 'TICKWHEEL_ADMIN_PASSWORD',
+  apiToken: 'TICKWHEEL_API_TOKEN',
+  accessToken: 'TICKWHEEL_ACCESS_TOKEN',
+} as const;
+
+/** Options of {@link createServer}; every one has a default. */
+export interface ServerOptions {
+  /** TCP port of the HTTP API (REST, executor-facing, metrics). 0 picks a free one. Default 8080. */
+  port?: number;
+  /**
+   * Interface to listen on. Default `127.0.0.1` (safe by default: executors on other hosts
+   * need `0.0.0.0` or the host's address).
+   */
+  host?: string;
+  /** Directory of the embedded SQLite database (and a relative SQLite path). Default `./data`. */
+  dataDir?: string;
+  /**
+   * The store: `sqlite:<file>` (relative to `dataDir`), `postgres://…[?schema=name]`,
+   * `mysql://…` or `mariadb://…`. Default `sqlite:tickwheel.db` in `dataDir`.
+   */
+  database?: string;
+  /** Connections per database pool (PostgreSQL, MySQL). Default 10. */
+  databasePoolSize?: number;
+  /**
+   * The executor access token (`XXL-JOB-ACCESS-TOKEN`) to use from now on. Default: the one
+   * stored at first start (generated then, printed once), or `TICKWHEEL_ACCESS_TOKEN`.
+   */
+  accessToken?: string;
+  /** Seeds an admin API token at first start (automation). Default `TICKWHEEL_API_TOKEN`, else none. */
+  apiToken?: string;
+  /** The first admin password. Default `TICKWHEEL_ADMIN_PASSWORD`, else generated at first start and printed once. */
+  adminPassword?: string;
+  /**
+   * Generate an admin API token at first start when none is seeded, and report it in
+   * `firstStartSecrets` (`tickwheel start` prints it once). Default false.
+   */
+  generateApiToken?: boolean;
+  /**
+   * This node's name in the shard lease rows. Keep it stable across restarts of one node: a
+   * restart under the same name takes its shards back at once. Default `<hostname>:<port>`.
+   */
+  nodeId?: string;
+  /** Jobs due within this much of now are claimed into the wheel. Default 5,000 ms. */
+  lookAheadMs?: number;
+  /** A fire claimed later than this after its time follows the job's misfire policy. Default 5,000 ms. */
+  misfireWindowMs?: number;
+  /** Time one call to one executor may take. Default 3,000 ms. */
+  executorCallTimeoutMs?: number;
+  /** An executor whose last heartbeat is older than this is offline. Default 90,000 ms. */
+  executorDeadAfterMs?: number;
+  /** A run still `dispatched` after this long whose executor is offline is failed as lost. Default 600,000 ms. */
+  lostRunAfterMs?: number;
+  /** Longest time `stop()` waits for dispatches in flight. Default 10,000 ms. */
+  stopTimeoutMs?: number;
+  /** Level of the server's pino logs. Default `info`. */
+  logLevel?: LogLevel;
+  /** A pino logger to write to instead of a new one on stdout (`logLevel` is then ignored). */
+  logger?: Logger;
+  /** Values read when `adminPassword`, `apiToken` or `accessToken` are absent. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Timings of the engine and the monitors. Internal: meant for tests, which cannot wait 30 s or
+   * 10 minutes; not part of the stable API.
+   */
+  internal?: ServerInternalOptions;
+}
+
+/** @internal See {@link ServerOptions.internal}. */
+export interface ServerInternalOptions {
+  clock?: Clock;
+  /** Shards of the job space (every node of a cluster must agree). Default 64. */
+  shardCount?: number;
+  /** Time between two planner ticks. Default 500 ms. */
+  tickIntervalMs?: number;
+  /** Shard lease lifetime. Default 15,000 ms. */
+  leaseTtlMs?: number;
+  /** How often the registry monitor drops dead entries and writes app address lists. Default 30,000 ms. */
+  registryMonitorIntervalMs?: number;
+  /** How often this node re-reads the online executors (registrations sent to other nodes). Default 5,000 ms. */
+  directoryRefreshIntervalMs?: number;
+  /** How often the lost-run monitor looks for lost runs. Default 60,000 ms. */
+  lostRunMonitorIntervalMs?: number;
+  /** Fires loaded and dispatch marks written per statement. Default 500. */
+  pipelineBatchSize?: number;
+}
+
+export interface ResolvedServerOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: string;
+  databasePoolSize: number;
+  accessToken: string | undefined;
+  apiToken: string | undefined;
+  adminPassword: string | undefined;
+  generateApiToken: boolean;
+  nodeId: string;
+  lookAheadMs: number;
+  misfireWindowMs: number;
+  executorCallTimeoutMs: number;
+  executorDeadAfterMs: number;
+  lostRunAfterMs: number;
+  stopTimeoutMs: number;
+  logLevel: LogLevel;
+  logger: Logger | undefined;
+  clock: Clock;
+  shardCount: number | undefined;
+  tickIntervalMs: number | undefined;
+  leaseTtlMs: number | undefined;
+  registryMonitorIntervalMs: number;
+  directoryRefreshIntervalMs: number;
+  lostRunMonitorIntervalMs: number;
+  pipelineBatchSize: number;
+}
+
+export const SERVER_DEFAULTS = {
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: './data',
+  sqliteFile: 'tickwheel.db',
+  databasePoolSize: 10,
+  lookAheadMs: 5_000,
+  misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
+  executorCallTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+  executorDeadAfterMs: DEAD_TIMEOUT_MS,
+  lostRunAfterMs: 600_000,
+  stopTimeoutMs: 10_000,
+  logLevel: 'info',
+  registryMonitorIntervalMs: 30_000,
+  directoryRefreshIntervalMs: 5_000,
+  lostRunMonitorIntervalMs: 60_000,
+  pipelineBatchSize: 500,
+} as const;
+
+const MAX_NODE_ID_LENGTH = 64;
+
+/** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
+export function resolveServerOptions(options: ServerOptions = {}): ResolvedServerOptions {
+  if (options === null || typeof options !== 'object') throw invalid('options', 'must be an object');
+  const d = SERVER_DEFAULTS;
+  const env = options.env ?? process.env;
+  const internal = options.internal ?? {};
+  const port = integerIn('port', options.port, d.port, 0, 65_535);
+  const dataDir = path.resolve(nonEmptyString('dataDir', options.dataDir) ?? d.dataDir);
+  return {
+    port,
+    host: nonEmptyString('host', options.host) ?? d.host,
+    dataDir,
+    database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
+    databasePoolSize: integerIn('databasePoolSize', options.databasePoolSize, d.databasePoolSize, 1, 1_000),
+    accessToken: secret('accessToken', options.accessToken ?? blankToUndefined(env[SERVER_ENV.accessToken])),
+    apiToken: secret('apiToken', options.apiToken ?? blankToUndefined(env[SERVER_ENV.apiToken])),
+    adminPassword: secret(
+      'adminPassword',
+      options.adminPassword ?? blankToUndefined(env[SERVER_ENV.adminPassword]),
+    ),
+    generateApiToken: booleanOption('generateApiToken', options.generateApiToken, false),
+    nodeId: nodeIdOption(options.nodeId, port),
+    lookAheadMs: integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000),
+    misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
+    executorCallTimeoutMs: integerIn(
+      'executorCallTimeoutMs',
+      options.executorCallTimeoutMs,
+      d.executorCallTimeoutMs,
+      1,
+      600_000,
+    ),
+    executorDeadAfterMs: integerIn(
+      'executorDeadAfterMs',
+      options.executorDeadAfterMs,
+      d.executorDeadAfterMs,
+      100,
+      86_400_000,
+    ),
+    lostRunAfterMs: integerIn('lostRunAfterMs', options.lostRunAfterMs, d.lostRunAfterMs, 100, 604_800_000),
+    stopTimeoutMs: integerIn('stopTimeoutMs', options.stopTimeoutMs, d.stopTimeoutMs, 0, 600_000),
+    logLevel: logLevelOption(options.logLevel),
+    logger: loggerOption(options.logger),
+    clock: clockOption(internal.clock),
+    shardCount: internal.shardCount,
+    tickIntervalMs: internal.tickIntervalMs,
+    leaseTtlMs: internal.leaseTtlMs,
+    registryMonitorIntervalMs: integerIn(
+      'internal.registryMonitorIntervalMs',
+      internal.registryMonitorIntervalMs,
+      d.registryMonitorIntervalMs,
+      10,
+      3_600_000,
+    ),
+    directoryRefreshIntervalMs: integerIn(
+      'internal.directoryRefreshIntervalMs',
+      internal.directoryRefreshIntervalMs,
+      d.directoryRefreshIntervalMs,
+      10,
+      3_600_000,
+    ),
+    lostRunMonitorIntervalMs: integerIn(
+      'internal.lostRunMonitorIntervalMs',
+      internal.lostRunMonitorIntervalMs,
+      d.lostRunMonitorIntervalMs,
+      10,
+      3_600_000,
+    ),
+    pipelineBatchSize: integerIn(
+      'internal.pipelineBatchSize',
+      internal.pipelineBatchSize,
+      d.pipelineBatchSize,
+      1,
+      10_000,
+    ),
+  };
+}
+
+function invalid(option: string, reason: string): TickwheelError {
+  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
+}
+
+function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(option, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function nonEmptyString(option: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(option, 'must be a non-empty string');
+  return value;
+}
+
+function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw invalid(option, 'must be true or false');
+  return value;
+}
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** Checked for type only: the secrets module judges the value (ensureSecrets names the seed it refuses). */
+function secret(option: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw invalid(option, 'must be a non-empty string');
+  return value;
+}
+
+function nodeIdOption(value: unknown, port: number): string {
+  if (value === undefined) return `${os.hostname()}:${port}`.slice(-MAX_NODE_ID_LENGTH);
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NODE_ID_LENGTH) {
+    throw invalid('nodeId', `must be a string of 1 to ${MAX_NODE_ID_LENGTH} characters`);
+  }
+  return value;
+}
+
+function logLevelOption(value: unknown): LogLevel {
+  if (value === undefined) return SERVER_DEFAULTS.logLevel;
+  if (!(LOG_LEVELS as readonly unknown[]).includes(value)) {
+    throw invalid('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return value as LogLevel;
+}
+
+function loggerOption(logger: Logger | undefined): Logger | undefined {
+  if (logger === undefined) return undefined;
+  if (typeof logger?.child !== 'function' || typeof logger.info !== 'function') {
+    throw invalid('logger', 'must be a pino logger');
+  }
+  return logger;
+}
+
+function clockOption(clock: Clock | undefined): Clock {
+  if (clock === undefined) return systemClock;
+  if (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function') {
+    throw invalid('internal.clock', 'must have now(), setTimer() and clearTimer()');
+  }
+  return clock;
+}

@@ -1,0 +1,318 @@
+/**
+ * The composition of one server node, in the order a fire travels:
+ *
+ *   store → secrets → metrics → dispatcher → executor directory → fire pipeline → scheduler
+ *   → result recorder → monitors → HTTP (executor API, REST API, ops) → listen
+ *
+ * Starting runs the registry monitor first (the directory is filled before the first dispatch),
+ * then the scheduler and the lost-run monitor, and opens HTTP last.
+ *
+ * `stop()` undoes it in reverse: stop taking HTTP, stop the scheduler (fires still waiting in
+ * the wheel stay `pending` for the next start), drain the dispatches in flight (bounded),
+ * write the results in flight, stop the monitors, close the executor connections and the store.
+ */
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { type Logger, pino } from 'pino';
+import { Auth, registerRestApi } from './api/index.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { FirePipeline } from './dispatch/fire-pipeline.js';
+import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
+import { ExecutorDirectory, manualAddresses } from './executors/directory.js';
+import type { ExecutorMetrics } from './executors/metrics.js';
+import { LostRunMonitor } from './monitors/lost-runs.js';
+import { RegistryMonitor } from './monitors/registry.js';
+import { createMetrics, type Metrics, registerOps } from './ops/index.js';
+import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
+import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
+import { ensureSecrets } from './security/secrets.js';
+import { openStore } from './store/connect.js';
+import type { FinishedFire, Store } from './store/index.js';
+import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
+
+/** Secrets generated at this start; print them once (only hashes are kept of some). */
+export interface FirstStartSecrets {
+  adminUsername: string;
+  adminPassword?: string;
+  /** The executor access token, when this start generated it. */
+  accessToken?: string;
+  apiToken?: string;
+}
+
+/** A running server node. */
+export interface TickwheelServer {
+  /** Base URL of the HTTP API, e.g. `http://127.0.0.1:8080/` (executors register under `api/registry`). */
+  readonly url: string;
+  readonly port: number;
+  /** The executor access token in force (give it to executors). */
+  readonly accessToken: string;
+  /** What this start generated (empty `generated` fields at every later start). */
+  readonly firstStartSecrets: FirstStartSecrets;
+  /** The store the server runs on (for embedding and seeding; the REST API is the stable way in). */
+  readonly store: Store;
+  readonly logger: Logger;
+  /** Fires a job once, now (what the REST API's `triggerJob` does). */
+  triggerJob(request: TriggerJobRequest): Promise<TriggeredFire>;
+  /** Graceful stop; see the module comment for what happens to fires in flight. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the store (applying migrations), makes the first-start secrets, starts scheduling and
+ * listens. Resolves once the server accepts requests.
+ *
+ * @example
+ * const server = await createServer({ port: 8080, dataDir: './data' });
+ * console.log(`executors: serverAddresses ['${server.url}'], accessToken '${server.accessToken}'`);
+ * process.once('SIGTERM', () => void server.stop());
+ */
+export async function createServer(options: ServerOptions = {}): Promise<TickwheelServer> {
+  const resolved = resolveServerOptions(options);
+  const logger = resolved.logger ?? pino({ level: resolved.logLevel, base: { nodeId: resolved.nodeId } });
+  const store = await openStore({
+    database: resolved.database,
+    dataDir: resolved.dataDir,
+    poolSize: resolved.databasePoolSize,
+  });
+  try {
+    return await startOnStore(store, resolved, logger);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+async function startOnStore(
+  store: Store,
+  o: ResolvedServerOptions,
+  logger: Logger,
+): Promise<TickwheelServer> {
+  const { clock } = o;
+  const secrets = await ensureSecrets(
+    store,
+    {
+      adminPassword: o.adminPassword,
+      executorAccessToken: o.accessToken,
+      apiToken: o.apiToken,
+      generateApiToken: o.generateApiToken,
+    },
+    clock.now(),
+  );
+  const accessToken = secrets.executorAccessToken;
+
+  let scheduler: Scheduler | undefined;
+  const metrics: Metrics = createMetrics({
+    wheelSize: () => scheduler?.planner.waiting ?? 0,
+    shardsOwned: () => scheduler?.leases.ownedShards().length ?? 0,
+  });
+  const executorMetrics: ExecutorMetrics = {
+    // Results are counted once per record finalised (onFiresFinished), not per callback sent.
+    callbackResult: () => {},
+    fireFinished: () => {},
+    executorsOnline: (count) => metrics.setExecutorsOnline(count),
+  };
+
+  // The dispatcher's broadcast hook creates the shard records through the pipeline, which in
+  // turn dispatches through the dispatcher: the hook reads the pipeline when a broadcast fires.
+  let pipeline: FirePipeline | undefined;
+  const dispatcher = new Dispatcher({
+    accessToken,
+    callTimeoutMs: o.executorCallTimeoutMs,
+    now: () => clock.now(),
+    shardFireIds: (fire, shards) => pipeline!.shardFireIds(fire, shards),
+  });
+  const directory = new ExecutorDirectory({
+    apps: store.apps,
+    registry: store.registry,
+    clock,
+    deadTimeoutMs: o.executorDeadAfterMs,
+    metrics: executorMetrics,
+  });
+
+  pipeline = new FirePipeline({
+    store,
+    dispatcher,
+    executors: { addressesOf: (app) => directory.addressesOf(app.app_name) },
+    clock,
+    logger: logger.child({ part: 'pipeline' }),
+    batchSize: o.pipelineBatchSize,
+    onDispatched: (fire, outcome) =>
+      metrics.fireDispatched({
+        triggerType: fire.trigger_type,
+        dueAt: fire.trigger_type === 'MISFIRE' ? fire.created_at : fire.scheduled_at,
+        triggerAt: outcome.triggerAt,
+        latencyMs: outcome.latencyMs,
+        triggerCode: outcome.triggerCode,
+        lane: outcome.lane,
+      }),
+  });
+  const firePipeline = pipeline;
+
+  scheduler = createScheduler(store, firePipeline, {
+    nodeId: o.nodeId,
+    lookAheadMs: o.lookAheadMs,
+    misfireWindowMs: o.misfireWindowMs,
+    clock,
+    logger: logger.child({ part: 'scheduler' }),
+    ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
+    ...(o.tickIntervalMs === undefined ? {} : { tickIntervalMs: o.tickIntervalMs }),
+    ...(o.leaseTtlMs === undefined ? {} : { leaseTtlMs: o.leaseTtlMs }),
+  });
+
+  const onFiresFinished = async (finished: readonly FinishedFire[]) => {
+    for (const fire of finished) metrics.resultRecorded(fire.handleCode);
+    await firePipeline.onFiresFinished(finished);
+  };
+  const recorder = new ResultRecorder({
+    fires: store.fires,
+    clock,
+    logger: logger.child({ part: 'results' }),
+    metrics: executorMetrics,
+    onFiresFinished,
+  });
+
+  const triggerDeps = {
+    store,
+    pipeline: firePipeline,
+    clock,
+    knownAddresses: (app: { app_name: string; address_list: string | null }) => [
+      ...directory.registeredOf(app.app_name).map((e) => e.address),
+      ...manualAddresses(app.address_list),
+    ],
+  };
+
+  const lease = { leases: store.leases, nodeId: o.nodeId };
+  const registryMonitor = new RegistryMonitor({
+    registry: store.registry,
+    apps: store.apps,
+    directory,
+    lease,
+    clock,
+    logger: logger.child({ part: 'registry-monitor' }),
+    sweepIntervalMs: o.registryMonitorIntervalMs,
+    refreshIntervalMs: o.directoryRefreshIntervalMs,
+    deadTimeoutMs: o.executorDeadAfterMs,
+  });
+  const lostRunMonitor = new LostRunMonitor({
+    fires: store.fires,
+    recorder,
+    lease,
+    clock,
+    logger: logger.child({ part: 'lost-run-monitor' }),
+    lostAfterMs: o.lostRunAfterMs,
+    intervalMs: o.lostRunMonitorIntervalMs,
+    deadTimeoutMs: o.executorDeadAfterMs,
+  });
+
+  const app = buildHttpApp(logger);
+  registerExecutorApi(app, {
+    accessToken,
+    registry: store.registry,
+    directory,
+    recorder,
+    clock,
+    logger: logger.child({ part: 'executor-api' }),
+    metrics: executorMetrics,
+  });
+  const auth = new Auth({ store, now: () => clock.now() });
+  registerRestApi(app, {
+    store,
+    clock,
+    auth,
+    dispatcher,
+    // The REST API checked the addresses against the app's, with the same rule as triggerJob.
+    triggerJob: async (job, request) => {
+      const created = await fireOnce(triggerDeps, job, {
+        triggerType: request.triggerType,
+        executorParam: request.param,
+        addressOverride: request.addresses,
+      });
+      return [created.fireId];
+    },
+    finishFires: (results) => recorder.record(results),
+    executorDeadAfterMs: o.executorDeadAfterMs,
+  });
+  let schedulerRunning = false;
+  registerOps(app, { store, auth, metrics, schedulerRunning: () => schedulerRunning });
+
+  const started: Array<() => Promise<unknown>> = [];
+  try {
+    // The directory is filled before the first dispatch, and the scheduler runs before HTTP
+    // opens, so nothing reaches a half-built node.
+    await registryMonitor.start();
+    started.push(() => registryMonitor.stop());
+    await scheduler.start();
+    schedulerRunning = true;
+    started.push(() => scheduler.stop());
+    lostRunMonitor.start();
+    started.push(() => lostRunMonitor.stop());
+    await app.listen({ port: o.port, host: o.host });
+  } catch (err) {
+    for (const stopPart of started.reverse()) await stopPart();
+    await app.close();
+    await dispatcher.close();
+    throw err;
+  }
+  const port = listeningPort(app);
+  const url = `http://${urlHost(o.host)}:${port}/`;
+  logger.info({ url, database: store.dialect, nodeId: o.nodeId }, 'tickwheel server started');
+
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    await app.close();
+    schedulerRunning = false;
+    const waiting = await scheduler.stop();
+    firePipeline.stopAccepting();
+    const drained = await firePipeline.drain(o.stopTimeoutMs);
+    await Promise.all([lostRunMonitor.stop(), registryMonitor.stop()]);
+    await recorder.idle();
+    await dispatcher.close();
+    await store.close();
+    logger.info(
+      { leftPending: waiting.length, drained },
+      drained
+        ? 'tickwheel server stopped; fires not yet due stay pending for the next start'
+        : 'tickwheel server stopped before every dispatch in flight finished; those records stay pending',
+    );
+  };
+
+  return {
+    url,
+    port,
+    accessToken,
+    firstStartSecrets: {
+      adminUsername: secrets.adminUsername,
+      adminPassword: secrets.generated.adminPassword,
+      accessToken: secrets.generated.executorAccessToken,
+      apiToken: secrets.generated.apiToken,
+    },
+    store,
+    logger,
+    triggerJob: (request) => triggerJob(triggerDeps, request),
+    stop() {
+      stopping ??= stop();
+      return stopping;
+    },
+  };
+}
+
+function buildHttpApp(logger: Logger): FastifyInstance {
+  return Fastify({
+    loggerInstance: logger.child({ part: 'http' }),
+    // One line per executor callback would drown the log at thousands of fires a second.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Executors keep connections alive; on close the idle ones are ended so stop() does not wait for them.
+    forceCloseConnections: 'idle',
+  }) as unknown as FastifyInstance;
+}
+
+function listeningPort(app: FastifyInstance): number {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the server is not listening on TCP');
+  return address.port;
+}
+
+/** The host part of the server's own URL: a wildcard address is reached on loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
