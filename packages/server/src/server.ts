@@ -173,6 +173,7 @@ async function startOnStore(
   const triggerDeps = {
     store,
     pipeline: firePipeline,
+    planner: scheduler.planner,
     clock,
     knownAddresses: (app: { app_name: string; address_list: string | null }) => [
       ...directory.registeredOf(app.app_name).map((e) => e.address),

@@ -3,12 +3,18 @@
  * optional parameter and an optional list of executors to run on. The record is created, then
  * handed to the fire pipeline at once; the answer comes once the dispatch is marked.
  *
+ * A record left pending (the server died before dispatching it) is sent by the next recovery
+ * of its job's shard, like a claimed fire, or follows the job's misfire policy when it is more
+ * than the window late. That dispatch goes by the job's route among the app's executors: an
+ * address override is not stored with the record.
+ *
  * An address override must be one of the app's known addresses (its registered executors or
  * its typed list): XXL-JOB's SSRF advisories came from sending runs wherever a user said.
  */
 import { TickwheelError } from '@tickwheel/protocol';
 import type { DispatchOutcome } from './dispatch/dispatcher.js';
 import type { FirePipeline } from './dispatch/fire-pipeline.js';
+import type { Planner } from './scheduling/planner.js';
 import type { AppGroupRow, FireRow, JobRow, Store } from './store/index.js';
 
 export interface TriggerJobRequest {
@@ -31,6 +37,12 @@ export interface TriggeredFire {
 export interface TriggerDeps {
   store: Pick<Store, 'jobs' | 'apps' | 'fires'>;
   pipeline: Pick<FirePipeline, 'dispatchCreated'>;
+  /**
+   * This node's planner: told of each record as soon as it exists, so a recovery of its shard in
+   * this process meanwhile leaves it to this dispatch. (A record whose dispatch never marks it —
+   * the process died — stays pending, and the next recovery of its shard sends it.)
+   */
+  planner: Pick<Planner, 'rememberDispatching'>;
   clock: { now(): number };
   /** Every address the app is known by: registered executors and its typed address list. */
   knownAddresses(app: AppGroupRow): readonly string[];
@@ -72,7 +84,7 @@ export async function triggerJob(deps: TriggerDeps, request: TriggerJobRequest):
  * against the app's addresses (the REST API does, with the same rule as `triggerJob`).
  */
 export async function fireOnce(
-  deps: Pick<TriggerDeps, 'store' | 'pipeline' | 'clock'>,
+  deps: Pick<TriggerDeps, 'store' | 'pipeline' | 'planner' | 'clock'>,
   job: JobRow,
   run: { triggerType: 'MANUAL' | 'API'; executorParam: string | null; addressOverride: string[] },
 ): Promise<CreatedFire> {
@@ -90,6 +102,7 @@ export async function fireOnce(
     ],
     now,
   );
+  deps.planner.rememberDispatching([fireId!]);
   const fire = (await deps.store.fires.findFireById(fireId!)) as FireRow;
   return {
     fireId: fire.id,

@@ -283,7 +283,7 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(dueByNow.every((r) => r.status === 'dispatched')).toBe(true);
   });
 
-  it('recovers more pending records than one page, page by page, losing none and leaving the dispatcher’s own', async () => {
+  it('recovers more pending records than one page, page by page, losing none, a trigger-once record among them', async () => {
     const jobs = [];
     for (let i = 0; i < 20; i++)
       jobs.push(await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0));
@@ -292,7 +292,7 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     before.crash();
     const pendingAtCrash = (await claimedFires(store)).filter((r) => r.status === 'pending');
     expect(pendingAtCrash.length).toBeGreaterThanOrEqual(20 * 2);
-    // A manual trigger's record, pending and due: its own dispatcher sends it, recovery does not.
+    // A manual trigger's record its server died before dispatching: recovered like a claimed fire.
     const [manual] = await store.fires.createFires(
       [
         {
@@ -321,21 +321,156 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     const after = await startNode('node-a', { store: paged, recoveryPageSize: 4 });
     expect(pages.length).toBeGreaterThan(pendingAtCrash.length / 4);
     expect(pages.slice(0, -1).every((n) => n === 4)).toBe(true);
-    expect(pages.reduce((a, b) => a + b, 0)).toBe(pendingAtCrash.length);
+    expect(pages.reduce((a, b) => a + b, 0)).toBe(pendingAtCrash.length + 1);
     await clock.advance(6_000);
     const handed = after.pipeline.ids();
     expect(new Set(handed).size).toBe(handed.length);
     for (const record of pendingAtCrash) expect(handed).toContain(record.id);
-    expect(handed).not.toContain(manual);
+    expect(handed).toContain(manual);
+    expect((await store.fires.findFireById(manual!))?.trigger_type).toBe('MANUAL');
     const records = await claimedFires(store);
     expectNoDuplicateRecords(records);
     expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
     expect(after.logger.lines).toContainEqual(
       expect.objectContaining({
         message: 'recovered pending fires',
-        details: expect.objectContaining({ rearmed: pendingAtCrash.length, skipped: 0 }),
+        details: expect.objectContaining({ rearmed: pendingAtCrash.length + 1, skipped: 0 }),
       }),
     );
+  });
+
+  it('recovers trigger-once records by the misfire policy, keeping their trigger type, and leaves broadcast children to their parent', async () => {
+    const strategies = ['DO_NOTHING', 'FIRE_ONCE_NOW'] as const;
+    const [doNothing, fireNow] = await Promise.all(
+      strategies.map((misfire_strategy) =>
+        createJob(store, { schedule_type: 'NONE', schedule_conf: '', misfire_strategy }, T0),
+      ),
+    );
+    const stopped = await createJob(
+      store,
+      { schedule_type: 'NONE', schedule_conf: '', trigger_status: 0 },
+      T0,
+    );
+    const once = (
+      jobId: number,
+      scheduledAt: number,
+      triggerType: 'MANUAL' | 'API',
+      parentFireId?: number,
+    ) => ({
+      jobId,
+      appId: 1,
+      scheduledAt,
+      triggerType,
+      executorHandler: 'h',
+      executorParam: null,
+      ...(parentFireId === undefined ? {} : { parentFireId }),
+    });
+    const late = T0 - 60_000;
+    const [recent, stoppedJobs, lateSkipped, lateFired] = await store.fires.createFires(
+      [
+        once(doNothing!.id, T0 - 1_000, 'MANUAL'),
+        once(stopped.id, T0 - 1_000, 'API'),
+        once(doNothing!.id, late, 'MANUAL'),
+        once(fireNow!.id, late, 'API'),
+      ],
+      T0,
+    );
+    const [child] = await store.fires.createFires([once(doNothing!.id, T0 - 1_000, 'MANUAL', recent)], T0);
+
+    const node = await startNode('node-a');
+    await clock.advance(1_000);
+    expect(new Map(node.pipeline.handed.map((h) => [h.fireId, h.at]))).toEqual(
+      new Map([
+        // Within the window: due at its own time, which is past, so handed over at once.
+        [recent, T0],
+        [stoppedJobs, T0],
+        [lateFired, T0],
+      ]),
+    );
+    const rows = new Map(
+      (await store.fires.findFiresByIds([recent!, stoppedJobs!, lateSkipped!, lateFired!, child!])).map(
+        (r) => [r.id, r],
+      ),
+    );
+    expect([recent, stoppedJobs, lateSkipped, lateFired, child].map((id) => rows.get(id!)?.status)).toEqual([
+      'dispatched',
+      'dispatched',
+      'skipped',
+      'dispatched',
+      'pending',
+    ]);
+    expect([recent, stoppedJobs, lateSkipped, lateFired].map((id) => rows.get(id!)?.trigger_type)).toEqual([
+      'MANUAL',
+      'API',
+      'MANUAL',
+      'API',
+    ]);
+    expect(rows.get(lateSkipped!)?.handle_msg).toMatch(/DO_NOTHING.*server stopped before dispatching/);
+  });
+
+  it('records a claimed fire recovered more than the window late as MISFIRE, fired once now or skipped by policy', async () => {
+    const fireNow = await createJob(
+      store,
+      { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'FIRE_ONCE_NOW' },
+      T0,
+    );
+    const doNothing = await createJob(
+      store,
+      { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'DO_NOTHING' },
+      T0,
+    );
+    const before = await startNode('node-a');
+    await clock.advance(500);
+    before.crash();
+    const pendingAtCrash = (await claimedFires(store)).filter((r) => r.status === 'pending');
+    expect(pendingAtCrash.filter((r) => r.job_id === fireNow.id).length).toBeGreaterThanOrEqual(2);
+    clock.stall(60_000);
+    const restartedAt = clock.now();
+    const after = await startNode('node-a');
+    await clock.advance(500);
+
+    const recovered = await store.fires.findFiresByIds(pendingAtCrash.map((r) => r.id));
+    expect(recovered.every((r) => r.trigger_type === 'MISFIRE')).toBe(true);
+    const fired = recovered.filter((r) => r.status === 'dispatched');
+    expect(fired.map((r) => [r.job_id, r.scheduled_at])).toEqual([[fireNow.id, T0 + 1_000]]);
+    expect(after.pipeline.handed).toContainEqual({ fireId: fired[0]?.id, at: restartedAt });
+    const skipped = recovered.filter((r) => r.status === 'skipped');
+    expect(skipped).toHaveLength(recovered.length - 1);
+    expect(
+      skipped
+        .filter((r) => r.job_id === doNothing.id)
+        .every((r) => /server stopped/.test(r.handle_msg ?? '')),
+    ).toBe(true);
+    expectNoDuplicateRecords(await claimedFires(store));
+  });
+
+  it('leaves a trigger-once record this process is dispatching to that dispatch when a lapsed lease comes back', async () => {
+    const job = await createJob(
+      store,
+      { schedule_type: 'NONE', schedule_conf: '', misfire_strategy: 'FIRE_ONCE_NOW' },
+      T0,
+    );
+    const node = await startNode('node-a', { leaseTtlMs: 3_000 });
+    const record = (scheduledAt: number) => ({
+      jobId: job.id,
+      appId: 1,
+      scheduledAt,
+      triggerType: 'MANUAL' as const,
+      executorHandler: 'h',
+      executorParam: null,
+    });
+    // One record this node's trigger path is sending (told to the planner as soon as it exists),
+    // one left by a server that died before sending it.
+    const [inFlight, orphan] = await store.fires.createFires([record(T0), record(T0)], T0);
+    node.planner.rememberDispatching([inFlight!]);
+    // The event loop stalls past the lease: it is granted afresh, under a new epoch, and recovered.
+    clock.stall(5_000);
+    await clock.advance(2_000);
+    expect(node.logger.lines.map((l) => l.message)).toContain(
+      'shard lease had lapsed and was granted afresh',
+    );
+    expect(node.pipeline.ids()).toEqual([orphan]);
+    expect((await store.fires.findFireById(inFlight!))?.status).toBe('pending');
   });
 
   it('lets another node dispatch a dead node’s pending fires once its leases expire', async () => {

@@ -213,31 +213,26 @@ describe.each(DIALECTS)('fire records on %s', (dialect) => {
     ).toEqual([]);
   });
 
-  it('findPendingFires pages by a (scheduled_at, id) cursor through claimed records only, losing none', async () => {
+  it('findPendingFires pages by a (scheduled_at, id) cursor through root records only, losing none', async () => {
     const { ids, jobIds, appId } = await claimFires(store, 7);
-    // Records the dispatcher made itself share the time but have no claim key: never recovered.
-    await store.fires.createFires(
-      [T0 - 1, T0].map((scheduledAt) => ({
-        jobId: jobIds[0]!,
-        appId,
-        scheduledAt,
-        triggerType: 'MANUAL' as const,
-        executorHandler: 'demo',
-        executorParam: null,
-      })),
-      T0,
-    );
+    const record = (
+      scheduledAt: number,
+      over: { triggerType?: 'MANUAL' | 'CRON'; parentFireId?: number },
+    ) => ({
+      jobId: jobIds[0]!,
+      appId,
+      scheduledAt,
+      triggerType: over.triggerType ?? 'MANUAL',
+      executorHandler: 'demo',
+      executorParam: null,
+      ...(over.parentFireId === undefined ? {} : { parentFireId: over.parentFireId }),
+    });
+    // Trigger-once records (no claim key, no parent) are roots: recovered like claimed fires.
+    const manual = await store.fires.createFires([record(T0 - 1, {}), record(T0, {})], T0);
+    // A broadcast child shares its parent's time: sent again through its parent, never on its own.
+    await store.fires.createFires([record(T0, { triggerType: 'CRON', parentFireId: ids[0]! })], T0);
     const earlier = await store.fires.createFires(
-      [
-        {
-          jobId: jobIds[1]!,
-          appId,
-          scheduledAt: T0 - 5,
-          triggerType: 'CRON',
-          executorHandler: 'demo',
-          executorParam: null,
-        },
-      ],
+      [{ ...record(T0 - 5, { triggerType: 'CRON' }), jobId: jobIds[1]! }],
       T0,
     );
     // Gives the earlier record a claim key, as a claim of that time would have.
@@ -247,7 +242,7 @@ describe.each(DIALECTS)('fire records on %s', (dialect) => {
       .where('id', '=', earlier[0]!)
       .execute();
 
-    const query = { shardTotal: 1, shardIndexes: [0], scheduledBefore: T0, limit: 2, claimedOnly: true };
+    const query = { shardTotal: 1, shardIndexes: [0], scheduledBefore: T0, limit: 2, rootOnly: true };
     const seen: number[] = [];
     let after: { scheduledAt: number; id: number } | undefined;
     for (let pages = 0; pages < 10; pages++) {
@@ -263,14 +258,15 @@ describe.each(DIALECTS)('fire records on %s', (dialect) => {
       // cursor does not shift, so nothing after it is skipped.
       if (pages === 0) await store.fires.markDispatched([mark(ids[3]!)]);
     }
-    expect(seen).toEqual([earlier[0], ...ids.filter((id) => id !== ids[3]).sort((a, b) => a - b)]);
+    const atT0 = [...ids.filter((id) => id !== ids[3]), manual[1]!].sort((a, b) => a - b);
+    expect(seen).toEqual([earlier[0], manual[0], ...atT0]);
     const all = await store.fires.findPendingFires({
       shardTotal: 1,
       shardIndexes: [0],
       scheduledBefore: T0,
       limit: 100,
     });
-    expect(all).toHaveLength(seen.length + 2);
+    expect(all).toHaveLength(seen.length + 1);
     expect(all.map((row) => row.scheduled_at)).toEqual(
       [...all.map((row) => row.scheduled_at)].sort((a, b) => a - b),
     );
@@ -327,6 +323,29 @@ describe.each(DIALECTS)('fire records on %s', (dialect) => {
     await store.fires.markDispatched([mark(ids[0]!)]);
     expect(await store.fires.skipPendingFires(ids, 'job stopped', T0)).toBe(1);
     expect((await store.fires.findFireById(ids[1]!))!.status).toBe('skipped');
+  });
+
+  it('skipPendingFires records a trigger type with the skip when given one', async () => {
+    const { ids } = await claimFires(store, 2);
+    expect(await store.fires.skipPendingFires([ids[0]!], 'missed', T0, 'MISFIRE')).toBe(1);
+    expect(await store.fires.skipPendingFires([ids[1]!], 'job stopped', T0)).toBe(1);
+    const rows = await store.fires.findFiresByIds(ids);
+    expect(rows.map((row) => [row.status, row.trigger_type, row.handle_msg])).toEqual([
+      ['skipped', 'MISFIRE', 'missed'],
+      ['skipped', 'CRON', 'job stopped'],
+    ]);
+  });
+
+  it('setPendingTriggerType retypes pending records in one statement and leaves dispatched ones', async () => {
+    const { ids } = await claimFires(store, 3);
+    await store.fires.markDispatched([mark(ids[0]!)]);
+    expect(await store.fires.setPendingTriggerType(ids, 'MISFIRE')).toBe(2);
+    const rows = await store.fires.findFiresByIds(ids);
+    expect(rows.map((row) => [row.status, row.trigger_type])).toEqual([
+      ['dispatched', 'CRON'],
+      ['pending', 'MISFIRE'],
+      ['pending', 'MISFIRE'],
+    ]);
   });
 
   it('one node takes a failure for alarming: alarm_status moves by compare-and-set', async () => {

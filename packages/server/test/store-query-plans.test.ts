@@ -184,7 +184,7 @@ describe.each(DIALECTS)('query plans of the hot queries on %s', (dialect) => {
         .where('status', '=', 'pending')
         .where('scheduled_at', '<=', T0)
         .where((eb) => eb(eb('job_id', '%', 4), 'in', [0, 1]))
-        .where('claim_job_id', 'is not', null)
+        .where('parent_fire_id', 'is', null)
         .where('scheduled_at', '>=', cursor.scheduledAt)
         .where((eb) => eb.or([eb('scheduled_at', '>', cursor.scheduledAt), eb('id', '>', cursor.id)]))
         .orderBy('scheduled_at')

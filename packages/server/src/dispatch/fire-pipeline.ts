@@ -94,7 +94,7 @@ export class FirePipeline implements DueFireSink {
   /**
    * Dispatches a record created outside the planner (trigger-once) right away, and resolves
    * with the outcomes once they are marked. Never rejects: a failure is logged and the record
-   * stays `pending` (no outcomes).
+   * stays `pending` (no outcomes) for the next recovery of its shard.
    */
   dispatchCreated(fire: FireRow, request: DispatchRequest = {}): Promise<DispatchOutcome[]> {
     return this.track(
@@ -280,7 +280,8 @@ export class FirePipeline implements DueFireSink {
       }
       return outcomes;
     } catch (err) {
-      // The dispatcher never rejects; this is a store or directory failure. The record stays pending.
+      // The dispatcher never rejects; this is a store or directory failure. The record stays
+      // pending for the next recovery of its shard.
       logger.error({ err, fireId: fire.id }, 'dispatch of a fire failed before reaching an executor');
       return [];
     } finally {

@@ -35,7 +35,10 @@ export type PlannerOptions = Pick<
   | 'clock'
   | 'logger'
 > & {
-  fires: Pick<FireRepository, 'claimDueFires' | 'findPendingFires' | 'skipPendingFires'>;
+  fires: Pick<
+    FireRepository,
+    'claimDueFires' | 'findPendingFires' | 'skipPendingFires' | 'setPendingTriggerType'
+  >;
   jobs: Pick<JobRepository, 'findJobsByIds' | 'recordRunEnd'>;
   leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf'>;
   pipeline: FirePipeline;
@@ -48,12 +51,15 @@ interface ArmedFire {
 }
 
 const MISFIRE_SKIPPED = 'misfire: skipped (DO_NOTHING), missed by more than the misfire window';
+const RECOVERY_SKIPPED =
+  'misfire: skipped (DO_NOTHING), the server stopped before dispatching it and it is now more than the misfire window late';
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
 
 /**
- * Fires handed to the pipeline are remembered this long, so a recovery in the same process (a
- * shard lease that lapsed and came back) does not re-arm a record the pipeline is still
- * dispatching. A dispatch that has not marked its record by then is treated as lost.
+ * Fires handed to the pipeline (and trigger-once records, see `rememberDispatching`) are
+ * remembered this long, so a recovery in the same process (a shard lease that lapsed and came
+ * back) does not re-arm a record the pipeline is still dispatching. A dispatch that has not
+ * marked its record by then is treated as lost.
  */
 const HANDED_MEMORY_MS = 60_000;
 
@@ -72,10 +78,14 @@ const HANDED_MEMORY_MS = 60_000;
  *   from the run's end (`nextFixDelayFireAt`). ONCE leaves it null once fired (the job stays
  *   started); NONE is never claimed.
  * - Recovery: whenever this node starts holding a shard under a new epoch (at start, after a
- *   takeover, after its own lease lapsed), the shard's claimed fire records still `pending` are
- *   re-armed, or follow the misfire policy when they are more than the window late. None is lost,
- *   and none is handed over twice by this node; another node's re-dispatch of the same record
- *   carries the same logId, which the executor refuses.
+ *   takeover, after its own lease lapsed), the shard's root records still `pending` — claimed
+ *   fires and trigger-once (MANUAL, API) records alike — are re-armed, or follow the job's misfire
+ *   policy when they are more than the window late: DO_NOTHING skips them, FIRE_ONCE_NOW fires
+ *   them now (a claimed one then says MISFIRE; a trigger-once record keeps its type, so a manual
+ *   run never moves the schedule). Broadcast children are sent again through their parent. None
+ *   is lost, and none is handed over twice by this node (it remembers what it handed over and
+ *   the trigger-once records this process is dispatching); another node's re-dispatch of the
+ *   same record carries the same logId, which the executor refuses.
  * - A fire is handed over only while its shard is still held under the epoch it was armed with;
  *   otherwise it stays `pending` for whoever holds the shard now.
  *
@@ -128,6 +138,16 @@ export class Planner {
     this.armed.clear();
     this.recoveredEpoch.clear();
     return this.wheel.stop();
+  }
+
+  /**
+   * Remembers records a dispatcher outside the planner is sending now (trigger-once), as the
+   * fires it handed over itself: a recovery in this process meanwhile leaves them to that
+   * dispatch. Call it as soon as the records exist.
+   */
+  rememberDispatching(fireIds: readonly number[]): void {
+    const now = this.options.clock.now();
+    for (const id of fireIds) this.handed.set(id, now);
   }
 
   /** Resolves when no tick is in flight. */
@@ -237,10 +257,10 @@ export class Planner {
   }
 
   /**
-   * Re-arms the claimed records of `shards` left `pending`, or applies the misfire policy to
-   * those more than the window late. Pages through all of them, `recoveryPageSize` at a time,
-   * by a keyset cursor on (scheduled_at, id): records the wheel hands over (and the pipeline
-   * marks) meanwhile drop out of later pages without shifting them.
+   * Re-arms the root records (claimed and trigger-once) of `shards` left `pending`, or applies
+   * the misfire policy to those more than the window late. Pages through all of them,
+   * `recoveryPageSize` at a time, by a keyset cursor on (scheduled_at, id): records the wheel
+   * hands over (and the pipeline marks) meanwhile drop out of later pages without shifting them.
    */
   private async recover(shards: readonly OwnedShard[]): Promise<void> {
     const { fires, clock, shardCount, lookAheadMs, recoveryPageSize, logger } = this.options;
@@ -254,13 +274,12 @@ export class Planner {
         shardIndexes: shards.map((shard) => shard.index),
         scheduledBefore,
         limit: recoveryPageSize,
-        claimedOnly: true,
+        rootOnly: true,
         ...(after === undefined ? {} : { after }),
       });
       const last = page.at(-1);
       if (last === undefined) break;
-      const unhanded = page.filter((fire) => !this.handed.has(fire.id));
-      const recovered = await this.recoverFires(unhanded, epochs, clock.now());
+      const recovered = await this.recoverFires(page, epochs, clock.now());
       counts.rearmed += recovered.rearmed;
       counts.skipped += recovered.skipped;
       if (page.length < recoveryPageSize) break;
@@ -271,42 +290,76 @@ export class Planner {
       logger.info({ shards: shards.map((shard) => shard.index), ...counts }, 'recovered pending fires');
   }
 
+  /**
+   * Recovers one page. Records this process is still dispatching are left out only after the
+   * jobs are loaded, so a trigger-once record whose insert a page already saw has been
+   * remembered by then. Every status or type change is one statement for the page.
+   */
   private async recoverFires(
-    pending: readonly FireRow[],
+    page: readonly FireRow[],
     epochs: Map<number, number>,
     now: number,
   ): Promise<{ rearmed: number; skipped: number }> {
-    if (pending.length === 0) return { rearmed: 0, skipped: 0 };
+    if (page.length === 0) return { rearmed: 0, skipped: 0 };
     const { jobs, fires } = this.options;
     const jobsById = new Map(
-      (await jobs.findJobsByIds([...new Set(pending.map((fire) => fire.job_id))])).map((job) => [
-        job.id,
-        job,
-      ]),
+      (await jobs.findJobsByIds([...new Set(page.map((fire) => fire.job_id))])).map((job) => [job.id, job]),
     );
+    const pending = page.filter((fire) => !this.handed.has(fire.id));
     const gone: number[] = [];
     const misfired: FireRow[] = [];
+    const firedLate: number[] = [];
+    const rearm: { fire: FireRow; dueAt: number }[] = [];
     for (const fire of pending) {
       const job = jobsById.get(fire.job_id);
-      if (job === undefined || job.trigger_status !== 1) {
+      const claimed = fire.claim_job_id !== null;
+      // A stopped job still runs what someone triggered by hand (as the pipeline does).
+      if (job === undefined || (claimed && job.trigger_status !== 1)) {
         gone.push(fire.id);
         continue;
       }
-      const decision = this.decide(job.id, fire.scheduled_at, now, job.misfire_strategy);
+      const decision = claimed
+        ? this.decide(job.id, fire.scheduled_at, now, job.misfire_strategy)
+        : decideFire(fire.scheduled_at, now, job.misfire_strategy, this.options.misfireWindowMs);
       if (decision.action === 'skip') misfired.push(fire);
-      else this.arm(fire.id, decision.dueAt, fire.job_id, epochs);
+      else {
+        if (claimed && decision.triggerType === 'MISFIRE') firedLate.push(fire.id);
+        rearm.push({ fire, dueAt: decision.dueAt });
+      }
     }
     if (gone.length > 0) await fires.skipPendingFires(gone, JOB_GONE, now);
-    if (misfired.length > 0) {
+    if (misfired.length > 0) await this.skipMisfired(misfired, jobsById, now);
+    // The record says MISFIRE before the pipeline loads it to send.
+    if (firedLate.length > 0) await fires.setPendingTriggerType(firedLate, 'MISFIRE');
+    for (const { fire, dueAt } of rearm) this.arm(fire.id, dueAt, fire.job_id, epochs);
+    return { rearmed: rearm.length, skipped: gone.length + misfired.length };
+  }
+
+  /** Skips recovered records more than the window late under DO_NOTHING; a claimed one says MISFIRE. */
+  private async skipMisfired(
+    misfired: readonly FireRow[],
+    jobsById: Map<number, JobRow>,
+    now: number,
+  ): Promise<void> {
+    const claimed = misfired.filter((fire) => fire.claim_job_id !== null);
+    const triggered = misfired.filter((fire) => fire.claim_job_id === null);
+    const { fires } = this.options;
+    if (claimed.length > 0) {
       await fires.skipPendingFires(
-        misfired.map((fire) => fire.id),
-        MISFIRE_SKIPPED,
+        claimed.map((fire) => fire.id),
+        RECOVERY_SKIPPED,
+        now,
+        'MISFIRE',
+      );
+      await this.continueFixDelayJobs(claimed, jobsById, now);
+    }
+    if (triggered.length > 0) {
+      await fires.skipPendingFires(
+        triggered.map((fire) => fire.id),
+        RECOVERY_SKIPPED,
         now,
       );
-      await this.continueFixDelayJobs(misfired, jobsById, now);
     }
-    const skipped = gone.length + misfired.length;
-    return { rearmed: pending.length - skipped, skipped };
   }
 
   /** A skipped FIX_DELAY fire has no run whose end would set the next time: set it from now. */

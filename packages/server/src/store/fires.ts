@@ -47,10 +47,11 @@ export interface PendingFireQuery {
   scheduledBefore: number;
   limit: number;
   /**
-   * Only records the planner claimed (claim_job_id set): not the ones a dispatcher created itself
-   * (manual and API triggers, broadcast children, retries), which that dispatcher may be sending.
+   * Only root records (parent_fire_id NULL): the planner's claimed fires and trigger-once
+   * records. Not broadcast children, which are sent again through their parent (the dispatch of
+   * the parent reuses them).
    */
-  claimedOnly?: boolean;
+  rootOnly?: boolean;
   /**
    * Keyset cursor: only records after this one in (scheduled_at, id) order; pass the last record
    * of the previous page. Records change status while a caller pages, so an offset would skip some.
@@ -144,9 +145,9 @@ export function createFireRepository(conn: StoreConnection) {
 
   /**
    * Pending records of the given shards scheduled at or before `scheduledBefore`, one page in
-   * (scheduled_at, id) order: fires a node claimed and did not dispatch (it died, or it is this
-   * node restarting). The new owner dispatches them again; the executor refuses a logId it
-   * already accepted. The (status, scheduled_at) index serves every page from the cursor on: on
+   * (scheduled_at, id) order: fires a node claimed or created (trigger-once) and did not
+   * dispatch (it died, or it is this node restarting). The new owner dispatches them again; the
+   * executor refuses a logId it already accepted. The (status, scheduled_at) index serves every page from the cursor on: on
    * SQLite and InnoDB its entries end with the row id, so they come in page order already;
    * PostgreSQL sorts the range's matches (recovery is rare, and only pending records are read).
    */
@@ -158,7 +159,7 @@ export function createFireRepository(conn: StoreConnection) {
       .where('status', '=', 'pending')
       .where('scheduled_at', '<=', query.scheduledBefore)
       .where((eb) => eb(eb('job_id', '%', query.shardTotal), 'in', [...query.shardIndexes]));
-    if (query.claimedOnly === true) select = select.where('claim_job_id', 'is not', null);
+    if (query.rootOnly === true) select = select.where('parent_fire_id', 'is', null);
     const { after } = query;
     if (after !== undefined) {
       // The plain lower bound lets the index range start at the cursor; the OR then drops the
@@ -242,12 +243,42 @@ export function createFireRepository(conn: StoreConnection) {
     return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
   }
 
-  /** Marks pending records skipped (their job was stopped or deleted before dispatch); returns how many. */
-  async function skipPendingFires(ids: readonly number[], message: string, nowMs: number): Promise<number> {
+  /**
+   * Marks pending records skipped (their job was stopped or deleted before dispatch, or they
+   * missed their time); returns how many. `triggerType`, when given, is recorded with the skip
+   * (a recovered fire skipped as a misfire says MISFIRE, as a claim's skip does).
+   */
+  async function skipPendingFires(
+    ids: readonly number[],
+    message: string,
+    nowMs: number,
+    triggerType?: TriggerType,
+  ): Promise<number> {
     if (ids.length === 0) return 0;
     const result = await db
       .updateTable('fire')
-      .set({ status: 'skipped', handle_at: nowMs, handle_msg: message })
+      .set({
+        status: 'skipped',
+        handle_at: nowMs,
+        handle_msg: message,
+        ...(triggerType === undefined ? {} : { trigger_type: triggerType }),
+      })
+      .where('id', 'in', ids)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /**
+   * Sets the trigger type of pending records, in one statement: recovery fires a claimed record
+   * missed by more than the window under FIRE_ONCE_NOW, and the record says MISFIRE, as a late
+   * claim's does. Returns how many it changed (a record dispatched meanwhile keeps its type).
+   */
+  async function setPendingTriggerType(ids: readonly number[], triggerType: TriggerType): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await db
+      .updateTable('fire')
+      .set({ trigger_type: triggerType })
       .where('id', 'in', ids)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -316,6 +347,7 @@ export function createFireRepository(conn: StoreConnection) {
     countFires,
     countFiresByStatus,
     skipPendingFires,
+    setPendingTriggerType,
     findUnalarmedFailures,
     setAlarmStatus,
     deleteFiresBefore,

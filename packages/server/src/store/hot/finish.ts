@@ -66,7 +66,9 @@ export async function finishFires(
   conn: StoreConnection,
   results: readonly FireResult[],
 ): Promise<FinishedFire[]> {
-  const unique = firstResultPerFire(results);
+  // In id order, so concurrent finishes of overlapping batches (a callback retried to two nodes)
+  // lock their rows in the same order and never deadlock each other.
+  const unique = firstResultPerFire(results).sort((a, b) => a.fireId - b.fireId);
   if (unique.length === 0) return [];
   const statuses = unique.map((r) => r.status ?? statusForHandleCode(r.handleCode));
   let rows: FinishedFireRow[];

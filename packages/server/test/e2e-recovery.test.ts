@@ -1,0 +1,255 @@
+/**
+ * Recovery of fires a server left pending when it was killed with SIGKILL mid-dispatch: trigger-
+ * once records (MANUAL/API, no claim key) are recovered like claimed fires, and each record is
+ * dispatched once after the restart, following its job's misfire policy. The executor sits behind
+ * a relay that holds every `run` until the crash, so no first attempt ever reaches it.
+ */
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createExecutor, type Executor } from '@tickwheel/executor';
+import { pino } from 'pino';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FireRow, openStore, type Store } from '../src/index.js';
+import {
+  ChildProcess,
+  createApp,
+  createJob,
+  E2E_TOKEN,
+  freePort,
+  sleep,
+  tempDir,
+  waitFor,
+} from './helpers/e2e.js';
+
+const CLI_BIN = fileURLToPath(new URL('../../cli/bin/tickwheel.js', import.meta.url));
+const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const API_TOKEN = 'e2e-recovery-api-token-0123456789';
+const APP = 'e2e-recovery';
+/** The server's default misfire window (`tickwheel start` has no flag for it). */
+const MISFIRE_WINDOW_MS = 5_000;
+
+let dataDir: string;
+let store: Store | undefined;
+let executor: Executor | undefined;
+let relay: Relay | undefined;
+const processes: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npx tsc -b\` first`);
+});
+
+afterEach(async () => {
+  for (const child of processes.splice(0)) await child.kill();
+  await executor?.stop({ timeoutMs: 0 });
+  await relay?.close();
+  await store?.close();
+  executor = undefined;
+  relay = undefined;
+  store = undefined;
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * The address the executor registers: passes every call on to it, except that while `holding`
+ * a `run` is held unanswered (and never passed on), as a dispatch stuck on the network would be.
+ */
+class Relay {
+  holding = true;
+  /** logIds of the `run` calls held. */
+  readonly held: number[] = [];
+  readonly url: string;
+
+  private constructor(
+    private readonly server: Server,
+    port: number,
+  ) {
+    this.url = `http://127.0.0.1:${port}/`;
+  }
+
+  static async start(target: string): Promise<Relay> {
+    const server = createHttpServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const relay = new Relay(server, (server.address() as AddressInfo).port);
+    server.on('request', (req, res) => {
+      void readBody(req).then(async (body) => {
+        if (relay.holding && req.url === '/run') {
+          relay.held.push((JSON.parse(body) as { logId: number }).logId);
+          return;
+        }
+        const answer = await fetch(new URL(req.url ?? '/', target), {
+          method: req.method ?? 'POST',
+          headers: Object.fromEntries(
+            ['content-type', 'xxl-job-access-token']
+              .filter((name) => typeof req.headers[name] === 'string')
+              .map((name) => [name, req.headers[name] as string]),
+          ),
+          body,
+        });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+        res.end(await answer.text());
+      });
+    });
+    return relay;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => resolve(body));
+    req.on('error', reject);
+  });
+}
+
+/** `tickwheel start` on the data dir; resolves once it listens. */
+async function startCli(port: number): Promise<ChildProcess> {
+  const cli = new ChildProcess(
+    [
+      CLI_BIN,
+      'start',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dataDir,
+      '--token',
+      E2E_TOKEN,
+      '--api-token',
+      API_TOKEN,
+      '--log-level',
+      'warn',
+    ],
+    {},
+  );
+  processes.push(cli);
+  await cli.waitForOutput(/listening on/);
+  return cli;
+}
+
+/** Fires a job once through the REST API (a script's trigger: type API); returns its record's id. */
+async function triggerOnce(url: string, jobId: number): Promise<number> {
+  const response = await fetch(`${url}api/v1/jobs/${jobId}/trigger`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(response.status).toBe(200);
+  const { fireIds } = (await response.json()) as { fireIds: number[] };
+  return fireIds[0]!;
+}
+
+async function record(id: number): Promise<FireRow> {
+  return (await store!.fires.findFireById(id)) as FireRow;
+}
+
+describe('recovery of pending fires end to end', () => {
+  it('dispatches each fire a SIGKILLed server left pending once after the restart, by its job’s misfire policy', async () => {
+    dataDir = await tempDir();
+    store = await openStore({ database: `sqlite:${path.join(dataDir, 'tickwheel.db')}` });
+    const appId = await createApp(store, APP);
+    const noSchedule = { schedule_type: 'NONE', schedule_conf: '', executor_handler: 'count' };
+    const fireNowJob = await createJob(store, {
+      ...noSchedule,
+      app_id: appId,
+      name: 'trigger-once, fire now when late',
+      misfire_strategy: 'FIRE_ONCE_NOW',
+    });
+    const doNothingJob = await createJob(store, {
+      ...noSchedule,
+      app_id: appId,
+      name: 'trigger-once, skip when late',
+      misfire_strategy: 'DO_NOTHING',
+    });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    const first = await startCli(port);
+
+    const runs = new Map<number, number>();
+    const executorPort = await freePort();
+    relay = await Relay.start(`http://127.0.0.1:${executorPort}/`);
+    executor = createExecutor({
+      appName: APP,
+      serverAddresses: [url],
+      accessToken: E2E_TOKEN,
+      host: '127.0.0.1',
+      port: executorPort,
+      advertisedAddress: relay.url,
+      logDir: path.join(dataDir, 'executor-logs'),
+      logger: pino({ level: 'silent' }),
+      internal: { heartbeatIntervalMs: 500, callbackRetryIntervalMs: 500 },
+    });
+    executor.handle('count', async (ctx) => {
+      runs.set(ctx.logId, (runs.get(ctx.logId) ?? 0) + 1);
+    });
+    await executor.start();
+    await waitFor(
+      async () => (await store!.registry.listAlive(0, APP)).some((r) => r.registry_value === relay!.url),
+      { what: 'the executor registered at the relay' },
+    );
+
+    // A scheduled fire claimed and handed over, and two trigger-once records: all stuck at the relay.
+    const onceJob = await createJob(store, {
+      app_id: appId,
+      name: 'once, fire now when late',
+      schedule_type: 'ONCE',
+      schedule_conf: String(Date.now() + 1_500),
+      executor_handler: 'count',
+      misfire_strategy: 'FIRE_ONCE_NOW',
+    });
+    await waitFor(() => relay!.held.length === 1, { what: 'the scheduled fire dispatched' });
+    const scheduled = relay.held[0]!;
+    const fireNow = await triggerOnce(url, fireNowJob.id);
+    const doNothing = await triggerOnce(url, doNothingJob.id);
+    await waitFor(() => relay!.held.length === 3, { what: 'both trigger-once records dispatched' });
+    // Killed well within the 3 s the dispatcher waits for an answer: nothing is marked.
+    await first.kill();
+    const pendingAtCrash = await Promise.all([scheduled, fireNow, doNothing].map(record));
+    expect(pendingAtCrash.map((f) => [f.status, f.trigger_type, f.claim_job_id === null])).toEqual([
+      ['pending', 'CRON', false],
+      ['pending', 'API', true],
+      ['pending', 'API', true],
+    ]);
+    expect(pendingAtCrash[0]!.job_id).toBe(onceJob.id);
+
+    // Down for longer than the misfire window: every record is late when the server comes back.
+    relay.holding = false;
+    await sleep(
+      Math.max(...pendingAtCrash.map((f) => f.scheduled_at)) + MISFIRE_WINDOW_MS + 100 - Date.now(),
+    );
+    await startCli(port);
+    await waitFor(
+      async () =>
+        (await record(scheduled)).status === 'succeeded' &&
+        (await record(fireNow)).status === 'succeeded' &&
+        (await record(doNothing)).status === 'skipped',
+      { what: 'the recovered records settled' },
+    );
+    // Anything sent twice would have reached the executor by now.
+    await sleep(500);
+
+    expect(Object.fromEntries(runs)).toEqual({ [scheduled]: 1, [fireNow]: 1 });
+    const [scheduledRecord, fireNowRecord, doNothingRecord] = await Promise.all(
+      [scheduled, fireNow, doNothing].map(record),
+    );
+    // The scheduled fire was fired now under FIRE_ONCE_NOW, and its record says so.
+    expect(scheduledRecord.trigger_type).toBe('MISFIRE');
+    // A trigger-once record keeps its trigger type whatever the policy did with it.
+    expect(fireNowRecord.trigger_type).toBe('API');
+    expect(doNothingRecord.trigger_type).toBe('API');
+    expect(doNothingRecord.handle_msg).toMatch(/server stopped before dispatching/);
+  }, 30_000);
+});
