@@ -1,0 +1,58 @@
+/**
+ * One executor of the benchmark, in its own process: a no-op BEAN handler (`noop`) that records
+ * each run's lateness, its start minus the fire's scheduled time. The server sends the scheduled
+ * time as `logDateTime` (the dispatcher's `scheduledAt`), so the handler reads it from the context.
+ * Talks to the harness over IPC: `{type: 'ready', address}` once listening; `window` sets the
+ * measured window; `usage` and `stats` are answered; `stop` stops gracefully. It exits when the
+ * harness goes away.
+ *
+ *   executor-process '{"serverUrl":"http://127.0.0.1:…/","accessToken":"…","logDir":"/dev/shm/…"}'
+ */
+import { createExecutor } from '@tickwheel/executor';
+import { Histogram } from './histogram.js';
+import type { ExecutorConfig, ExecutorMessage, HarnessMessage, Window } from './messages.js';
+import { createUsageReporter } from './usage.js';
+
+const config = JSON.parse(process.argv[2] ?? '{}') as ExecutorConfig;
+process.once('disconnect', () => process.exit(1));
+const usage = createUsageReporter();
+
+const lateness = new Histogram();
+let window: Window = { start: Number.POSITIVE_INFINITY, end: Number.POSITIVE_INFINITY };
+let startsInWindow = 0;
+let runs = 0;
+
+const executor = createExecutor({
+  appName: 'bench',
+  serverAddresses: [config.serverUrl],
+  accessToken: config.accessToken,
+  host: '127.0.0.1',
+  port: 0,
+  logDir: config.logDir,
+  logRetentionDays: 1,
+});
+executor.handle('noop', (ctx) => {
+  const now = Date.now();
+  runs++;
+  if (now >= window.start && now < window.end) startsInWindow++;
+  if (ctx.logDateTime >= window.start && ctx.logDateTime < window.end) lateness.record(now - ctx.logDateTime);
+  return undefined;
+});
+await executor.start();
+send({ type: 'ready', address: executor.address ?? '' });
+
+process.on('message', (message: HarnessMessage) => {
+  if (message.type === 'window') window = message.window;
+  else if (message.type === 'usage') send(usage());
+  else if (message.type === 'stats')
+    send({ type: 'stats', stats: { lateness: lateness.toPairs(), startsInWindow, runs } });
+  else if (message.type === 'stop')
+    executor.stop({ timeoutMs: 5_000 }).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+});
+
+function send(message: ExecutorMessage): void {
+  process.send?.(message);
+}

@@ -1,0 +1,56 @@
+/** What the harness and its child processes (server, executors) say to each other over IPC. */
+
+/** The server child's configuration, passed as one JSON argument. */
+export interface ServerConfig {
+  database: string;
+  dataDir: string;
+  accessToken: string;
+}
+
+/** The executor child's configuration, passed as one JSON argument. */
+export interface ExecutorConfig {
+  serverUrl: string;
+  accessToken: string;
+  logDir: string;
+}
+
+/**
+ * A child's resource use: its own CPU time and RSS, and how late its event loop ran timers since
+ * the previous `usage` answer (a blocked loop delays everything the process does).
+ */
+export interface Usage {
+  type: 'usage';
+  cpu: NodeJS.CpuUsage;
+  rss: number;
+  loopDelay: { p99Ms: number; maxMs: number };
+}
+
+export type ServerMessage = { type: 'ready'; url: string } | Usage;
+
+/** The window a case measures: fires scheduled in it, and runs started in it (epoch ms, end excluded). */
+export interface Window {
+  start: number;
+  end: number;
+}
+
+/** What one executor saw of the window. */
+export interface ExecutorStats {
+  /** Lateness (run start − scheduled time) of the runs of fires scheduled in the window, as [ms, count] pairs. */
+  lateness: Array<[number, number]>;
+  /** Runs whose start (wall clock) fell in the window, whatever their scheduled time. */
+  startsInWindow: number;
+  /** Every run this executor started. */
+  runs: number;
+}
+
+export type ExecutorMessage =
+  | { type: 'ready'; address: string }
+  | Usage
+  | { type: 'stats'; stats: ExecutorStats };
+
+/** What the harness asks a child. */
+export type HarnessMessage =
+  | { type: 'usage' }
+  | { type: 'stats' }
+  | { type: 'stop' }
+  | { type: 'window'; window: Window };

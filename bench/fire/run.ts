@@ -1,0 +1,398 @@
+/**
+ * bench/fire — the scheduler under cron load: how late fires reach the executor, how many a
+ * second the server sustains with every fire and its result stored, whether any is skipped,
+ * lost or doubled, and what the server spends in CPU and memory doing it.
+ *
+ *   npm run bench:fire -- [--stores sqlite,postgres] [--shapes spread,aligned,idle]
+ *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
+ *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
+ *     [--log-dir /dev/shm] [--drain-seconds 30] [--keep] [--json]
+ *
+ * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
+ * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
+ * `--executors` more (`executor-process.ts`, a no-op handler recording lateness = run start −
+ * scheduled time). After `--warmup` seconds of firing, the fires scheduled in the next
+ * `--seconds` are measured; once their results are stored (or `--drain-seconds` passed) the
+ * children are stopped and the database is counted against the schedules.
+ * `TW_BENCH_PROFILE=<folder>` runs the server child with `--cpu-prof` into that folder. `--keep`
+ * leaves each case's database (SQLite folder or PostgreSQL schema) and child log for inspection.
+ * With `--json` the table rows go to stderr and the figures, as JSON, to stdout.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { openStore, type Store } from '@tickwheel/server';
+import { ask, forkChild, nextMessage, stopChild } from './children.js';
+import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
+import { type BenchDatabase, createDatabase, type StoreName } from './database.js';
+import { Histogram } from './histogram.js';
+import type { ExecutorMessage, ServerMessage, Usage, Window } from './messages.js';
+import { APP_NAME, type Shape, seedCase } from './seed.js';
+
+const { values } = parseArgs({
+  options: {
+    stores: { type: 'string', default: 'sqlite,postgres' },
+    shapes: { type: 'string', default: 'spread,aligned,idle' },
+    sizes: { type: 'string', default: '1000,5000,10000' },
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    executors: { type: 'string', default: '2' },
+    'idle-jobs': { type: 'string', default: '100000' },
+    'idle-due': { type: 'string', default: '1000' },
+    'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+    'log-dir': { type: 'string', default: existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir() },
+    'drain-seconds': { type: 'string', default: '30' },
+    keep: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+const stores = listOf(values.stores, ['sqlite', 'postgres'] as const, '--stores');
+const shapes = listOf(values.shapes, ['spread', 'aligned', 'idle'] as const, '--shapes');
+const sizes = values.sizes.split(',').map((size) => positiveInteger(size, '--sizes'));
+const seconds = positiveInteger(values.seconds, '--seconds');
+const warmup = positiveInteger(values.warmup, '--warmup');
+const executorCount = positiveInteger(values.executors, '--executors');
+const idleJobs = positiveInteger(values['idle-jobs'], '--idle-jobs');
+const idleDue = positiveInteger(values['idle-due'], '--idle-due');
+const drainMs = positiveInteger(values['drain-seconds'], '--drain-seconds') * 1000;
+const profileDir = process.env.TW_BENCH_PROFILE;
+
+const ACCESS_TOKEN = 'bench-fire-access-token-0123456789abcdef';
+/** Time from releasing the jobs to their first second: the planner's first claim (every 500 ms) comes well before it. */
+const LEAD_MS = 1_500;
+
+interface CaseSpec {
+  store: StoreName;
+  shape: Shape;
+  /** Jobs due every second. */
+  due: number;
+  /** Enabled jobs not due during the run. */
+  idle: number;
+}
+
+interface CaseResult extends CaseSpec {
+  seconds: number;
+  window: Window;
+  fires: FireCounts;
+  /** Runs started during the window (wall clock) per second, over every executor. */
+  runsPerSecond: number;
+  /** Window fires with a result stored, per second of window. */
+  storedPerSecond: number;
+  lateness: { runs: number; p50: number; p99: number; max: number };
+  /** Time from the end of the window until every window fire had a final status (or the cap). */
+  drainMs: number;
+  server: ChildUsage;
+  executors: ChildUsage;
+  /** The whole machine's CPU time over the window, percent of all its cores (other work included). */
+  machineBusyPercent: number;
+  /** 1-minute load average at the start and at the end of the case. */
+  load: [number, number];
+}
+
+const cases: CaseSpec[] = [];
+for (const store of stores) {
+  for (const shape of shapes) {
+    if (shape === 'idle') cases.push({ store, shape, due: idleDue, idle: idleJobs });
+    else for (const due of sizes) cases.push({ store, shape, due, idle: 0 });
+  }
+}
+
+async function main(): Promise<void> {
+  const results: CaseResult[] = [];
+  // The table goes to stdout, or to stderr when stdout carries the JSON.
+  const table = values.json ? progress : (line: string) => console.log(line);
+  table(
+    `bench/fire: ${os.cpus().length} CPUs, Node ${process.version}, ${executorCount} executors, ` +
+      `window ${seconds} s after ${warmup} s warm-up, executor logs in ${values['log-dir']}\n`,
+  );
+  table(tableHeader());
+  for (const spec of cases) {
+    progress(`${spec.store} ${spec.shape} ${spec.due}${spec.idle ? ` + ${spec.idle} not due` : ''}…`);
+    const result = await runCase(spec);
+    results.push(result);
+    table(tableRow(result));
+  }
+  if (values.json) console.log(JSON.stringify({ machine: machine(), results }, null, 2));
+}
+
+async function runCase(spec: CaseSpec): Promise<CaseResult> {
+  const loadBefore = os.loadavg()[0] ?? 0;
+  const database = await createDatabase(spec.store, values['postgres-url']);
+  const childLog = path.join(database.dir, 'children.log');
+  const logFd = openSync(childLog, 'a');
+  const executorLogDir = mkdtempSync(path.join(values['log-dir'], 'tw-bench-fire-logs-'));
+  const children: ChildProcess[] = [];
+  let store: Store | undefined;
+  try {
+    store = await openStore({ database: database.url, dataDir: database.dir, poolSize: 2 });
+    const seeded = await seedCase(store, spec.shape, spec.due, spec.idle);
+
+    const server = forkChild({
+      script: './server-process.js',
+      config: { database: database.url, dataDir: database.dir, accessToken: ACCESS_TOKEN },
+      logFd,
+      execArgv: profileArgs(spec),
+    });
+    children.push(server);
+    const { url } = await nextMessage<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready', 60_000);
+    const executors = Array.from({ length: executorCount }, () =>
+      forkChild({
+        script: './executor-process.js',
+        config: { serverUrl: url, accessToken: ACCESS_TOKEN, logDir: executorLogDir },
+        logFd,
+      }),
+    );
+    children.push(...executors);
+    await Promise.all(executors.map((executor) => nextMessage(executor, 'ready', 30_000)));
+    await waitForRegistrations(store, executorCount);
+
+    const firstSecond = Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000;
+    const window = { start: firstSecond + warmup * 1000, end: firstSecond + (warmup + seconds) * 1000 };
+    for (const executor of executors) executor.send({ type: 'window', window });
+    await seeded.release(firstSecond);
+    const expected = expectedFires(seeded.phases, firstSecond, window);
+
+    await sleep(window.start - Date.now());
+    const machineBefore = machineCpuTimes();
+    const serverUsage = new UsageMeter(server);
+    const executorUsage = executors.map((executor) => new UsageMeter(executor));
+    await Promise.all([serverUsage, ...executorUsage].map((meter) => meter.sample()));
+    while (Date.now() < window.end) {
+      await sleep(Math.min(1_000, window.end - Date.now()));
+      await Promise.all([serverUsage, ...executorUsage].map((meter) => meter.sample()));
+    }
+
+    const machineBusyPercent = busyPercentSince(machineBefore);
+    let final = 0;
+    while (Date.now() < window.end + drainMs) {
+      final = await countFinal(store, window);
+      if (final >= expected) break;
+      await sleep(250);
+    }
+    const drained = Date.now() - window.end;
+
+    const lateness = new Histogram();
+    let startsInWindow = 0;
+    for (const executor of executors) {
+      const { stats } = await ask<Extract<ExecutorMessage, { type: 'stats' }>>(executor, 'stats');
+      lateness.add(stats.lateness);
+      startsInWindow += stats.startsInWindow;
+    }
+    // The server first: stopped executors would turn its backlog into "no executor online"
+    // failures. Fires it has not dispatched by then stay pending and count as not stored.
+    await stopChild(server, 40_000);
+    await Promise.all(executors.map((executor) => stopChild(executor, 10_000)));
+    const fires = await countFires(store, window, seeded.phases, firstSecond);
+    return {
+      ...spec,
+      seconds,
+      window,
+      fires,
+      runsPerSecond: startsInWindow / seconds,
+      storedPerSecond: fires.resultsStored / seconds,
+      lateness: {
+        runs: lateness.count,
+        p50: lateness.percentile(0.5),
+        p99: lateness.percentile(0.99),
+        max: lateness.max(),
+      },
+      drainMs: drained,
+      server: serverUsage.summary(),
+      executors: sumOf(executorUsage.map((meter) => meter.summary())),
+      machineBusyPercent,
+      load: [loadBefore, os.loadavg()[0] ?? 0],
+    };
+  } finally {
+    await Promise.all(children.map((child) => stopChild(child, 5_000)));
+    await store?.close();
+    closeSync(logFd);
+    reportChildErrors(childLog);
+    rmSync(executorLogDir, { recursive: true, force: true });
+    if (values.keep) progress(`  kept: ${database.url} (child log: ${childLog})`);
+    else await dropQuietly(database);
+  }
+}
+
+/** What one child spent over the window; CPU in percent of one core. */
+interface ChildUsage {
+  cpuPercent: number;
+  userPercent: number;
+  systemPercent: number;
+  rssMaxMb: number;
+  /** The worst one-second p99 of the event loop's timer delay, and the worst single delay. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
+
+/** CPU, peak RSS and event-loop delay of one child over the window, from the child's own measures. */
+class UsageMeter {
+  private first: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+  private last: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+  private rssMax = 0;
+  private loopP99 = 0;
+  private loopMax = 0;
+
+  constructor(private readonly child: ChildProcess) {}
+
+  async sample(): Promise<void> {
+    const usage = await ask<Usage>(this.child, 'usage');
+    const at = performance.now();
+    // The first answer's loop delay covers the time before the window.
+    if (this.first !== undefined) {
+      this.loopP99 = Math.max(this.loopP99, usage.loopDelay.p99Ms);
+      this.loopMax = Math.max(this.loopMax, usage.loopDelay.maxMs);
+    }
+    this.first ??= { at, cpu: usage.cpu };
+    this.last = { at, cpu: usage.cpu };
+    this.rssMax = Math.max(this.rssMax, usage.rss);
+  }
+
+  summary(): ChildUsage {
+    const first = this.first;
+    const last = this.last;
+    const wallUs = first === undefined || last === undefined ? 0 : (last.at - first.at) * 1000;
+    const percent = (micros: number) => (wallUs > 0 ? (micros / wallUs) * 100 : Number.NaN);
+    const user = percent((last?.cpu.user ?? 0) - (first?.cpu.user ?? 0));
+    const system = percent((last?.cpu.system ?? 0) - (first?.cpu.system ?? 0));
+    return {
+      cpuPercent: user + system,
+      userPercent: user,
+      systemPercent: system,
+      rssMaxMb: this.rssMax / 2 ** 20,
+      loopDelayP99Ms: this.loopP99,
+      loopDelayMaxMs: this.loopMax,
+    };
+  }
+}
+
+/** The executors together: CPU and RSS add up, the loop delay is the worst of them. */
+function sumOf(usages: readonly ChildUsage[]): ChildUsage {
+  const total = (pick: (usage: ChildUsage) => number) => usages.reduce((sum, usage) => sum + pick(usage), 0);
+  const worst = (pick: (usage: ChildUsage) => number) => Math.max(...usages.map(pick));
+  return {
+    cpuPercent: total((u) => u.cpuPercent),
+    userPercent: total((u) => u.userPercent),
+    systemPercent: total((u) => u.systemPercent),
+    rssMaxMb: total((u) => u.rssMaxMb),
+    loopDelayP99Ms: worst((u) => u.loopDelayP99Ms),
+    loopDelayMaxMs: worst((u) => u.loopDelayMaxMs),
+  };
+}
+
+/** Busy and total CPU time of every core, from the kernel's counters. */
+function machineCpuTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os.cpus()) {
+    const { user, nice, sys, idle, irq } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + idle + irq;
+  }
+  return { busy, total };
+}
+
+function busyPercentSince(before: { busy: number; total: number }): number {
+  const after = machineCpuTimes();
+  return ((after.busy - before.busy) / Math.max(1, after.total - before.total)) * 100;
+}
+
+/** The executors register asynchronously after `start()`: wait until the server has stored each. */
+async function waitForRegistrations(store: Store, count: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await store.registry.listAlive(Date.now() - 60_000, APP_NAME)).length < count) {
+    if (Date.now() > deadline) throw new Error(`only some of the ${count} executors registered within 15 s`);
+    await sleep(100);
+  }
+}
+
+function profileArgs(spec: CaseSpec): string[] {
+  if (!profileDir) return [];
+  const name = `server-${spec.store}-${spec.shape}-${spec.due}-${Date.now()}.cpuprofile`;
+  return ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', name];
+}
+
+/** The server's and executors' warnings and errors of the case, on stderr (their info lines are left out). */
+function reportChildErrors(logFile: string): void {
+  const lines = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\{"level":(10|20|30),/.test(line))
+    // The server stops before the executors, so their goodbye and the results of the runs still
+    // in flight (fires after the window) cannot reach it.
+    .filter((line) => !/registryRemove was not accepted|no server accepted the callback/.test(line));
+  if (lines.length === 0) return;
+  progress(`  ${lines.length} warnings or errors from the server and executors; the first ones:`);
+  for (const line of lines.slice(0, 5)) progress(`    ${line.slice(0, 400)}`);
+}
+
+async function dropQuietly(database: BenchDatabase): Promise<void> {
+  try {
+    await database.drop();
+  } catch (err) {
+    progress(`  could not drop the case's database: ${String(err)}`);
+  }
+}
+
+function tableHeader(): string {
+  return [
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ].join('\n');
+}
+
+function tableRow(r: CaseResult): string {
+  const cells = [
+    r.store,
+    r.shape,
+    r.due.toLocaleString('en-US'),
+    r.idle.toLocaleString('en-US'),
+    Math.round(r.runsPerSecond).toLocaleString('en-US'),
+    `${r.fires.resultsStored.toLocaleString('en-US')} / ${r.fires.expected.toLocaleString('en-US')}`,
+    `${r.lateness.p50} / ${r.lateness.p99} / ${r.lateness.max}`,
+    r.fires.skipped,
+    r.fires.lost,
+    r.fires.duplicates + r.fires.offSchedule,
+    `${Math.round(r.server.cpuPercent)} %`,
+    `${Math.round(r.server.rssMaxMb)} MB`,
+    `${Math.round(r.server.loopDelayP99Ms)} / ${Math.round(r.server.loopDelayMaxMs)}`,
+    `${Math.round(r.executors.cpuPercent)} %`,
+    `${Math.round(r.machineBusyPercent)} %`,
+    `${r.load[0].toFixed(1)}–${r.load[1].toFixed(1)}`,
+  ];
+  return `| ${cells.join(' | ')} |`;
+}
+
+function machine() {
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    node: process.version,
+    executors: executorCount,
+  };
+}
+
+function progress(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function listOf<T extends string>(text: string, allowed: readonly T[], flag: string): T[] {
+  const items = text.split(',').map((item) => item.trim());
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item))
+      throw new Error(`${flag}: '${item}' is not one of ${allowed.join(', ')}`);
+  }
+  return items as T[];
+}
+
+function positiveInteger(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${flag}: must be an integer >= 1, got '${text}'`);
+  return value;
+}
+
+// Last, so every class and constant above is initialised before the first case runs.
+await main();

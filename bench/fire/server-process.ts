@@ -1,0 +1,44 @@
+/**
+ * The scheduling server under measurement, in its own process so its CPU time and memory are its
+ * own. Talks to the harness over IPC: sends `{type: 'ready', url}` once listening, answers
+ * `{type: 'usage'}` with its CPU time, RSS and event-loop delay (usage.ts), and stops gracefully on
+ * `{type: 'stop'}`. It exits when the harness goes away, so no server outlives a run.
+ *
+ *   server-process '{"database":"sqlite:/tmp/…/bench.db","dataDir":"/tmp/…","accessToken":"…"}'
+ */
+import { createServer } from '@tickwheel/server';
+import type { HarnessMessage, ServerConfig, ServerMessage } from './messages.js';
+import { createUsageReporter } from './usage.js';
+
+const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig;
+process.once('disconnect', () => process.exit(1));
+const usage = createUsageReporter();
+
+const server = await createServer({
+  port: 0,
+  host: '127.0.0.1',
+  database: config.database,
+  dataDir: config.dataDir,
+  accessToken: config.accessToken,
+  nodeId: 'bench-fire',
+  logLevel: 'warn',
+});
+send({ type: 'ready', url: server.url });
+
+process.on('message', (message: HarnessMessage) => {
+  if (message.type === 'usage') {
+    send(usage());
+  } else if (message.type === 'stop') {
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  }
+});
+
+function send(message: ServerMessage): void {
+  process.send?.(message);
+}
