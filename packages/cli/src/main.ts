@@ -4,10 +4,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerAppCommand } from './commands/app.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerExecutorCommand } from './commands/executor.js';
+import { registerExportCommand } from './commands/export.js';
+import { registerFireCommand } from './commands/fire.js';
+import { registerImportCommand } from './commands/import.js';
+import { registerImportXxlJobCommand } from './commands/import-xxl-job.js';
+import { registerJobCommand } from './commands/job.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerStartCommand } from './commands/start.js';
+import { registerTokenCommand } from './commands/token.js';
+import { registerUserCommand } from './commands/user.js';
 
 /** Exit code of a usage error, as most command-line tools use it. */
 export const USAGE_ERROR_EXIT_CODE = 2;
@@ -49,6 +57,15 @@ function createProgram(): Command {
   registerMigrateCommand(program);
   registerExecutorCommand(program);
   registerDemoCommand(program);
+  // Over the REST API: exit codes in exit-codes.ts.
+  registerAppCommand(program);
+  registerJobCommand(program);
+  registerFireCommand(program);
+  registerUserCommand(program);
+  registerTokenCommand(program);
+  registerExportCommand(program);
+  registerImportCommand(program);
+  registerImportXxlJobCommand(program);
   return program;
 }
 

@@ -19,11 +19,13 @@ export const ErrorCodes = {
   TW_ERR_LOGIN_FAILED: 'wrong username or password',
   TW_ERR_FORBIDDEN: 'not allowed',
   TW_ERR_CSRF: 'missing or wrong CSRF token',
+  TW_ERR_RATE_LIMITED: 'too many attempts; try again later',
   TW_ERR_NOT_FOUND: 'not found',
   TW_ERR_CONFLICT: 'conflicts with the current state',
   TW_ERR_EXECUTOR_CALL_FAILED: 'the call to the executor failed',
   TW_ERR_INTERNAL: 'internal error',
   TW_ERR_STORE_UNAVAILABLE: 'the database could not be used',
+  TW_ERR_ALARM_SEND_FAILED: 'the alarm channel did not take the alarm',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

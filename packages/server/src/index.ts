@@ -22,6 +22,12 @@ export {
   type ServerInternalOptions,
   type ServerOptions,
 } from './options.js';
+export {
+  RETENTION_LIMITS,
+  type RetentionSettings,
+  readRetentionSettings,
+  writeRetentionSettings,
+} from './retention/settings.js';
 export { createServer, type FirstStartSecrets, type TickwheelServer } from './server.js';
 export * from './store/index.js';
 export type { TriggeredFire, TriggerJobRequest } from './trigger.js';

@@ -7,6 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEAD_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
+import type { AlarmSink } from './alarms/alarm-sink.js';
+import {
+  type AlarmQueueLimits,
+  type ResolvedAlarmQueueLimits,
+  resolveAlarmQueueLimits,
+} from './alarms/options.js';
 import { type Clock, systemClock } from './scheduling/clock.js';
 import { DEFAULT_MISFIRE_WINDOW_MS } from './scheduling/misfire.js';
 
@@ -29,6 +35,12 @@ export interface ServerOptions {
    * need `0.0.0.0` or the host's address).
    */
   host?: string;
+  /**
+   * Reverse proxies whose `X-Forwarded-For` names the client: `true` trusts every hop (only when
+   * the proxy is the one way in), or the proxies' addresses/CIDRs. The client address is what
+   * the sign-in rate limit counts per address. Default false (the connection's peer).
+   */
+  trustProxy?: boolean | string[];
   /** Directory of the embedded SQLite database (and a relative SQLite path). Default `./data`. */
   dataDir?: string;
   /**
@@ -99,11 +111,26 @@ export interface ServerInternalOptions {
   lostRunMonitorIntervalMs?: number;
   /** Fires loaded and dispatch marks written per statement. Default 500. */
   pipelineBatchSize?: number;
+  /** How often the retry monitor sends due retries (a retry goes out at most this late). Default 500 ms. */
+  retryMonitorIntervalMs?: number;
+  /** Where failures are alarmed instead of the configured alarm channels (tests, embedding). */
+  alarmSink?: AlarmSink;
+  /** The alarm queue's timeouts, retries and limits (alarms/options.ts has the defaults). */
+  alarms?: AlarmQueueLimits;
+  /** How often the reports monitor recomputes the daily figures. Default 60,000 ms. */
+  reportsMonitorIntervalMs?: number;
+  /** How often the retention monitor deletes old fire records. Default 3,600,000 ms. */
+  retentionMonitorIntervalMs?: number;
+  /** Fire records the retention monitor deletes per statement. Default 1,000. */
+  retentionBatchSize?: number;
+  /** Pause between two retention batches. Default 50 ms. */
+  retentionBatchPauseMs?: number;
 }
 
 export interface ResolvedServerOptions {
   port: number;
   host: string;
+  trustProxy: boolean | string[];
   dataDir: string;
   database: string;
   databasePoolSize: number;
@@ -128,6 +155,13 @@ export interface ResolvedServerOptions {
   directoryRefreshIntervalMs: number;
   lostRunMonitorIntervalMs: number;
   pipelineBatchSize: number;
+  retryMonitorIntervalMs: number;
+  alarmSink: AlarmSink | undefined;
+  alarmLimits: ResolvedAlarmQueueLimits;
+  reportsMonitorIntervalMs: number;
+  retentionMonitorIntervalMs: number;
+  retentionBatchSize: number;
+  retentionBatchPauseMs: number;
 }
 
 export const SERVER_DEFAULTS = {
@@ -147,6 +181,11 @@ export const SERVER_DEFAULTS = {
   directoryRefreshIntervalMs: 5_000,
   lostRunMonitorIntervalMs: 60_000,
   pipelineBatchSize: 500,
+  retryMonitorIntervalMs: 500,
+  reportsMonitorIntervalMs: 60_000,
+  retentionMonitorIntervalMs: 3_600_000,
+  retentionBatchSize: 1_000,
+  retentionBatchPauseMs: 50,
 } as const;
 
 const MAX_NODE_ID_LENGTH = 64;
@@ -162,6 +201,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   return {
     port,
     host: nonEmptyString('host', options.host) ?? d.host,
+    trustProxy: trustProxyOption(options.trustProxy),
     dataDir,
     database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
     databasePoolSize: integerIn('databasePoolSize', options.databasePoolSize, d.databasePoolSize, 1, 1_000),
@@ -225,6 +265,43 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       1,
       10_000,
     ),
+    retryMonitorIntervalMs: integerIn(
+      'internal.retryMonitorIntervalMs',
+      internal.retryMonitorIntervalMs,
+      d.retryMonitorIntervalMs,
+      10,
+      60_000,
+    ),
+    alarmSink: internal.alarmSink,
+    alarmLimits: resolveAlarmQueueLimits(internal.alarms),
+    reportsMonitorIntervalMs: integerIn(
+      'internal.reportsMonitorIntervalMs',
+      internal.reportsMonitorIntervalMs,
+      d.reportsMonitorIntervalMs,
+      10,
+      3_600_000,
+    ),
+    retentionMonitorIntervalMs: integerIn(
+      'internal.retentionMonitorIntervalMs',
+      internal.retentionMonitorIntervalMs,
+      d.retentionMonitorIntervalMs,
+      10,
+      86_400_000,
+    ),
+    retentionBatchSize: integerIn(
+      'internal.retentionBatchSize',
+      internal.retentionBatchSize,
+      d.retentionBatchSize,
+      1,
+      100_000,
+    ),
+    retentionBatchPauseMs: integerIn(
+      'internal.retentionBatchPauseMs',
+      internal.retentionBatchPauseMs,
+      d.retentionBatchPauseMs,
+      0,
+      60_000,
+    ),
   };
 }
 
@@ -244,6 +321,15 @@ function nonEmptyString(option: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.trim() === '') throw invalid(option, 'must be a non-empty string');
   return value;
+}
+
+function trustProxyOption(value: unknown): boolean | string[] {
+  if (value === undefined) return false;
+  if (typeof value === 'boolean') return value;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim() !== '')) {
+    return [...value];
+  }
+  throw invalid('trustProxy', 'must be true, false or a list of proxy addresses or CIDRs');
 }
 
 function booleanOption(option: string, value: unknown, fallback: boolean): boolean {

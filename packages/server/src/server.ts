@@ -5,7 +5,7 @@
  *   → result recorder → monitors → HTTP (executor API, REST API, ops) → listen
  *
  * Starting runs the registry monitor first (the directory is filled before the first dispatch),
- * then the scheduler and the lost-run monitor, and opens HTTP last.
+ * then the scheduler and the lost-run, reports and retention monitors, and opens HTTP last.
  *
  * `stop()` undoes it in reverse: stop taking HTTP, stop the scheduler (fires still waiting in
  * the wheel stay `pending` for the next start), drain the dispatches in flight (bounded),
@@ -13,7 +13,11 @@
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { type Logger, pino } from 'pino';
+import { afterRuns } from './after-runs.js';
+import { AlarmQueue } from './alarms/alarm-queue.js';
+import type { AlarmSink } from './alarms/alarm-sink.js';
 import { Auth, registerRestApi } from './api/index.js';
+import { ChildTrigger } from './child-jobs/child-trigger.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { FirePipeline } from './dispatch/fire-pipeline.js';
 import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
@@ -21,8 +25,12 @@ import { ExecutorDirectory, manualAddresses } from './executors/directory.js';
 import type { ExecutorMetrics } from './executors/metrics.js';
 import { LostRunMonitor } from './monitors/lost-runs.js';
 import { RegistryMonitor } from './monitors/registry.js';
+import { ReportsMonitor } from './monitors/reports.js';
+import { RetentionMonitor } from './monitors/retention.js';
+import { RetryMonitor } from './monitors/retries.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
+import { FailureDecisions } from './retries/failure-decisions.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
 import { ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
@@ -114,6 +122,7 @@ async function startOnStore(
   // The dispatcher's broadcast hook creates the shard records through the pipeline, which in
   // turn dispatches through the dispatcher: the hook reads the pipeline when a broadcast fires.
   let pipeline: FirePipeline | undefined;
+  let retryMonitor: RetryMonitor | undefined;
   const dispatcher = new Dispatcher({
     accessToken,
     callTimeoutMs: o.executorCallTimeoutMs,
@@ -135,7 +144,9 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,
-    onDispatched: (fire, outcome) =>
+    onDispatched: (fire, outcome) => {
+      // A refused dispatch finishes no record: the retry monitor decides its retry and alarm.
+      if (outcome.triggerCode !== 200) retryMonitor?.noteDispatchFailed(outcome.fireId);
       metrics.fireDispatched({
         triggerType: fire.trigger_type,
         dueAt: fire.trigger_type === 'MISFIRE' ? fire.created_at : fire.scheduled_at,
@@ -143,7 +154,8 @@ async function startOnStore(
         latencyMs: outcome.latencyMs,
         triggerCode: outcome.triggerCode,
         lane: outcome.lane,
-      }),
+      });
+    },
   });
   const firePipeline = pipeline;
 
@@ -158,17 +170,51 @@ async function startOnStore(
     ...(o.leaseTtlMs === undefined ? {} : { leaseTtlMs: o.leaseTtlMs }),
   });
 
+  // Failures raise alarms into the alarm queue, which sends them through the job's channels.
+  const alarmQueue = new AlarmQueue({
+    store,
+    clock,
+    logger: logger.child({ part: 'alarms' }),
+    limits: o.alarmLimits,
+  });
+  const alarmSink: AlarmSink = o.alarmSink ?? alarmQueue;
+  const decisions = new FailureDecisions({
+    store,
+    alarms: alarmSink,
+    settleBroadcasts: (fireIds) => recorder.settleBroadcasts(fireIds),
+    clock,
+    logger: logger.child({ part: 'retries' }),
+  });
+  const childTrigger = new ChildTrigger({
+    store,
+    pipeline: firePipeline,
+    planner: scheduler.planner,
+    clock,
+    logger: logger.child({ part: 'child-jobs' }),
+  });
+  const retriesAlarmsChildren = afterRuns({ decisions, children: childTrigger });
   const onFiresFinished = async (finished: readonly FinishedFire[]) => {
     for (const fire of finished) metrics.resultRecorded(fire.handleCode);
     await firePipeline.onFiresFinished(finished);
+    await retriesAlarmsChildren(finished);
   };
-  const recorder = new ResultRecorder({
+  const recorder: ResultRecorder = new ResultRecorder({
     fires: store.fires,
     clock,
     logger: logger.child({ part: 'results' }),
     metrics: executorMetrics,
     onFiresFinished,
   });
+  retryMonitor = new RetryMonitor({
+    store,
+    pipeline: firePipeline,
+    leases: scheduler.leases,
+    decisions,
+    clock,
+    logger: logger.child({ part: 'retry-monitor' }),
+    intervalMs: o.retryMonitorIntervalMs,
+  });
+  const retries = retryMonitor;
 
   const triggerDeps = {
     store,
@@ -203,8 +249,26 @@ async function startOnStore(
     intervalMs: o.lostRunMonitorIntervalMs,
     deadTimeoutMs: o.executorDeadAfterMs,
   });
+  const reportsMonitor = new ReportsMonitor({
+    reports: store.reports,
+    settings: store.settings,
+    lease,
+    clock,
+    logger: logger.child({ part: 'reports-monitor' }),
+    intervalMs: o.reportsMonitorIntervalMs,
+  });
+  const retentionMonitor = new RetentionMonitor({
+    fires: store.fires,
+    settings: store.settings,
+    lease,
+    clock,
+    logger: logger.child({ part: 'retention-monitor' }),
+    intervalMs: o.retentionMonitorIntervalMs,
+    batchSize: o.retentionBatchSize,
+    batchPauseMs: o.retentionBatchPauseMs,
+  });
 
-  const app = buildHttpApp(logger);
+  const app = buildHttpApp(logger, o.trustProxy);
   registerExecutorApi(app, {
     accessToken,
     registry: store.registry,
@@ -246,6 +310,12 @@ async function startOnStore(
     started.push(() => scheduler.stop());
     lostRunMonitor.start();
     started.push(() => lostRunMonitor.stop());
+    retries.start();
+    started.push(() => retries.stop());
+    reportsMonitor.start();
+    started.push(() => reportsMonitor.stop());
+    retentionMonitor.start();
+    started.push(() => retentionMonitor.stop());
     await app.listen({ port: o.port, host: o.host });
   } catch (err) {
     for (const stopPart of started.reverse()) await stopPart();
@@ -262,10 +332,19 @@ async function startOnStore(
     await app.close();
     schedulerRunning = false;
     const waiting = await scheduler.stop();
+    // Retries are sent through the pipeline: stop sending before it drains (unsent ones stay pending).
+    await retries.stop();
     firePipeline.stopAccepting();
     const drained = await firePipeline.drain(o.stopTimeoutMs);
-    await Promise.all([lostRunMonitor.stop(), registryMonitor.stop()]);
+    await Promise.all([
+      lostRunMonitor.stop(),
+      registryMonitor.stop(),
+      reportsMonitor.stop(),
+      retentionMonitor.stop(),
+    ]);
     await recorder.idle();
+    // Alarms raised by the last results get the rest of the stop time, then are recorded as not sent.
+    await alarmQueue.stop(o.stopTimeoutMs);
     await dispatcher.close();
     await store.close();
     logger.info(
@@ -296,8 +375,10 @@ async function startOnStore(
   };
 }
 
-function buildHttpApp(logger: Logger): FastifyInstance {
+function buildHttpApp(logger: Logger, trustProxy: boolean | string[]): FastifyInstance {
   return Fastify({
+    // The client's address (the sign-in rate limit counts by it) from X-Forwarded-For only when set.
+    trustProxy,
     loggerInstance: logger.child({ part: 'http' }),
     // One line per executor callback would drown the log at thousands of fires a second.
     logController: new LogController({ disableRequestLogging: true }),

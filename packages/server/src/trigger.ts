@@ -98,6 +98,8 @@ export async function fireOnce(
         triggerType: run.triggerType,
         executorHandler: job.executor_handler,
         executorParam: run.executorParam,
+        // A run fired by hand is retried like a scheduled one (XXL-JOB does the same).
+        retryCount: job.executor_fail_retry_count,
       },
     ],
     now,

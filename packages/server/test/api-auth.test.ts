@@ -101,7 +101,7 @@ describe('console sessions', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
-      user: { username: 'admin', role: 'admin' },
+      user: { username: 'admin', role: 'ADMIN' },
       csrfToken: expect.any(String),
     });
     const cookie = String(res.headers['set-cookie']);
@@ -256,9 +256,15 @@ describe('roles', () => {
     expectError(await api.call('DELETE', `/api/v1/apps/${mine}`, { token }), 403, 'TW_ERR_FORBIDDEN');
   });
 
-  it('asks a user with several apps which one to list', async () => {
-    const token = await userToken([await createApp(api), await createApp(api)]);
-    expectError(await api.call('GET', '/api/v1/jobs', { token }), 400, 'TW_ERR_INVALID_FIELD', 'appId');
+  it("lists the jobs of all of a user's apps when no appId is given", async () => {
+    const first = await createApp(api);
+    const second = await createApp(api);
+    const jobs = [(await createJob(api, first)).id, (await createJob(api, second)).id];
+    await createJob(api, await createApp(api));
+    const token = await userToken([first, second]);
+    const listed = (await api.call('GET', '/api/v1/jobs', { token })).json();
+    expect(listed.items.map((j: { id: number }) => j.id).sort()).toEqual(jobs.sort());
+    expect(listed.total).toBe(2);
   });
 });
 

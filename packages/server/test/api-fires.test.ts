@@ -82,6 +82,10 @@ describe('listFires and getFire', () => {
       handleMsg: null,
       status: 'pending',
       retryCount: 0,
+      retryFireId: null,
+      triggeredByFireId: null,
+      alarmStatus: 'NONE',
+      alarmMsg: null,
     });
   });
 

@@ -63,7 +63,11 @@ describe('the OpenAPI document', () => {
 
   it('lists every named operation exactly once, and gives every operation a unique operationId', () => {
     const ids = operations.map((o) => o.op.operationId);
-    for (const id of OPERATION_IDS) expect(ids.filter((x) => x === id), id).toHaveLength(1);
+    for (const id of OPERATION_IDS)
+      expect(
+        ids.filter((x) => x === id),
+        id,
+      ).toHaveLength(1);
     expect(ids.every((id) => typeof id === 'string' && id !== '')).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -247,6 +247,20 @@ describe('executor client against XXL-JOB-like executors', () => {
     expect(performance.now() - t0).toBeLessThan(600);
   });
 
+  it('does not time out a call for its wait behind a busy executor’s connections, only for the call itself', async () => {
+    const m = await mimic('2.x');
+    m.answerDelayMs = 200;
+    const c = track(
+      new ExecutorClient({ accessToken: TOKEN, timeoutMs: 300, connectionsPerExecutor: 1, pipelining: 1 }),
+    );
+    // The second waits 200 ms for the one connection, then takes 200 ms: 400 ms in all, each part within 300.
+    const answers = await Promise.all([
+      c.run(target(m.address), trigger(500)),
+      c.run(target(m.address), trigger(501)),
+    ]);
+    expect(answers.map((a) => a.failure)).toEqual([null, null]);
+  });
+
   it('does not time out a call that was answered, even while others hang', async () => {
     const hung = await mimic('2.x');
     hung.hang = true;

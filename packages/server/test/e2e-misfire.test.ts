@@ -76,6 +76,15 @@ async function pauseLongerThanTheWindow(strategy: string) {
   await waitFor(() => runs.some((r) => r.scheduledAt > restartedAt), { what: 'the job back on schedule' });
 
   const missed = (at: number) => at > stoppedAt && at < restartedAt - WINDOW_MS;
+  // The missed fires' results come back with the on-time ones: wait until each is final.
+  const unsettled = new Set(['pending', 'dispatched']);
+  await waitFor(
+    async () =>
+      (await firesOf(server!.store, job.id)).every(
+        (f) => !missed(f.scheduled_at) || !unsettled.has(f.status),
+      ),
+    { what: 'the missed fires settled' },
+  );
   return {
     restartedAt,
     fires: (await firesOf(server.store, job.id)).filter((f) => missed(f.scheduled_at)),

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MISFIRE_WINDOW_MS,
   decideFire,
-  nextFireAtAfterClaim,
   nextFixDelayFireAt,
+  planClaimedTimes,
 } from '../src/scheduling/misfire.js';
 
 const T = Date.parse('2026-03-01T12:00:00Z');
@@ -44,32 +44,71 @@ describe('misfire', () => {
     expect(decideFire(T, T + 60_000, 'SOMETHING_ELSE', 5_000).action).toBe('skip');
   });
 
-  it('continues a cron claimed ahead of time from the claimed time', () => {
-    expect(nextFireAtAfterClaim(everySecond, T, T - 4_000, fire)).toBe(T + 1_000);
+  it('claims a cron ahead of time at the due time only and continues from it', () => {
+    expect(planClaimedTimes(everySecond, T, T - 4_000, 'DO_NOTHING', 5_000)).toEqual({
+      times: [{ scheduledAt: T, decision: fire }],
+      nextFireAt: T + 1_000,
+    });
   });
 
-  it('continues a late cron after now, so a late claim never turns into a burst', () => {
-    expect(nextFireAtAfterClaim(everySecond, T, T + 3_500, fire)).toBe(T + 4_000);
-    const skip = decideFire(T, T + 3_600_000, 'DO_NOTHING', 5_000);
-    expect(nextFireAtAfterClaim(everySecond, T, T + 3_600_000, skip)).toBe(T + 3_601_000);
+  it('fires every time a late claim finds inside the window, each at its own time', () => {
+    const planned = planClaimedTimes(everySecond, T, T + 3_500, 'DO_NOTHING', 5_000);
+    expect(planned.times.map((t) => [t.scheduledAt, t.decision])).toEqual(
+      [T, T + 1_000, T + 2_000, T + 3_000].map((at) => [
+        at,
+        { action: 'fire', triggerType: 'CRON', dueAt: at },
+      ]),
+    );
+    expect(planned.nextFireAt).toBe(T + 4_000);
   });
 
-  it('continues FIX_RATE in its phase after a misfire', () => {
-    expect(nextFireAtAfterClaim(everyTenSeconds, T, T - 1_000, fire)).toBe(T + 10_000);
-    const late = decideFire(T, T + 95_000, 'FIRE_ONCE_NOW', 5_000);
-    expect(nextFireAtAfterClaim(everyTenSeconds, T, T + 95_000, late)).toBe(T + 100_000);
-    expect(nextFireAtAfterClaim(everyTenSeconds, T, T + 100_000, late)).toBe(T + 110_000);
+  it('turns the times missed by more than the window into one record saying how many, then fires the window', () => {
+    const skipped = planClaimedTimes(everySecond, T, T + 12_000, 'DO_NOTHING', 5_000);
+    expect(skipped.times[0]).toEqual({
+      scheduledAt: T,
+      decision: { action: 'skip', triggerType: 'MISFIRE' },
+      missed: { count: 7, atLeast: false },
+    });
+    expect(skipped.times.slice(1).map((t) => t.scheduledAt)).toEqual(
+      [7, 8, 9, 10, 11, 12].map((s) => T + s * 1_000),
+    );
+    expect(skipped.nextFireAt).toBe(T + 13_000);
+    const firedNow = planClaimedTimes(everySecond, T, T + 12_000, 'FIRE_ONCE_NOW', 5_000);
+    expect(firedNow.times[0]?.decision).toEqual({
+      action: 'fire',
+      triggerType: 'MISFIRE',
+      dueAt: T + 12_000,
+    });
+    expect(firedNow.times).toHaveLength(7);
+  });
+
+  it('never walks a long pause time by time: a cron an hour late counts 100 or more and continues inside the window', () => {
+    const planned = planClaimedTimes(everySecond, T, T + 3_600_000, 'DO_NOTHING', 5_000);
+    expect(planned.times[0]?.missed).toEqual({ count: 100, atLeast: true });
+    expect(planned.times).toHaveLength(7);
+    expect(planned.nextFireAt).toBe(T + 3_601_000);
+  });
+
+  it('keeps FIX_RATE on its grid after a misfire and counts the missed times exactly', () => {
+    expect(planClaimedTimes(everyTenSeconds, T, T - 1_000, 'DO_NOTHING', 5_000).nextFireAt).toBe(T + 10_000);
+    const late = planClaimedTimes(everyTenSeconds, T, T + 95_000, 'FIRE_ONCE_NOW', 5_000);
+    expect(late.times.map((t) => [t.scheduledAt, t.decision.triggerType])).toEqual([
+      [T, 'MISFIRE'],
+      [T + 90_000, 'CRON'],
+    ]);
+    expect(late.times[0]?.missed).toEqual({ count: 9, atLeast: false });
+    expect(late.nextFireAt).toBe(T + 100_000);
   });
 
   it('leaves FIX_DELAY without a next time while its run is in flight', () => {
-    expect(nextFireAtAfterClaim(delayThirty, T, T - 1_000, fire)).toBeNull();
-    const late = decideFire(T, T + 60_000, 'FIRE_ONCE_NOW', 5_000);
-    expect(nextFireAtAfterClaim(delayThirty, T, T + 60_000, late)).toBeNull();
+    expect(planClaimedTimes(delayThirty, T, T - 1_000, 'DO_NOTHING', 5_000).nextFireAt).toBeNull();
+    const late = planClaimedTimes(delayThirty, T, T + 60_000, 'FIRE_ONCE_NOW', 5_000);
+    expect(late.times).toHaveLength(1);
+    expect(late.nextFireAt).toBeNull();
   });
 
   it('continues a skipped FIX_DELAY from now, as no run will end to set it', () => {
-    const skip = decideFire(T, T + 60_000, 'DO_NOTHING', 5_000);
-    expect(nextFireAtAfterClaim(delayThirty, T, T + 60_000, skip)).toBe(T + 90_000);
+    expect(planClaimedTimes(delayThirty, T, T + 60_000, 'DO_NOTHING', 5_000).nextFireAt).toBe(T + 90_000);
   });
 
   it('sets FIX_DELAY from the end of the previous run', () => {
@@ -77,7 +116,13 @@ describe('misfire', () => {
   });
 
   it('leaves ONCE and NONE without a next time', () => {
-    expect(nextFireAtAfterClaim(once, T, T - 1_000, fire)).toBeNull();
-    expect(nextFireAtAfterClaim({ scheduleType: 'NONE', scheduleConf: '' }, T, T, fire)).toBeNull();
+    expect(planClaimedTimes(once, T, T - 1_000, 'DO_NOTHING', 5_000)).toEqual({
+      times: [{ scheduledAt: T, decision: fire }],
+      nextFireAt: null,
+    });
+    expect(planClaimedTimes({ scheduleType: 'NONE', scheduleConf: '' }, T, T, 'DO_NOTHING', 5_000)).toEqual({
+      times: [],
+      nextFireAt: null,
+    });
   });
 });

@@ -169,7 +169,85 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(afterTakeover.some((r) => staleEpochs.has(r.claimed_by_epoch))).toBe(false);
   });
 
-  it('skips a fire missed by more than the window under DO_NOTHING, once, and carries on from now', async () => {
+  it('fires each of an every-second job’s times once when its claim runs 4 s late, inside the window', async () => {
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'DO_NOTHING' }, T0);
+    clock.stall(4_000);
+    const node = await startNode('node-a');
+    await clock.advance(2_000);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.filter((r) => r.status === 'skipped')).toEqual([]);
+    expect(records.map((r) => [r.scheduled_at, r.trigger_type])).toEqual(
+      seconds(T0 + 1_000, records.at(-1)?.scheduled_at as number).map((at) => [at, 'CRON']),
+    );
+    // The four times the late claim found past are handed over at once, each under its own record.
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([
+      ...seconds(T0 + 1_000, T0 + 4_000).map(() => T0 + 4_000),
+      ...seconds(T0 + 5_000, T0 + 6_000),
+    ]);
+    expect(new Set(node.pipeline.ids()).size).toBe(node.pipeline.handed.length);
+  });
+
+  it('skips the times a 12 s late claim missed by more than the window as one DO_NOTHING record saying how many, and fires the rest', async () => {
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'DO_NOTHING' }, T0);
+    clock.stall(12_000);
+    const node = await startNode('node-a');
+    await clock.advance(1_000);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    const skipped = records.filter((r) => r.status === 'skipped');
+    // T0+1 s … T0+6 s are more than 5 s late at T0+12 s; T0+7 s … T0+12 s are inside the window.
+    expect(skipped.map((r) => [r.scheduled_at, r.trigger_type])).toEqual([[T0 + 1_000, 'MISFIRE']]);
+    expect(skipped[0]?.handle_msg).toMatch(/misfire: skipped \(DO_NOTHING\).*6 scheduled times were missed/);
+    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at < T0 + 7_000)).toEqual([]);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([
+      ...seconds(T0 + 7_000, T0 + 12_000).map(() => T0 + 12_000),
+      T0 + 13_000,
+    ]);
+    expect(node.pipeline.ids()).not.toContain(skipped[0]?.id);
+  });
+
+  it('fires the times a 12 s late claim missed by more than the window once now under FIRE_ONCE_NOW, and the rest each', async () => {
+    await createJob(
+      store,
+      { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'FIRE_ONCE_NOW' },
+      T0,
+    );
+    clock.stall(12_000);
+    const node = await startNode('node-a');
+    await clock.advance(1_000);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(
+      records.filter((r) => r.scheduled_at <= T0 + 13_000).map((r) => [r.scheduled_at, r.trigger_type]),
+    ).toEqual([[T0 + 1_000, 'MISFIRE'], ...seconds(T0 + 7_000, T0 + 13_000).map((at) => [at, 'CRON'])]);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([
+      ...seconds(T0 + 6_000, T0 + 12_000).map(() => T0 + 12_000),
+      T0 + 13_000,
+    ]);
+  });
+
+  it('claims nothing while the pipeline is behind and, once it caught up, every time it held back', async () => {
+    for (let i = 0; i < 3; i++) await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const node = createTestNode(store, clock, { nodeId: 'node-a', shardCount: 8, maxBacklog: 100 });
+    nodes.push(node);
+    node.pipeline.backlog = 100;
+    await node.start();
+    await clock.advance(3_200);
+    expect(await claimedFires(store)).toEqual([]);
+    node.pipeline.backlog = 0;
+    await clock.advance(1_000);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.filter((r) => r.status === 'skipped')).toEqual([]);
+    for (const jobId of new Set(records.map((r) => r.job_id))) {
+      const times = records.filter((r) => r.job_id === jobId).map((r) => r.scheduled_at);
+      expect(times).toEqual(seconds(T0 + 1_000, times.at(-1) as number));
+      expect(times.at(-1)).toBeGreaterThanOrEqual(T0 + 4_000);
+    }
+  });
+
+  it('skips a fire missed by more than the window under DO_NOTHING, once, and carries on from the window', async () => {
     const job = await createJob(
       store,
       { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'DO_NOTHING' },
@@ -181,9 +259,12 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     const records = await claimedFires(store);
     const skipped = records.filter((r) => r.status === 'skipped');
     expect(skipped.map((r) => [r.scheduled_at, r.trigger_type])).toEqual([[T0 + 1_000, 'MISFIRE']]);
-    expect(skipped[0]?.handle_msg).toMatch(/misfire/);
-    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at <= T0 + 60_000)).toEqual([]);
-    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 61_000, T0 + 63_000));
+    expect(skipped[0]?.handle_msg).toMatch(/misfire.*54 scheduled times were missed/);
+    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at < T0 + 55_000)).toEqual([]);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([
+      ...seconds(T0 + 55_000, T0 + 60_000).map(() => T0 + 60_000),
+      ...seconds(T0 + 61_000, T0 + 63_000),
+    ]);
     expect(node.pipeline.ids()).not.toContain(skipped[0]?.id);
     expect((await store.jobs.findJobById(job.id))?.trigger_status).toBe(1);
   });
@@ -219,7 +300,10 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(statusesAtClaim).toEqual(['skipped']);
     expect(laterSkips).toEqual([]);
     expect(node.pipeline.ids()).not.toContain(skipped[0]?.id);
-    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 61_000, T0 + 63_000));
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual([
+      ...seconds(T0 + 55_000, T0 + 60_000).map(() => T0 + 60_000),
+      ...seconds(T0 + 61_000, T0 + 63_000),
+    ]);
     expect(node.logger.lines.filter((l) => l.message.startsWith('misfire'))).toEqual([
       expect.objectContaining({ level: 'warn', details: { fireIds: [skipped[0]?.id] } }),
     ]);
@@ -237,14 +321,16 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     const records = await claimedFires(store);
     const misfire = records.find((r) => r.trigger_type === 'MISFIRE');
     expect(misfire?.scheduled_at).toBe(T0 + 1_000);
-    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at <= T0 + 60_000)).toEqual([]);
-    expect(node.pipeline.handed).toEqual([
-      { fireId: misfire?.id, at: T0 + 60_000 },
-      ...seconds(T0 + 61_000, T0 + 63_000).map((at) => ({ fireId: expect.any(Number), at })),
-    ]);
+    expect(records.filter((r) => r.scheduled_at > T0 + 1_000 && r.scheduled_at < T0 + 55_000)).toEqual([]);
+    const atResume = node.pipeline.handed.filter((h) => h.at === T0 + 60_000);
+    expect(atResume).toHaveLength(7);
+    expect(atResume.map((h) => h.fireId)).toContain(misfire?.id);
+    expect(node.pipeline.handed.filter((h) => h.at > T0 + 60_000).map((h) => h.at)).toEqual(
+      seconds(T0 + 61_000, T0 + 63_000),
+    );
   });
 
-  it('fires a stalled node’s missed fires of one job once under FIRE_ONCE_NOW, not in a burst', async () => {
+  it('fires a stalled node’s missed fires of one job once under FIRE_ONCE_NOW and only the times inside the window each', async () => {
     await createJob(
       store,
       { ...EVERY_SECOND, next_fire_at: T0 + 1_000, misfire_strategy: 'FIRE_ONCE_NOW' },
@@ -256,11 +342,13 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     clock.stall(30_000);
     const resumedAt = clock.now();
     await clock.advance(3_000);
-    const lateHandOvers = node.pipeline.handed.filter((h) => h.at >= resumedAt);
-    const times = lateHandOvers.map((h) => h.at);
-    expect(new Set(times).size).toBe(times.length);
     const records = await claimedFires(store);
     expectNoDuplicateRecords(records);
+    const claimedLate = records.filter((r) => r.created_at >= resumedAt);
+    expect(claimedLate.filter((r) => r.trigger_type === 'MISFIRE')).toHaveLength(1);
+    expect(
+      claimedLate.filter((r) => r.trigger_type === 'CRON' && r.scheduled_at < resumedAt - 5_000),
+    ).toEqual([]);
     expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
   });
 

@@ -189,14 +189,29 @@ describe.each(DIALECTS)('store repositories on %s', (dialect) => {
     expect(await store.nodes.removeNode('a')).toBe(true);
   });
 
-  it('daily reports are saved per day and replaced when written again', async () => {
-    await store.reports.saveDay('2024-05-01', { running: 1, succeeded: 10, failed: 2 }, T0);
-    await store.reports.saveDay('2024-05-02', { running: 0, succeeded: 5, failed: 0 }, T0);
-    await store.reports.saveDay('2024-05-01', { running: 0, succeeded: 11, failed: 2 }, T0 + 1);
+  it('daily reports are saved per day and app, and a day is replaced as a whole', async () => {
+    const day = (appId: number, succeeded: number) => ({
+      appId,
+      running: 0,
+      succeeded,
+      failed: 0,
+      timeout: 0,
+      killed: 0,
+      skipped: 0,
+      dispatchFailed: 0,
+      latenessP50Ms: null,
+      latenessP99Ms: null,
+      latenessHistogram: [],
+      runCount: 0,
+      meanRunMs: null,
+    });
+    await store.reports.replaceDay('2024-05-01', [day(1, 10), day(2, 3)], T0);
+    await store.reports.replaceDay('2024-05-02', [day(1, 5)], T0);
+    await store.reports.replaceDay('2024-05-01', [day(1, 11)], T0 + 1);
     const days = await store.reports.listDays('2024-05-01', '2024-05-31');
-    expect(days.map((d) => [d.day, d.running_count, d.succeeded_count, d.failed_count])).toEqual([
-      ['2024-05-01', 0, 11, 2],
-      ['2024-05-02', 0, 5, 0],
+    expect(days.map((d) => [d.day, d.app_id, d.succeeded_count, d.updated_at])).toEqual([
+      ['2024-05-01', 1, 11, T0 + 1],
+      ['2024-05-02', 1, 5, T0],
     ]);
   });
 });

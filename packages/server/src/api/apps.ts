@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppGroupRow, RegistryRow } from '../store/index.js';
 import { normaliseAddressList, splitAddressList } from './addresses.js';
+import { recordAudit } from './audit-trail.js';
 import type { Principal } from './auth.js';
 import { canAccessApp } from './auth.js';
 import { type ApiContext, principalOf, requireAdmin, requireAppAccess, SECURITY } from './context.js';
@@ -111,6 +112,13 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         }
         throw err;
       }
+      await recordAudit(ctx, request, {
+        action: 'CREATE',
+        targetType: 'APP',
+        targetId: row.id,
+        appId: row.id,
+        detail: { appName: row.app_name },
+      });
       reply.code(201);
       return appResource(ctx, row);
     },
@@ -151,6 +159,13 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         },
         ctx.deps.clock.now(),
       );
+      await recordAudit(ctx, request, {
+        action: 'UPDATE',
+        targetType: 'APP',
+        targetId: existing.id,
+        appId: existing.id,
+        detail: { appName: existing.app_name, fields: Object.keys(body) },
+      });
       return appResource(ctx, (await store.apps.findAppById(existing.id)) ?? existing);
     },
   );
@@ -187,6 +202,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
       if (typeof outcome === 'number') {
         throw conflict(`app ${id} is used by ${outcome} job(s); delete or move them first`);
       }
+      await recordAudit(ctx, request, { action: 'DELETE', targetType: 'APP', targetId: id, appId: id });
       reply.code(204);
     },
   );

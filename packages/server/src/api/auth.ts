@@ -1,22 +1,28 @@
 /**
  * Who is calling. Two ways in, both checked on every request but `login` (and the ops probes):
- * - **bearer API tokens** for scripts: `Authorization: Bearer <token>`, looked up by SHA-256;
+ * - **bearer API tokens** for scripts: `Authorization: Bearer <token>`, looked up by SHA-256; a
+ *   token acts with its owner's role and app permissions as they are at each request;
  * - **console sessions**: `login` checks the password (scrypt) and sets an httpOnly,
- *   SameSite=Strict cookie holding a random session id. Sessions live in this process's memory:
- *   they do not survive a restart, and behind a load balancer each node knows only its own
- *   (use sticky sessions, or bearer tokens). A session request that changes state must also
- *   send the session's CSRF token in `X-CSRF-Token`; bearer requests need none (a browser never
- *   adds an Authorization header on its own).
+ *   SameSite=Strict cookie holding a random session id. Sessions are rows of `user_session`
+ *   (only the id's SHA-256 is stored), so every node of a cluster knows them and a revocation
+ *   (password or role change, user deleted, `logout`) holds on all nodes at once. They expire a
+ *   fixed time after login. A session request that changes state must also send the session's
+ *   CSRF token in `X-CSRF-Token`; bearer requests need none (a browser never adds an
+ *   Authorization header on its own).
+ *
+ * `login` is rate-limited per username and per client address (login-limiter.ts).
  *
  * Roles are `admin` (every app) and `user` (the apps in its permission list); each resource
  * asks `canAccessApp` before it shows or changes anything of an app.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashApiToken, randomSecret } from '../security/api-tokens.js';
 import { safeEqual } from '../security/constant-time.js';
 import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../security/passwords.js';
 import type { Store, UserRow } from '../store/index.js';
 import { ApiError, errorResponses, unauthenticated } from './errors.js';
+import { LoginLimiter, type LoginLimits } from './login-limiter.js';
+import { parseAppPermissions, toUser } from './roles.js';
 import { LoginBody, LoginResult } from './schemas.js';
 import { readSessionCookie, setSessionCookie } from './session-cookie.js';
 
@@ -37,11 +43,15 @@ export interface Principal {
   appIds: ReadonlySet<number>;
   /** How the request proved who it is. */
   via: 'session' | 'bearer';
+  /** The stored hash of the request's session (session requests only): `logout`, `changePassword`. */
+  sessionIdHash?: string;
 }
 
 /**
- * The per-app permission check every resource makes. Admins pass for every app; users for the
- * apps in their permission list (the users-and-roles issue brings the screens to edit it).
+ * The per-app permission check, the only one: every resource asks it (through
+ * `requireAppAccess`, `appFilter` or directly) before it shows or changes anything of an app,
+ * whatever id the request names the thing by. Admins pass for every app; users for the apps in
+ * their permission list (`updateUser` edits it).
  */
 export function canAccessApp(principal: Principal, appId: number): boolean {
   return principal.role === 'admin' || principal.appIds.has(appId);
@@ -53,12 +63,8 @@ export interface AuthOptions {
   now: () => number;
   /** How long a session lasts after login. Default 12 hours. */
   sessionTtlMs?: number;
-}
-
-interface Session {
-  userId: number;
-  csrfToken: string;
-  expiresAt: number;
+  /** Failed sign-ins allowed per username and per address. Defaults: 5 and 20 per 15 minutes. */
+  loginLimits?: Partial<LoginLimits>;
 }
 
 /** A session `login` opened. */
@@ -82,7 +88,7 @@ export class Auth {
   private readonly store: Store;
   private readonly now: () => number;
   private readonly sessionTtlMs: number;
-  private readonly sessions = new Map<string, Session>();
+  private readonly limiter: LoginLimiter;
   private readonly tokenTouchedAt = new Map<number, number>();
   private readonly principals = new WeakMap<FastifyRequest, Principal>();
 
@@ -90,34 +96,57 @@ export class Auth {
     this.store = options.store;
     this.now = options.now;
     this.sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+    this.limiter = new LoginLimiter(options.now, options.loginLimits);
   }
 
-  /** Checks a username and password; opens a session when they match. */
-  async login(username: string, password: string): Promise<OpenedSession | undefined> {
+  /**
+   * Checks a username and password; opens a session when they match. `address` is the client's
+   * (the per-address limit); leave it out only where no client is involved.
+   *
+   * @throws ApiError 429 `TW_ERR_RATE_LIMITED` (with `retryAfterSeconds`) while the username or
+   * the address has had too many failures; the password is then not checked at all.
+   */
+  async login(username: string, password: string, address = ''): Promise<OpenedSession | undefined> {
+    const waitMs = this.limiter.retryAfterMs(username, address);
+    if (waitMs > 0) throw new LoginRateLimited(waitMs);
     const user = await this.store.users.findUserByName(username);
     // An unknown user costs the same scrypt as a known one, so timing does not tell which names exist.
     const matches = await verifyPassword(password, user?.password_hash ?? UNUSABLE_PASSWORD_HASH);
-    if (user === undefined || !matches) return undefined;
-    this.dropExpiredSessions();
-    const session: Session = {
-      userId: user.id,
-      csrfToken: randomSecret(32),
-      expiresAt: this.now() + this.sessionTtlMs,
-    };
+    if (user === undefined || !matches) {
+      this.limiter.recordFailure(username, address);
+      return undefined;
+    }
+    this.limiter.recordSuccess(username);
+    const now = this.now();
+    await this.store.sessions.deleteExpiredSessions(now);
     const id = randomSecret(32);
-    this.sessions.set(id, session);
-    return { id, csrfToken: session.csrfToken, expiresAt: session.expiresAt, user };
+    const csrfToken = randomSecret(32);
+    const expiresAt = now + this.sessionTtlMs;
+    await this.store.sessions.createSession(
+      { idHash: hashSessionId(id), userId: user.id, csrfToken, expiresAt },
+      now,
+    );
+    return { id, csrfToken, expiresAt, user };
   }
 
-  /** Ends a session (its cookie no longer works). */
-  logout(sessionId: string): void {
-    this.sessions.delete(sessionId);
+  /**
+   * Checks a signed-in user's own password (`changePassword`), counted against the same limits
+   * as a sign-in, so a stolen session cannot be used to guess the password either.
+   *
+   * @throws ApiError 429 `TW_ERR_RATE_LIMITED` as `login` does.
+   */
+  async confirmPassword(user: UserRow, password: string, address: string): Promise<boolean> {
+    const waitMs = this.limiter.retryAfterMs(user.username, address);
+    if (waitMs > 0) throw new LoginRateLimited(waitMs);
+    const matches = await verifyPassword(password, user.password_hash);
+    if (!matches) this.limiter.recordFailure(user.username, address);
+    return matches;
   }
 
-  /** Open sessions (for tests and diagnostics). */
-  sessionCount(): number {
-    this.dropExpiredSessions();
-    return this.sessions.size;
+  /** Ends the session of the request, when it came with one (its cookie no longer works). */
+  async logout(principal: Principal): Promise<void> {
+    if (principal.sessionIdHash !== undefined)
+      await this.store.sessions.deleteSession(principal.sessionIdHash);
   }
 
   /**
@@ -167,19 +196,17 @@ export class Auth {
   }
 
   private async identifySession(sessionId: string, request: FastifyRequest): Promise<Principal> {
-    const session = this.sessions.get(sessionId);
-    if (session === undefined || session.expiresAt <= this.now()) {
-      this.sessions.delete(sessionId);
-      throw unauthenticated('the session has expired or does not exist; sign in again');
-    }
-    const user = await this.store.users.findUserById(session.userId);
-    if (user === undefined) {
-      this.sessions.delete(sessionId);
+    const idHash = hashSessionId(sessionId);
+    const session = await this.store.sessions.findSession(idHash);
+    // Sessions are rows, so one revoked (password or role changed, user deleted) on any node is gone here too.
+    const user = session === undefined ? undefined : await this.store.users.findUserById(session.user_id);
+    if (session === undefined || user === undefined || session.expires_at <= this.now()) {
+      if (session !== undefined) await this.store.sessions.deleteSession(idHash);
       throw unauthenticated('the session has expired or does not exist; sign in again');
     }
     if (changesState(request.method)) {
       const sent = request.headers[CSRF_HEADER];
-      if (typeof sent !== 'string' || !safeEqual(sent, session.csrfToken)) {
+      if (typeof sent !== 'string' || !safeEqual(sent, session.csrf_token)) {
         throw new ApiError(
           403,
           'TW_ERR_CSRF',
@@ -187,7 +214,7 @@ export class Auth {
         );
       }
     }
-    return principalFrom(user, 'session');
+    return { ...principalFrom(user, 'session'), sessionIdHash: idHash };
   }
 
   private async touchToken(tokenId: number): Promise<void> {
@@ -197,11 +224,34 @@ export class Auth {
     this.tokenTouchedAt.set(tokenId, now);
     await this.store.users.touchApiToken(tokenId, now);
   }
+}
 
-  private dropExpiredSessions(): void {
-    const now = this.now();
-    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(id);
+/** `login` refused before checking the password: too many recent failures. */
+export class LoginRateLimited extends ApiError {
+  /** Whole seconds to wait, for the Retry-After header. */
+  readonly retryAfterSeconds: number;
+
+  constructor(waitMs: number) {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    super(429, 'TW_ERR_RATE_LIMITED', `too many failed sign-ins; try again in ${seconds} s`);
+    this.name = 'LoginRateLimited';
+    this.retryAfterSeconds = seconds;
   }
+}
+
+/** Runs `work`; when it is refused by the login limit, the answer says when to retry (Retry-After). */
+export async function withRetryAfter<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof LoginRateLimited) reply.header('retry-after', String(err.retryAfterSeconds));
+    throw err;
+  }
+}
+
+/** The stored form of a session id: its SHA-256, as for API tokens (the id is 256 random bits). */
+function hashSessionId(sessionId: string): string {
+  return hashApiToken(sessionId);
 }
 
 /** Registers `POST /login`, the one operation that needs no credentials. */
@@ -212,21 +262,20 @@ export function registerLogin(api: FastifyInstance, auth: Auth): void {
       schema: {
         operationId: 'login',
         tags: ['auth'],
-        summary: 'Sign in to the console: sets the session cookie and returns its CSRF token',
+        summary:
+          'Sign in to the console: sets the session cookie and returns its CSRF token. Rate-limited per username and per address (429 with Retry-After).',
         security: [],
         body: LoginBody,
-        response: { 200: LoginResult, ...errorResponses(400) },
+        response: { 200: LoginResult, ...errorResponses(400, 429) },
       },
     },
     async (request, reply) => {
-      const session = await auth.login(request.body.username, request.body.password);
+      const session = await withRetryAfter(reply, () =>
+        auth.login(request.body.username, request.body.password, request.ip),
+      );
       if (session === undefined) throw new ApiError(401, 'TW_ERR_LOGIN_FAILED', 'wrong username or password');
       setSessionCookie(request, reply, session.id, session.expiresAt);
-      return {
-        user: { id: session.user.id, username: session.user.username, role: session.user.role },
-        csrfToken: session.csrfToken,
-        expiresAt: session.expiresAt,
-      };
+      return { user: toUser(session.user), csrfToken: session.csrfToken, expiresAt: session.expiresAt };
     },
   );
 }
@@ -236,11 +285,6 @@ function changesState(method: string): boolean {
 }
 
 function principalFrom(user: UserRow, via: Principal['via']): Principal {
-  const appIds = new Set(
-    user.app_permissions
-      .split(',')
-      .map((s) => Number(s.trim()))
-      .filter((n) => Number.isInteger(n) && n > 0),
-  );
+  const appIds = new Set(parseAppPermissions(user.app_permissions));
   return { userId: user.id, username: user.username, role: user.role, appIds, via };
 }

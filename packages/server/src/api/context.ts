@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Auth, Principal } from './auth.js';
 import { canAccessApp } from './auth.js';
-import { forbidden, invalidField } from './errors.js';
+import { forbidden } from './errors.js';
 import type { ResolvedRestApiDeps } from './index.js';
 
 export interface ApiContext {
@@ -23,22 +23,21 @@ export function requireAppAccess(principal: Principal, appId: number): void {
 }
 
 /**
- * The app a listing is limited to. Admins may list across apps; a user lists one of their apps,
- * and needs no filter when they have only one (listings over several apps of a user come with
- * the users-and-roles issue).
+ * The app filter of a listing: the app asked for (when the caller may see it), else every app
+ * for an admin, else the user's own apps. Spread it into a store filter (`JobFilter`,
+ * `FireFilter`), so a listing never shows what `canAccessApp` would refuse.
+ *
+ * @throws ApiError 403 when `appId` names an app the caller may not see.
  */
-export function appScope(principal: Principal, appId: number | undefined): number | undefined {
+export function appFilter(
+  principal: Principal,
+  appId: number | undefined,
+): { appId?: number; appIds?: readonly number[] } {
   if (appId !== undefined) {
     requireAppAccess(principal, appId);
-    return appId;
+    return { appId };
   }
-  if (principal.role === 'admin') return undefined;
-  const [only, ...more] = principal.appIds;
-  if (only !== undefined && more.length === 0) return only;
-  throw invalidField(
-    'appId',
-    'appId: is required for a user without the admin role (one of the apps you have permission on)',
-  );
+  return principal.role === 'admin' ? {} : { appIds: [...principal.appIds] };
 }
 
 /** @throws ApiError 403 unless the caller is an admin. */

@@ -213,6 +213,7 @@ const ERROR_DESCRIPTIONS = {
   404: 'No such resource',
   409: 'Conflicts with the current state',
   413: 'The body is larger than 4 MiB',
+  429: 'Too many failed sign-ins: wait the Retry-After seconds',
   502: 'The executor did not answer as it should',
 } as const;
 

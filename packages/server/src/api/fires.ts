@@ -4,12 +4,14 @@
  */
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
+import { alarmStatusName } from '../alarms/alarm-status.js';
 import type { ExecutorAddress } from '../dispatch/executor-client.js';
 import type { RecordedRun } from '../dispatch/kill.js';
 import { type FireRow, isFinalStatus } from '../store/index.js';
 import { sameAddress } from './addresses.js';
+import { recordAudit } from './audit-trail.js';
 import type { Principal } from './auth.js';
-import { type ApiContext, appScope, principalOf, requireAppAccess, SECURITY } from './context.js';
+import { type ApiContext, appFilter, principalOf, requireAppAccess, SECURITY } from './context.js';
 import { ApiError, conflict, errorResponses, invalidField, notFound } from './errors.js';
 import { Fire, FireLog, FireQuery, IdParams, LogQuery, Page } from './schemas.js';
 
@@ -36,14 +38,9 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       if (from !== undefined && to !== undefined && to <= from) {
         throw invalidField('to', 'to: must be after from');
       }
-      let scopeAppId = appId;
-      if (jobId !== undefined && appId === undefined && principal.role !== 'admin') {
-        // A user asking for one job's records is scoped to that job's app.
-        scopeAppId = (await store.jobs.findJobById(jobId))?.app_id;
-      }
-      const scopedAppId = appScope(principal, scopeAppId);
+      // A user's listing is limited to their apps: a jobId of another app finds nothing.
       const filter = {
-        ...(scopedAppId === undefined ? {} : { appId: scopedAppId }),
+        ...appFilter(principal, appId),
         ...(jobId === undefined ? {} : { jobId }),
         ...(status === undefined || status.length === 0 ? {} : { status }),
         ...(from === undefined ? {} : { from }),
@@ -138,6 +135,13 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
           status: 'killed',
         },
       ]);
+      await recordAudit(ctx, request, {
+        action: 'KILL',
+        targetType: 'FIRE',
+        targetId: fire.id,
+        appId: fire.app_id,
+        detail: { jobId: fire.job_id },
+      });
       return toFire((await store.fires.findFireById(fire.id)) ?? fire);
     },
   );
@@ -192,5 +196,10 @@ export function toFire(row: FireRow): Fire {
     handleMsg: row.handle_msg,
     status: row.status,
     retryCount: row.retry_count,
+    // 0 marks a failure decided without a retry (store/retries.ts): no record to point at.
+    retryFireId: row.retry_fire_id ? row.retry_fire_id : null,
+    triggeredByFireId: row.triggered_by_fire_id ?? null,
+    alarmStatus: alarmStatusName(row.alarm_status),
+    alarmMsg: row.alarm_msg ?? null,
   };
 }

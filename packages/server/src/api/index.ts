@@ -12,17 +12,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { FinishedFire, FireResult, JobRow, Store } from '../store/index.js';
+import { registerAlarmChannels } from './alarm-channels.js';
 import { registerApps } from './apps.js';
+import { registerAudit } from './audit.js';
 import { type Auth, registerLogin } from './auth.js';
 import type { ApiContext } from './context.js';
 import { registerDashboard } from './dashboard.js';
 import { ApiError, sendError } from './errors.js';
 import { registerFires } from './fires.js';
 import { registerJobs } from './jobs.js';
+import { registerMe } from './me.js';
 import { registerOpenApiGenerator, registerOpenApiRoute } from './openapi.js';
+import { registerRetention } from './retention.js';
 import { registerSchedules } from './schedules.js';
 import { LIMITS } from './schemas.js';
+import { registerScripts } from './scripts.js';
 import { registerTokens } from './tokens.js';
+import { registerUsers } from './users.js';
 import { validatorCompiler } from './validator.js';
 
 export const API_PREFIX = '/api/v1';
@@ -105,10 +111,16 @@ export function registerRestApi(app: FastifyInstance, deps: RestApiDeps): void {
         authenticated.addHook('onRequest', ctx.auth.hook);
         registerApps(authenticated, ctx);
         registerJobs(authenticated, ctx);
+        registerScripts(authenticated, ctx);
         registerSchedules(authenticated, ctx);
         registerFires(authenticated, ctx);
+        registerAlarmChannels(authenticated, ctx);
         registerTokens(authenticated, ctx);
+        registerUsers(authenticated, ctx);
+        registerMe(authenticated, ctx);
+        registerAudit(authenticated, ctx);
         registerDashboard(authenticated, ctx);
+        registerRetention(authenticated, ctx);
         registerOpenApiRoute(authenticated, api);
       });
     },

@@ -6,11 +6,15 @@
  */
 import { type TriggerType, validateSchedule } from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
+import { findChildJobCycle } from '../child-jobs/child-job-cycles.js';
+import { backoffOf, DEFAULT_RETRY_BACKOFF } from '../retries/backoff.js';
 import type { JobRow, JobUpdate, NewJobRow } from '../store/index.js';
 import { normaliseExecutorAddress, sameAddress, splitAddressList } from './addresses.js';
+import { checkAlarmChannelIds } from './alarm-channels.js';
 import { onlineAddresses } from './apps.js';
+import { recordAudit } from './audit-trail.js';
 import { canAccessApp, type Principal } from './auth.js';
-import { type ApiContext, appScope, principalOf, requireAppAccess, SECURITY } from './context.js';
+import { type ApiContext, appFilter, principalOf, requireAppAccess, SECURITY } from './context.js';
 import { ApiError, errorResponses, invalidField, notFound } from './errors.js';
 import { type GlueSave, insertJob, updateJob } from './job-writes.js';
 import { firstFireAt } from './next-fire-at.js';
@@ -24,6 +28,7 @@ import {
   type NewJobBody,
   NewJobBody as NewJobSchema,
   Page,
+  type RetryBackoff,
   type TriggerBody,
   TriggerResult,
   TriggerBody as TriggerSchema,
@@ -55,9 +60,8 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
     async (request) => {
       const principal = principalOf(ctx, request);
       const { appId, name, executorHandler, author, triggerStatus, limit = 50, offset = 0 } = request.query;
-      const scopedAppId = appScope(principal, appId);
       const filter = {
-        ...(scopedAppId === undefined ? {} : { appId: scopedAppId }),
+        ...appFilter(principal, appId),
         ...(name ? { name } : {}),
         ...(executorHandler ? { handler: executorHandler } : {}),
         ...(author ? { author } : {}),
@@ -114,8 +118,16 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
         updated_at: now,
       };
       const glue = fields.glueType === 'BEAN' ? null : glueOf(fields);
+      const job = await insertJob(store, row, glue, now);
+      await recordAudit(ctx, request, {
+        action: 'CREATE',
+        targetType: 'JOB',
+        targetId: job.id,
+        appId: job.app_id,
+        detail: { name: job.name },
+      });
       reply.code(201);
-      return toJob(await insertJob(store, row, glue, now));
+      return toJob(job);
     },
   );
 
@@ -156,6 +168,16 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
       };
       const glue = glueChanged && fields.glueType !== 'BEAN' ? glueOf(fields) : null;
       if (!(await updateJob(store, existing.id, patch, glue, now))) throw notFound('job', existing.id);
+      await recordAudit(ctx, request, {
+        action: 'UPDATE',
+        targetType: 'JOB',
+        targetId: existing.id,
+        appId: fields.appId,
+        detail: {
+          fields: Object.keys(request.body),
+          ...(fields.appId === existing.app_id ? {} : { fromAppId: existing.app_id }),
+        },
+      });
       return toJob((await store.jobs.findJobById(existing.id))!);
     },
   );
@@ -175,6 +197,13 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
     async (request, reply) => {
       const job = await findAccessibleJob(ctx, principalOf(ctx, request), request.params.id);
       if (!(await store.jobs.deleteJob(job.id))) throw notFound('job', job.id);
+      await recordAudit(ctx, request, {
+        action: 'DELETE',
+        targetType: 'JOB',
+        targetId: job.id,
+        appId: job.app_id,
+        detail: { name: job.name },
+      });
       reply.code(204);
     },
   );
@@ -198,6 +227,12 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
       const fields = fieldsOf(job);
       checkStartable(fields, now);
       if (!(await store.jobs.startJob(job.id, firstFireAt(fields, now), now))) throw notFound('job', job.id);
+      await recordAudit(ctx, request, {
+        action: 'START',
+        targetType: 'JOB',
+        targetId: job.id,
+        appId: job.app_id,
+      });
       return toJob((await store.jobs.findJobById(job.id))!);
     },
   );
@@ -217,6 +252,12 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
     async (request) => {
       const job = await findAccessibleJob(ctx, principalOf(ctx, request), request.params.id);
       if (!(await store.jobs.stopJob(job.id, clock.now()))) throw notFound('job', job.id);
+      await recordAudit(ctx, request, {
+        action: 'STOP',
+        targetType: 'JOB',
+        targetId: job.id,
+        appId: job.app_id,
+      });
       return toJob((await store.jobs.findJobById(job.id))!);
     },
   );
@@ -247,6 +288,13 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
         param: executorParam ?? job.executor_param,
         addresses,
         triggerType,
+      });
+      await recordAudit(ctx, request, {
+        action: 'TRIGGER',
+        targetType: 'JOB',
+        targetId: job.id,
+        appId: job.app_id,
+        detail: { fireIds },
       });
       return { fireIds };
     },
@@ -294,11 +342,13 @@ async function checkJob(
     throw invalidField('executorHandler', 'executorHandler: a BEAN job needs the name of the handler to run');
   }
   checkAlarmEmail(fields.alarmEmail);
+  await checkAlarmChannelIds(store.alarmChannels, fields.alarmChannelIds);
   if (check.scheduleChanged) {
     if (check.starting) checkStartable(fields, check.now);
     else validateSchedule(fields, check.now);
   }
-  await checkChildJobs(ctx, fields.childJobIds, check.jobId);
+  checkRetryBackoff(fields.retryBackoff);
+  await checkChildJobs(ctx, principal, fields.childJobIds, check.jobId);
 }
 
 /**
@@ -318,8 +368,14 @@ function checkStartable(
   validateSchedule(fields, now);
 }
 
+/**
+ * Child jobs must exist, be in apps the caller may operate (a child job runs with the parent's
+ * say-so: naming another app's job would let a user run it — XXL-JOB's CVE-2024-42681), and
+ * must not close a loop through this job.
+ */
 async function checkChildJobs(
   ctx: ApiContext,
+  principal: Principal,
   childJobIds: number[],
   jobId: number | undefined,
 ): Promise<void> {
@@ -327,13 +383,39 @@ async function checkChildJobs(
     throw invalidField('childJobIds', `childJobIds: job ${jobId} cannot be its own child`);
   }
   if (childJobIds.length === 0) return;
-  const found = new Set((await ctx.deps.store.jobs.findJobsByIds(childJobIds)).map((job) => job.id));
+  const children = await ctx.deps.store.jobs.findJobsByIds(childJobIds);
+  const found = new Map(children.map((job) => [job.id, job]));
   const missing = childJobIds.find((id) => !found.has(id));
   if (missing !== undefined) throw invalidField('childJobIds', `childJobIds: job ${missing} does not exist`);
+  const foreign = children.find((child) => !canAccessApp(principal, child.app_id));
+  if (foreign !== undefined) {
+    throw new ApiError(
+      403,
+      'TW_ERR_FORBIDDEN',
+      `childJobIds: job ${foreign.id} is in app ${foreign.app_id}, which user ${principal.username} may not operate`,
+      'childJobIds',
+    );
+  }
+  const cycle = await findChildJobCycle(ctx.deps.store.jobs, jobId, childJobIds);
+  if (cycle !== null) {
+    throw invalidField(
+      'childJobIds',
+      `childJobIds: job ${jobId} would trigger itself through its child jobs: ${cycle.join(' → ')}`,
+    );
+  }
   if (childJobIds.join(',').length > 255) {
     throw invalidField(
       'childJobIds',
       'childJobIds: the list is longer than the 255 characters it is stored in',
+    );
+  }
+}
+
+function checkRetryBackoff(backoff: RetryBackoff): void {
+  if (backoff.strategy === 'EXPONENTIAL' && backoff.maxDelaySeconds < backoff.delaySeconds) {
+    throw invalidField(
+      'retryBackoff.maxDelaySeconds',
+      `retryBackoff.maxDelaySeconds: must be at least delaySeconds (${backoff.delaySeconds})`,
     );
   }
 }
@@ -384,6 +466,7 @@ function withDefaults(body: Omit<NewJobBody, 'triggerStatus'>): JobFields {
     name: body.name,
     author: body.author ?? '',
     alarmEmail: body.alarmEmail ?? '',
+    alarmChannelIds: body.alarmChannelIds ?? [],
     scheduleType: body.scheduleType ?? 'NONE',
     scheduleConf: body.scheduleConf ?? '',
     timeZone: body.timeZone ?? 'UTC',
@@ -394,6 +477,8 @@ function withDefaults(body: Omit<NewJobBody, 'triggerStatus'>): JobFields {
     executorBlockStrategy: body.executorBlockStrategy ?? 'SERIAL_EXECUTION',
     executorTimeout: body.executorTimeout ?? 0,
     executorFailRetryCount: body.executorFailRetryCount ?? 0,
+    retryBackoff: body.retryBackoff ?? { ...DEFAULT_RETRY_BACKOFF },
+    alarmOn: body.alarmOn ?? 'EVERY_FAILURE',
     glueType: body.glueType ?? 'BEAN',
     glueSource: body.glueSource ?? '',
     glueRemark: body.glueRemark ?? '',
@@ -411,6 +496,7 @@ function toColumns(fields: JobFields) {
     name: fields.name,
     author: fields.author,
     alarm_email: fields.alarmEmail,
+    alarm_channel_ids: fields.alarmChannelIds.join(','),
     schedule_type: fields.scheduleType,
     schedule_conf: fields.scheduleConf,
     time_zone: fields.timeZone,
@@ -421,6 +507,10 @@ function toColumns(fields: JobFields) {
     executor_block_strategy: fields.executorBlockStrategy,
     executor_timeout: fields.executorTimeout,
     executor_fail_retry_count: fields.executorFailRetryCount,
+    retry_backoff_strategy: fields.retryBackoff.strategy,
+    retry_delay_seconds: fields.retryBackoff.delaySeconds,
+    retry_max_delay_seconds: fields.retryBackoff.maxDelaySeconds,
+    alarm_on: fields.alarmOn,
     glue_type: fields.glueType,
     glue_source: fields.glueSource,
     glue_remark: fields.glueRemark,
@@ -448,6 +538,7 @@ export function toJob(row: JobRow): Job {
     name: row.name,
     author: row.author,
     alarmEmail: row.alarm_email,
+    alarmChannelIds: splitIds(row.alarm_channel_ids),
     scheduleType: row.schedule_type,
     scheduleConf: row.schedule_conf,
     timeZone: row.time_zone,
@@ -458,6 +549,8 @@ export function toJob(row: JobRow): Job {
     executorBlockStrategy: row.executor_block_strategy,
     executorTimeout: row.executor_timeout,
     executorFailRetryCount: row.executor_fail_retry_count,
+    retryBackoff: backoffOf(row),
+    alarmOn: row.alarm_on,
     glueType: row.glue_type,
     glueSource: row.glue_source,
     glueRemark: row.glue_remark,

@@ -11,6 +11,9 @@ import {
   SCHEDULE_TYPES,
 } from '@tickwheel/protocol';
 import { type Static, type TOptional, type TSchema, Type } from 'typebox';
+import { ALARM_CHANNEL_TYPES } from '../alarms/channel.js';
+import { RETENTION_LIMITS } from '../retention/settings.js';
+import { ALARM_ON, BACKOFF_STRATEGIES, MAX_RETRY_DELAY_SECONDS } from '../retries/backoff.js';
 import { FIRE_STATUSES } from '../store/index.js';
 
 /**
@@ -83,11 +86,59 @@ export const LoginBody = Type.Object(
 );
 export type LoginBody = Static<typeof LoginBody>;
 
+const Role = Type.Enum(['ADMIN', 'USER'], {
+  description: 'ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds',
+});
+const Username = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' });
+const NewPassword = Type.String({ minLength: 8, maxLength: 1024 });
+const AppIds = Type.Array(Id, {
+  maxItems: 100,
+  uniqueItems: true,
+  description: 'The apps a USER may see and operate (ignored for ADMIN)',
+});
+
 export const User = Type.Object({
   id: Id,
   username: Type.String(),
-  role: Type.Enum(['admin', 'user']),
+  role: Role,
+  appIds: Type.Array(Id),
+  createdAt: EpochMs,
+  updatedAt: EpochMs,
 });
+export type User = Static<typeof User>;
+
+export const NewUserBody = Type.Object(
+  {
+    username: Username,
+    password: NewPassword,
+    role: Type.Optional(Type.Enum(['ADMIN', 'USER'], { default: 'USER' })),
+    appIds: Type.Optional(AppIds),
+  },
+  { additionalProperties: false },
+);
+export type NewUserBody = Static<typeof NewUserBody>;
+
+export const UserPatchBody = Type.Object(
+  {
+    password: Type.Optional(NewPassword),
+    role: Type.Optional(Role),
+    appIds: Type.Optional(AppIds),
+  },
+  { additionalProperties: false },
+);
+export type UserPatchBody = Static<typeof UserPatchBody>;
+
+export const UserQuery = Type.Object({ ...paging });
+export type UserQuery = Static<typeof UserQuery>;
+
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: NewPassword,
+  },
+  { additionalProperties: false },
+);
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 
 export const LoginResult = Type.Object({
   user: User,
@@ -109,6 +160,57 @@ export const CreatedApiToken = Type.Object({
   token: Type.String({ description: 'The bearer token. Shown once: only its hash is stored.' }),
   createdAt: EpochMs,
 });
+
+export const ApiToken = Type.Object({
+  id: Id,
+  name: Type.String(),
+  createdAt: EpochMs,
+  lastUsedAt: Nullable(EpochMs),
+});
+
+export const ApiTokenList = Type.Object({ items: Type.Array(ApiToken) });
+
+// ------------------------------------------------------------------ audit
+
+export const AUDIT_ACTIONS = [
+  'CREATE',
+  'UPDATE',
+  'DELETE',
+  'START',
+  'STOP',
+  'TRIGGER',
+  'KILL',
+  'RESTORE',
+  'CHANGE_PASSWORD',
+] as const;
+export const AUDIT_TARGETS = ['APP', 'JOB', 'FIRE', 'USER', 'API_TOKEN', 'SCRIPT', 'ALARM_CHANNEL'] as const;
+
+export const AuditEntry = Type.Object({
+  id: Id,
+  at: EpochMs,
+  userId: Id,
+  username: Type.String(),
+  action: Type.String({ description: AUDIT_ACTIONS.join(' | ') }),
+  targetType: Type.String({ description: AUDIT_TARGETS.join(' | ') }),
+  targetId: Nullable(Id),
+  appId: Nullable(Id),
+  detail: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'What changed: field names and ids, never a password, token or script',
+  }),
+});
+export type AuditEntry = Static<typeof AuditEntry>;
+
+export const AuditQuery = Type.Object({
+  userId: Type.Optional(Id),
+  action: Type.Optional(Type.Enum([...AUDIT_ACTIONS])),
+  targetType: Type.Optional(Type.Enum([...AUDIT_TARGETS])),
+  targetId: Type.Optional(Id),
+  appId: Type.Optional(Id),
+  from: Type.Optional(Type.Integer({ minimum: 0, description: 'at >= from (epoch ms)' })),
+  to: Type.Optional(Type.Integer({ minimum: 0, description: 'at < to (epoch ms)' })),
+  ...paging,
+});
+export type AuditQuery = Static<typeof AuditQuery>;
 
 // ------------------------------------------------------------------ apps
 
@@ -164,10 +266,36 @@ export type AppQuery = Static<typeof AppQuery>;
 
 // ------------------------------------------------------------------ jobs
 
+const delaySeconds = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: MAX_RETRY_DELAY_SECONDS, description });
+
+/** How long a failed fire waits before each retry (retries/backoff.ts). */
+export const RetryBackoff = Type.Object(
+  {
+    strategy: Type.Enum([...BACKOFF_STRATEGIES], {
+      description:
+        'FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds',
+    }),
+    delaySeconds: delaySeconds('Wait before the first retry (FIXED: before every retry)'),
+    maxDelaySeconds: delaySeconds('EXPONENTIAL: the longest wait; at least delaySeconds'),
+  },
+  { additionalProperties: false, description: 'Default FIXED, 10 s (maxDelaySeconds 600)' },
+);
+export type RetryBackoff = Static<typeof RetryBackoff>;
+
 const jobFields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
   author: Type.String({ maxLength: 64 }),
-  alarmEmail: Type.String({ maxLength: 255, description: 'Comma-separated e-mail addresses' }),
+  alarmEmail: Type.String({
+    maxLength: 255,
+    description:
+      "Comma-separated e-mail addresses the job's alarms are mailed to (through its EMAIL channels, or every enabled one when it picks none)",
+  }),
+  alarmChannelIds: Type.Array(Id, {
+    maxItems: 20,
+    uniqueItems: true,
+    description: 'The alarm channels (listAlarmChannels) a failure of this job is sent through',
+  }),
   scheduleType: Type.Enum([...SCHEDULE_TYPES]),
   scheduleConf: Type.String({ maxLength: 255 }),
   timeZone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone of a CRON schedule' }),
@@ -177,7 +305,16 @@ const jobFields = {
   executorParam: Type.String({ maxLength: LIMITS.executorParamBytes }),
   executorBlockStrategy: Type.Enum([...BLOCK_STRATEGIES]),
   executorTimeout: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Seconds; 0 = none' }),
-  executorFailRetryCount: Type.Integer({ minimum: 0, maximum: 1000 }),
+  executorFailRetryCount: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    description: 'Retries of a failed, timed-out or undispatched fire, each a RETRY fire record',
+  }),
+  retryBackoff: RetryBackoff,
+  alarmOn: Type.Enum([...ALARM_ON], {
+    description:
+      'EVERY_FAILURE: alarm each failed attempt (default); FINAL_FAILURE: only when no retry is left',
+  }),
   glueType: Type.Enum([...GLUE_TYPES]),
   glueSource: Type.String({ maxLength: LIMITS.glueSourceBytes }),
   glueRemark: Type.String({ maxLength: 128 }),
@@ -190,6 +327,7 @@ export const Job = Type.Object({
   name: Type.String(),
   author: Type.String(),
   alarmEmail: Type.String(),
+  alarmChannelIds: Type.Array(Id),
   scheduleType: Type.String(),
   scheduleConf: Type.String(),
   timeZone: Type.String(),
@@ -200,6 +338,8 @@ export const Job = Type.Object({
   executorBlockStrategy: Type.String(),
   executorTimeout: Type.Integer(),
   executorFailRetryCount: Type.Integer(),
+  retryBackoff: RetryBackoff,
+  alarmOn: Type.String(),
   glueType: Type.String(),
   glueSource: Type.String(),
   glueRemark: Type.String(),
@@ -265,6 +405,42 @@ export const TriggerResult = Type.Object({
   fireIds: Type.Array(Id, { description: 'The fire records the trigger created' }),
 });
 
+// ------------------------------------------------------------------ scripts
+
+const GlueRemark = Type.String({ minLength: 1, maxLength: 128, description: 'What changed, in a few words' });
+
+export const ScriptVersion = Type.Object({
+  id: Id,
+  jobId: Id,
+  glueType: Type.String(),
+  glueSource: Type.String(),
+  glueRemark: Type.String(),
+  createdAt: EpochMs,
+});
+export type ScriptVersion = Static<typeof ScriptVersion>;
+
+export const ScriptVersionList = Type.Object({
+  items: Type.Array(ScriptVersion, { description: 'Newest first; the last 30 are kept' }),
+});
+
+export const ScriptBody = Type.Object(
+  {
+    glueType: Type.Optional(
+      Type.Enum(
+        GLUE_TYPES.filter((type) => type !== 'BEAN'),
+        { description: "The script's language; default the job's own (a BEAN job must name one)" },
+      ),
+    ),
+    glueSource: Type.String({ maxLength: LIMITS.glueSourceBytes }),
+    glueRemark: GlueRemark,
+  },
+  { additionalProperties: false },
+);
+export type ScriptBody = Static<typeof ScriptBody>;
+
+export const ScriptVersionParams = Type.Object({ id: Id, versionId: Id });
+export type ScriptVersionParams = Static<typeof ScriptVersionParams>;
+
 // ------------------------------------------------------------------ schedules
 
 export const PreviewQuery = Type.Object({
@@ -304,7 +480,24 @@ export const Fire = Type.Object({
   handleCode: Nullable(Type.Integer()),
   handleMsg: Nullable(Type.String()),
   status: Type.String({ description: FIRE_STATUSES.join(' | ') }),
-  retryCount: Type.Integer(),
+  retryCount: Type.Integer({ description: 'Retries this fire may still get' }),
+  retryFireId: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'The RETRY record that retries this one (its parentFireId points back here); null when not retried',
+    }),
+  ),
+  triggeredByFireId: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description: "PARENT fires: the parent job's record whose success triggered this one",
+    }),
+  ),
+  alarmStatus: Type.Enum(['NONE', 'SENT', 'FAILED'], {
+    description: 'NONE: not alarmed; SENT: every alarm channel took it; FAILED: one did not (see alarmMsg)',
+  }),
+  alarmMsg: Nullable(Type.String({ description: "Each alarm channel's outcome, e.g. `EMAIL ops: sent`" })),
 });
 export type Fire = Static<typeof Fire>;
 
@@ -334,19 +527,155 @@ export const FireLog = Type.Object({
   isEnd: Type.Boolean({ description: 'True when the run is over and every line was read' }),
 });
 
+// ------------------------------------------------------------------ alarm channels
+
+const AlarmChannelName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
+const AlarmChannelConfig = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    "The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. " +
+    'WEBHOOK: url, secret. DINGTALK: url, secret, msgType (markdown | text), atMobiles[], atAll. ' +
+    'WECOM: url, msgType (markdown | text), mentionedMobiles[]. FEISHU: url, secret, msgType (post | text). ' +
+    'Answers show password and secret as "***" and the tokens in URLs masked; send them back unchanged to keep them.',
+});
+
+export const AlarmChannel = Type.Object({
+  id: Id,
+  name: Type.String(),
+  type: Type.String({ description: ALARM_CHANNEL_TYPES.join(' | ') }),
+  enabled: Type.Boolean(),
+  config: AlarmChannelConfig,
+  createdAt: EpochMs,
+  updatedAt: EpochMs,
+});
+export type AlarmChannel = Static<typeof AlarmChannel>;
+
+export const NewAlarmChannelBody = Type.Object(
+  {
+    name: AlarmChannelName,
+    type: Type.Enum([...ALARM_CHANNEL_TYPES]),
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+    config: AlarmChannelConfig,
+  },
+  { additionalProperties: false },
+);
+export type NewAlarmChannelBody = Static<typeof NewAlarmChannelBody>;
+
+export const AlarmChannelPatchBody = Type.Object(
+  {
+    name: Type.Optional(AlarmChannelName),
+    type: Type.Optional(Type.Enum([...ALARM_CHANNEL_TYPES])),
+    enabled: Type.Optional(Type.Boolean()),
+    config: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Settings to change: given fields replace the stored ones, null removes one, "***" (or a masked URL as answered) keeps it; a new type needs its whole config',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AlarmChannelPatchBody = Static<typeof AlarmChannelPatchBody>;
+
+export const AlarmChannelQuery = Type.Object({
+  type: Type.Optional(Type.Enum([...ALARM_CHANNEL_TYPES])),
+  ...paging,
+});
+export type AlarmChannelQuery = Static<typeof AlarmChannelQuery>;
+
+export const TestAlarmChannelBody = Type.Object(
+  {
+    alarmEmail: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: "EMAIL: comma-separated addresses to send the test to, besides the channel's own `to`",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TestAlarmChannelBody = Static<typeof TestAlarmChannelBody>;
+
+export const AlarmChannelTestResult = Type.Object({
+  sent: Type.Boolean({ description: 'The channel took the test alarm' }),
+  error: Nullable(Type.String({ description: 'Why not, when it did not' })),
+  durationMs: Type.Integer(),
+});
+
 // ------------------------------------------------------------------ dashboard
 
+/** Fires counted by result, lateness and run time, over one day or several (all of them merged). */
+const ReportFigures = {
+  total: Type.Integer({ description: 'Fire records scheduled in the period' }),
+  succeeded: Type.Integer(),
+  failed: Type.Integer(),
+  timeout: Type.Integer(),
+  killed: Type.Integer(),
+  skipped: Type.Integer(),
+  dispatchFailed: Type.Integer(),
+  running: Type.Integer({ description: 'pending or dispatched when last computed' }),
+  latenessP50Ms: Nullable(
+    Type.Integer({
+      description: 'Median of dispatch time − scheduled time; null when nothing was dispatched',
+    }),
+  ),
+  latenessP99Ms: Nullable(Type.Integer({ description: '99th percentile of dispatch time − scheduled time' })),
+  meanRunMs: Nullable(
+    Type.Integer({ description: 'Mean of result time − dispatch time over finished runs' }),
+  ),
+};
+
+export const DashboardQuery = Type.Object({
+  days: Type.Optional(
+    Type.Integer({ enum: [7, 30], default: 7, description: 'Length of the series, ending today (UTC)' }),
+  ),
+  appId: Type.Optional(Id),
+});
+export type DashboardQuery = Static<typeof DashboardQuery>;
+
 export const Dashboard = Type.Object({
-  apps: Type.Integer(),
+  apps: Type.Integer({ description: "Apps in scope (the caller's, or the one asked for)" }),
   jobs: Type.Integer(),
   enabledJobs: Type.Integer(),
   executorsOnline: Type.Integer(),
-  firesToday: Type.Object(
-    {
-      day: Type.String({ description: 'YYYY-MM-DD, UTC' }),
-      total: Type.Integer(),
-      byStatus: Type.Record(Type.String(), Type.Integer()),
-    },
-    { description: 'Fires scheduled today (UTC), by status' },
+  days: Type.Integer({ description: 'Days in the series' }),
+  appId: Type.Optional(Id),
+  totals: Type.Object(ReportFigures, { description: 'The whole series merged' }),
+  series: Type.Array(
+    Type.Object({ day: Type.String({ description: 'YYYY-MM-DD, UTC' }), ...ReportFigures }),
+    { description: 'One entry per day, oldest first, today last; days without fires count zero' },
   ),
+  computedAt: Nullable(EpochMs),
+});
+
+// ------------------------------------------------------------------ retention
+
+export const RetentionSettings = Type.Object(
+  {
+    retentionDays: Type.Integer({
+      minimum: RETENTION_LIMITS.minDays,
+      maximum: RETENTION_LIMITS.maxDays,
+      description: `Fire records scheduled more than this many days ago are deleted (default ${RETENTION_LIMITS.defaultDays})`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type RetentionSettings = Static<typeof RetentionSettings>;
+
+export const ClearFiresBody = Type.Object(
+  {
+    appId: Type.Optional(Id),
+    jobId: Type.Optional(Id),
+    before: Type.Optional(EpochMs),
+    keepLast: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Which finished records to delete: those of an app (or of one job) scheduled before `before`, and/or all but the newest `keepLast` (0: all)',
+  },
+);
+export type ClearFiresBody = Static<typeof ClearFiresBody>;
+
+export const ClearFiresResult = Type.Object({
+  deleted: Type.Integer({ description: 'Fire records deleted' }),
 });

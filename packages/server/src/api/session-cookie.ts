@@ -34,3 +34,8 @@ export function readSessionCookie(request: FastifyRequest): string | undefined {
   const value = parse(header)[SESSION_COOKIE];
   return value === undefined || value === '' ? undefined : value;
 }
+
+/** Tells the browser to drop the cookie (`logout`). */
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  setSessionCookie(request, reply, '', 0);
+}

@@ -43,6 +43,12 @@ export interface FireToDispatch {
    * the order given; the caller has checked them against the app's known addresses.
    */
   addressOverride?: string[];
+  /**
+   * Send only this shard of a broadcast, under the fire's own record (a retry of one failed
+   * shard): to the executor at the shard's index among the candidates in address order, as
+   * XXL-JOB does, or — when fewer are online now — to the one the index wraps around to.
+   */
+  shard?: { index: number; total: number };
 }
 
 /** One shard of a broadcast, before its fire record exists. */
@@ -166,6 +172,7 @@ export class Dispatcher {
     const route = this.routes[fire.routeStrategy];
     if (route === undefined) return [this.unrouted(delivery, `unknown route strategy ${fire.routeStrategy}`)];
     try {
+      if (fire.shard !== undefined) return [await this.sendOneShard(delivery, candidates, fire.shard)];
       const pick = await route.pick({ jobId: fire.jobId, candidates });
       if (pick.picked.length === 0) return [this.unrouted(delivery, pick.message)];
       if (fire.routeStrategy === 'SHARDING_BROADCAST') return await this.sendShards(delivery, pick);
@@ -211,6 +218,22 @@ export class Dispatcher {
         }),
       ),
     );
+  }
+
+  private sendOneShard(
+    delivery: Delivery,
+    candidates: readonly ExecutorAddress[],
+    shard: { index: number; total: number },
+  ): Promise<DispatchOutcome> {
+    const target = candidates[shard.index % candidates.length]!;
+    return this.sendRun(delivery, {
+      target,
+      routeMessage: `retry of shard ${shard.index}/${shard.total} → ${target.address}`,
+      fireId: delivery.fire.fireId,
+      parentFireId: null,
+      shardIndex: shard.index,
+      shardTotal: shard.total,
+    });
   }
 
   private async sendRun(delivery: Delivery, run: RunSend): Promise<DispatchOutcome> {

@@ -86,9 +86,11 @@ export class ExecutorClient {
   private readonly deadlines: CallDeadlines;
   private readonly endpoints = new Map<string, Endpoint | null>();
   private readonly commonHeaders: Record<string, string>;
+  private readonly slots: OriginSlots;
 
   constructor(private readonly options: ExecutorClientOptions) {
     this.deadlines = new CallDeadlines(options.timeoutMs);
+    this.slots = new OriginSlots(options.connectionsPerExecutor * options.pipelining);
     this.commonHeaders = { 'Content-Type': JSON_CONTENT_TYPE, [ACCESS_TOKEN_HEADER]: options.accessToken };
     this.agent = new Agent({
       connections: options.connectionsPerExecutor,
@@ -150,6 +152,10 @@ export class ExecutorClient {
     call: ExecutorCall,
     body: string,
   ): Promise<CallOutcome> {
+    const waitForSlot = this.slots.acquire(endpoint.origin);
+    if (waitForSlot !== undefined && !(await waitForSlot)) {
+      return failed(call, target.address, 'timeout', `timeout after ${this.options.timeoutMs} ms`);
+    }
     const deadline = this.deadlines.start();
     try {
       const response = await this.agent.request({
@@ -168,6 +174,7 @@ export class ExecutorClient {
       return failed(call, target.address, 'connection', connectionMessage(err));
     } finally {
       deadline.settle();
+      this.slots.release(endpoint.origin, deadline.aborted);
     }
   }
 
@@ -184,6 +191,53 @@ export class ExecutorClient {
     const endpoint = parseEndpoint(address);
     this.endpoints.set(address, endpoint);
     return endpoint;
+  }
+}
+
+/**
+ * Calls in flight per executor origin, at most what its connections carry at once; the others
+ * wait here in arrival order. A call's timeout starts once it has a connection, so a backlog of
+ * dispatches to a busy executor is not timed out by its wait in the queue. When a call times out
+ * the executor is not answering, and the calls waiting for it fail as timed out at once: a hung
+ * executor still costs them one timeout, not one per turn in the queue.
+ */
+class OriginSlots {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, ((granted: boolean) => void)[]>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Takes a slot: undefined when one was free, else a promise of whether one was handed over. */
+  acquire(origin: string): Promise<boolean> | undefined {
+    const running = this.running.get(origin) ?? 0;
+    if (running < this.limit) {
+      this.running.set(origin, running + 1);
+      return undefined;
+    }
+    return new Promise((grant) => {
+      const queue = this.waiting.get(origin);
+      if (queue === undefined) this.waiting.set(origin, [grant]);
+      else queue.push(grant);
+    });
+  }
+
+  /** Hands the slot to the next waiting call of the origin (none after a timeout), or frees it. */
+  release(origin: string, timedOut: boolean): void {
+    const queue = this.waiting.get(origin);
+    if (queue !== undefined && timedOut) {
+      this.waiting.delete(origin);
+      for (const grant of queue) grant(false);
+    } else {
+      const next = queue?.shift();
+      if (next !== undefined) {
+        if (queue!.length === 0) this.waiting.delete(origin);
+        next(true);
+        return;
+      }
+    }
+    const running = (this.running.get(origin) ?? 1) - 1;
+    if (running === 0) this.running.delete(origin);
+    else this.running.set(origin, running);
   }
 }
 

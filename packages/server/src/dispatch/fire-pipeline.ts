@@ -20,6 +20,7 @@ import { nextFireTimes, type RouteStrategy, type TriggerType } from '@tickwheel/
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
 import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
+import { loadDueFires } from '../store/hot/due-load.js';
 import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, JobRow, Store } from '../store/index.js';
 import type { Dispatcher, DispatchOutcome, FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
@@ -32,7 +33,7 @@ export interface AppExecutors {
 }
 
 export interface FirePipelineOptions {
-  store: Pick<Store, 'fires' | 'jobs' | 'apps' | 'db'>;
+  store: Pick<Store, 'fires' | 'jobs' | 'apps' | 'db' | 'connection'>;
   dispatcher: Pick<Dispatcher, 'dispatch'>;
   executors: AppExecutors;
   clock: Pick<Clock, 'now'>;
@@ -43,18 +44,30 @@ export interface FirePipelineOptions {
   onDispatched?: (fire: FireRow, outcome: DispatchOutcome) => void;
 }
 
-/** What a trigger-once adds to its fire's dispatch. */
+/** What a trigger-once (or a retry) adds to its fire's dispatch. */
 export interface DispatchRequest {
   /** Executors to choose from instead of the online ones; already checked against the app's addresses. */
   addressOverride?: string[];
+  /** Send this one shard of a broadcast (a retry of a failed shard) instead of broadcasting. */
+  shard?: { index: number; total: number };
 }
 
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
 const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispatched';
 /** Trigger types of fires the planner claimed; only these follow the job's run state. */
 const SCHEDULED_TRIGGERS: ReadonlySet<string> = new Set<TriggerType>(['CRON', 'MISFIRE']);
-/** Loads of due fires running at once; dispatches themselves are bounded by the dispatcher's lanes. */
-const LOADS_IN_FLIGHT = 4;
+/** Loads of due fires running at once. */
+const LOADS_IN_FLIGHT = 2;
+/**
+ * Dispatches handed to the dispatcher at once: a little more than its lanes run (200 fast + 100
+ * slow by default), so they never idle, while the rest waits here as ids or loaded records — not
+ * in the lanes, where a stop would find them mid-send and a call timeout would start ticking.
+ */
+const DISPATCHES_IN_FLIGHT = 320;
+/** Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. */
+const MARKS_BEHIND = 2_000;
+/** Fires whose job's schedule type is remembered until their result comes, at most. */
+const SCHEDULE_TYPES_REMEMBERED = 200_000;
 /** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
 const LOAD_RETRY_MS = 1_000;
 
@@ -64,10 +77,25 @@ export class FirePipeline implements DueFireSink {
   /** Due ids not loaded yet. */
   private queue: number[] = [];
   private loads = 0;
+  /** Ids being loaded now. */
+  private loading = 0;
+  /** Loaded records waiting for a dispatch slot. */
+  private ready: { fire: FireRow; job: JobRow; app: AppGroupRow }[] = [];
+  private readyHead = 0;
+  /** Dispatches handed to the dispatcher and not finished. */
+  private dispatches = 0;
+  /** Set when a stop ran out of time: what has not been sent stays `pending` for the next start. */
+  private abandoned = false;
   /** Records being dispatched, by id: the broadcast hook reads its fire's app here. */
   private readonly dispatching = new Map<number, FireRow>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private accepting = true;
+  /**
+   * Whether the job of each scheduled fire this process sent is FIX_DELAY, until its result
+   * comes: `onFiresFinished` then reads only the jobs that need their next time set, not the job
+   * of every result. Bounded; a fire forgotten here is read as before.
+   */
+  private readonly fixDelayByFire = new Map<number, boolean>();
 
   constructor(options: FirePipelineOptions) {
     this.options = options;
@@ -117,7 +145,10 @@ export class FirePipeline implements DueFireSink {
     const parent = this.dispatching.get(fire.fireId) ?? (await store.fires.findFireById(fire.fireId));
     if (parent === undefined) throw new Error(`fire ${fire.fireId} does not exist`);
     const total = shards.length;
-    const earlier = (await store.fires.findChildFires(parent.id)).filter((f) => f.trigger_type !== 'RETRY');
+    // A retry of the fire hangs off it too; only its shards are reused (retries/fire-chain.ts).
+    const earlier = (await store.fires.findChildFires(parent.id)).filter(
+      (f) => parent.retry_fire_id !== f.id,
+    );
     const reusable = new Map(
       earlier.filter((f) => f.shard_total === total).map((f) => [f.shard_index, f.id] as const),
     );
@@ -152,12 +183,24 @@ export class FirePipeline implements DueFireSink {
    * its run ended. Only the planner's own record counts (a manual run does not move the schedule).
    */
   async onFiresFinished(finished: readonly FinishedFire[]): Promise<void> {
-    const scheduled = finished.filter(
-      (f) => f.parentFireId === null && SCHEDULED_TRIGGERS.has(f.triggerType),
-    );
+    const scheduled = finished.filter((f) => {
+      if (f.parentFireId !== null || !SCHEDULED_TRIGGERS.has(f.triggerType)) return false;
+      const fixDelay = this.fixDelayByFire.get(f.fireId);
+      this.fixDelayByFire.delete(f.fireId);
+      // Fires this process sent are known; another node's (or an earlier process's) are read.
+      return fixDelay !== false;
+    });
     if (scheduled.length === 0) return;
     const jobs = await this.options.store.jobs.findJobsByIds([...new Set(scheduled.map((f) => f.jobId))]);
     await this.continueFixDelay(jobs, this.options.clock.now());
+  }
+
+  /**
+   * Due fires handed over and not dispatched yet (waiting, loading, loaded or being sent): the
+   * planner claims less while this is high, so an overload waits as job rows, not in memory.
+   */
+  get backlog(): number {
+    return this.queue.length + this.loading + (this.ready.length - this.readyHead) + this.dispatches;
   }
 
   /** Stops taking due fires; what comes later stays `pending` for the next start. */
@@ -175,7 +218,7 @@ export class FirePipeline implements DueFireSink {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
     const settled = (async () => {
-      while (this.queue.length > 0 || this.inFlight.size > 0) {
+      while (this.backlog > 0 || this.inFlight.size > 0) {
         this.pump();
         await Promise.allSettled([...this.inFlight]);
       }
@@ -186,15 +229,51 @@ export class FirePipeline implements DueFireSink {
       return await Promise.race([settled, timeout]);
     } finally {
       clearTimeout(timer);
+      this.abandonUnsent();
     }
   }
 
+  /** After a stop: nothing more is sent; the records not sent yet stay `pending`. */
+  private abandonUnsent(): void {
+    if (this.backlog === 0) return;
+    this.abandoned = true;
+    this.queue = [];
+    this.ready = [];
+    this.readyHead = 0;
+  }
+
+  /**
+   * Keeps up to DISPATCHES_IN_FLIGHT dispatches going from the loaded records, and loads the
+   * next batch while fewer than a batch are loaded and waiting. A dispatch frees its slot as soon
+   * as its outcome is known: its marks go to the batcher and are written on their own time.
+   */
   private pump(): void {
-    while (this.queue.length > 0 && this.loads < LOADS_IN_FLIGHT) {
-      const ids = this.queue.splice(0, this.options.batchSize);
+    if (this.abandoned) return;
+    while (this.dispatches < DISPATCHES_IN_FLIGHT && this.readyHead < this.ready.length) {
+      const { fire, job, app } = this.ready[this.readyHead]!;
+      this.readyHead++;
+      this.dispatches++;
+      void this.track(this.dispatchOne(fire, job, app, {}, false)).finally(() => {
+        this.dispatches--;
+        this.pump();
+      });
+    }
+    if (this.readyHead === this.ready.length) {
+      this.ready = [];
+      this.readyHead = 0;
+    }
+    const batchSize = this.options.batchSize;
+    while (
+      this.queue.length > 0 &&
+      this.loads < LOADS_IN_FLIGHT &&
+      this.ready.length - this.readyHead + this.loading < batchSize
+    ) {
+      const ids = this.queue.splice(0, batchSize);
       this.loads++;
-      void this.track(this.loadAndDispatch(ids)).finally(() => {
+      this.loading += ids.length;
+      void this.track(this.load(ids)).finally(() => {
         this.loads--;
+        this.loading -= ids.length;
         this.pump();
       });
     }
@@ -206,35 +285,41 @@ export class FirePipeline implements DueFireSink {
     return work;
   }
 
-  /** Loads a batch of due records and dispatches those still pending; on a store error, tries again later. */
-  private async loadAndDispatch(ids: number[]): Promise<void> {
+  /** Loads a batch of due records with their jobs and apps; on a store error, tries again later. */
+  private async load(ids: number[]): Promise<void> {
     try {
-      const fires = await this.options.store.fires.findFiresByIds(ids);
-      await this.dispatchRecords(
-        fires.filter((fire) => fire.status === 'pending'),
-        {},
-      );
+      const { fires, jobs, apps } = await loadDueFires(this.options.store.connection, ids);
+      const loaded = await this.sendable(fires, byId(jobs), byId(apps));
+      for (const entry of loaded) this.ready.push(entry);
     } catch (err) {
       // Records already dispatched are no longer pending, so the retry skips them.
-      this.options.logger.error({ err, fireIds: ids }, 'could not load or dispatch due fires; retrying');
+      this.options.logger.error({ err, fireIds: ids }, 'could not load due fires; retrying');
       await new Promise((resolve) => setTimeout(resolve, LOAD_RETRY_MS));
       if (this.accepting) this.onDue(ids);
     }
   }
 
-  /** Loads the jobs and apps of `fires`, dispatches each and marks the outcomes. */
-  private async dispatchRecords(
+  /**
+   * The jobs and apps of `fires`. Records whose job was stopped or deleted (a scheduled fire) or
+   * whose app is gone are skipped here and left out.
+   */
+  private async withJobsAndApps(
     fires: readonly FireRow[],
-    request: DispatchRequest,
-  ): Promise<DispatchOutcome[]> {
+  ): Promise<{ fire: FireRow; job: JobRow; app: AppGroupRow }[]> {
     if (fires.length === 0) return [];
+    const jobs = byId(await this.options.store.jobs.findJobsByIds([...new Set(fires.map((f) => f.job_id))]));
+    return this.sendable(fires, jobs, await this.appsById(fires.map((f) => f.app_id)));
+  }
+
+  /** The records with their job and app; the others (job stopped or gone, app gone) are skipped. */
+  private async sendable(
+    fires: readonly FireRow[],
+    jobs: Map<number, JobRow>,
+    apps: Map<number, AppGroupRow>,
+  ): Promise<{ fire: FireRow; job: JobRow; app: AppGroupRow }[]> {
     const { store, clock } = this.options;
-    const jobs = new Map(
-      (await store.jobs.findJobsByIds([...new Set(fires.map((f) => f.job_id))])).map((j) => [j.id, j]),
-    );
-    const apps = await this.appsById(fires.map((f) => f.app_id));
     const gone = new Map<number, string>();
-    const sends: Promise<DispatchOutcome[]>[] = [];
+    const loaded: { fire: FireRow; job: JobRow; app: AppGroupRow }[] = [];
     for (const fire of fires) {
       const job = jobs.get(fire.job_id);
       const app = apps.get(fire.app_id);
@@ -243,33 +328,52 @@ export class FirePipeline implements DueFireSink {
       } else if (app === undefined) {
         gone.set(fire.id, APP_GONE);
       } else {
-        sends.push(this.dispatchOne(fire, job, app, request));
+        loaded.push({ fire, job, app });
       }
     }
     if (gone.size > 0) {
       for (const [message, ids] of groupByMessage(gone))
         await store.fires.skipPendingFires(ids, message, clock.now());
     }
+    return loaded;
+  }
+
+  /** Loads the jobs and apps of `fires`, dispatches each and waits for the outcomes to be marked. */
+  private async dispatchRecords(
+    fires: readonly FireRow[],
+    request: DispatchRequest,
+  ): Promise<DispatchOutcome[]> {
+    const loaded = await this.withJobsAndApps(fires);
+    const sends = loaded.map(({ fire, job, app }) => this.dispatchOne(fire, job, app, request, true));
     return (await Promise.all(sends)).flat();
   }
 
+  /**
+   * Sends one fire and hands its marks to the batcher. `awaitMarks`: resolve only once they are
+   * written (a trigger-once caller reads the record next); the due-fire path does not wait, as the
+   * record stays `pending` until marked and recovery covers a crash meanwhile.
+   */
   private async dispatchOne(
     fire: FireRow,
     job: JobRow,
     app: AppGroupRow,
     request: DispatchRequest,
+    awaitMarks: boolean,
   ): Promise<DispatchOutcome[]> {
     const { dispatcher, executors, logger, onDispatched } = this.options;
     this.dispatching.set(fire.id, fire);
+    if (fire.claim_job_id !== null) this.rememberScheduleType(fire.id, job);
     try {
       // The override list replaces the online ones, so the online list is not even read then.
       const addresses = request.addressOverride?.length ? [] : await executors.addressesOf(app);
       const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, request), addresses);
+      // A stop that ran out of time closed the connections under this send: it did not happen.
+      if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
       const written = marksOf(fire, outcomes).map((mark) =>
         this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark),
       );
       for (const outcome of outcomes) onDispatched?.(fire, outcome);
-      await Promise.all(written);
+      if (awaitMarks || this.marks.queued > MARKS_BEHIND) await Promise.all(written);
       if (
         fire.claim_job_id !== null &&
         job.schedule_type === 'FIX_DELAY' &&
@@ -287,6 +391,15 @@ export class FirePipeline implements DueFireSink {
     } finally {
       this.dispatching.delete(fire.id);
     }
+  }
+
+  private rememberScheduleType(fireId: number, job: JobRow): void {
+    if (this.fixDelayByFire.size >= SCHEDULE_TYPES_REMEMBERED) {
+      // The oldest entries are the likeliest to have lost their result: drop them first.
+      const oldest = this.fixDelayByFire.keys().next().value;
+      if (oldest !== undefined) this.fixDelayByFire.delete(oldest);
+    }
+    this.fixDelayByFire.set(fireId, job.schedule_type === 'FIX_DELAY');
   }
 
   /** Sets the next fire of FIX_DELAY jobs that are running and have none yet, one delay after `endedAt`. */
@@ -335,6 +448,7 @@ function toDispatch(fire: FireRow, job: JobRow, app: AppGroupRow, request: Dispa
     glueUpdatedAt: job.glue_updated_at,
     routeStrategy: job.executor_route_strategy as RouteStrategy,
     ...(request.addressOverride?.length ? { addressOverride: request.addressOverride } : {}),
+    ...(request.shard === undefined ? {} : { shard: request.shard }),
   };
 }
 
@@ -370,6 +484,10 @@ function marksOf(fire: FireRow, outcomes: readonly DispatchOutcome[]): DispatchM
     ].join('\n'),
   });
   return marks;
+}
+
+function byId<T extends { id: number }>(rows: readonly T[]): Map<number, T> {
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 function groupByMessage(byId: Map<number, string>): Map<string, number[]> {

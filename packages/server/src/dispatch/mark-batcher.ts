@@ -29,6 +29,7 @@ export class MarkBatcher {
   private readonly options: MarkBatcherOptions;
   private queue: QueuedMark[] = [];
   private flushing: Promise<void> | undefined;
+  private writing = 0;
 
   constructor(options: MarkBatcherOptions) {
     this.options = options;
@@ -44,6 +45,11 @@ export class MarkBatcher {
     });
   }
 
+  /** Marks queued and not written yet (the batch being written included). */
+  get queued(): number {
+    return this.queue.length + this.writing;
+  }
+
   /** Resolves when every queued mark is written. */
   async idle(): Promise<void> {
     while (this.flushing !== undefined) await this.flushing;
@@ -54,6 +60,7 @@ export class MarkBatcher {
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.options.batchSize);
+      this.writing = batch.length;
       await this.write(
         batch.filter((q) => q.kind === 'dispatched'),
         'dispatched',
@@ -62,6 +69,7 @@ export class MarkBatcher {
         batch.filter((q) => q.kind === 'dispatch_failed'),
         'dispatch_failed',
       );
+      this.writing = 0;
       for (const queued of batch) queued.written();
     }
   }

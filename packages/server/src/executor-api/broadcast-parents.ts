@@ -8,15 +8,23 @@
  * - otherwise → the status the unsuccessful shards share (`timeout` 502, `killed` 500), or
  *   `failed` (500) when they differ; a shard whose dispatch failed counts as failed.
  *
- * A shard is settled once it is final or its dispatch failed (no result is expected then). Retry
- * records hang off the claimed fire too; they are not shards and are left out.
+ * A shard is settled once it is final or its dispatch failed (no result is expected then), and
+ * no retry of it is still to come: a failed shard with retries left is retried on its own (see
+ * retries/), and the shard's outcome is that of the last record of its retry chain. So the
+ * broadcast's record says how the broadcast ended after its retries, and its child jobs fire
+ * once, after every shard succeeded. A retry of the claimed fire itself hangs off it too; it is
+ * not a shard and is left out (retries/fire-chain.ts tells them apart).
  */
 import { HandleCode } from '@tickwheel/protocol';
+import { isRetryOf, lastAttempt } from '../retries/fire-chain.js';
 import type { FinishedFire, FinishedStatus, FireRepository, FireResult, FireRow } from '../store/index.js';
-import { FINAL_STATUSES, FINISHABLE_STATUSES } from '../store/index.js';
+import { FINAL_STATUSES, FINISHABLE_STATUSES, RETRYABLE_STATUSES } from '../store/index.js';
 
 const SETTLED_STATUSES: ReadonlySet<string> = new Set([...FINAL_STATUSES, 'dispatch_failed']);
 const OPEN_STATUSES: ReadonlySet<string> = new Set(FINISHABLE_STATUSES);
+const RETRYABLE: ReadonlySet<string> = new Set(RETRYABLE_STATUSES);
+/** Records walked up from a finished one to its broadcast (a retry chain of a shard); a guard against bad data. */
+const MAX_WALK = 1_002;
 /** Shards listed by name in the parent's message; the rest are counted. */
 const LISTED_SHARDS = 20;
 
@@ -25,7 +33,8 @@ export type BroadcastFires = Pick<FireRepository, 'findFireById' | 'findChildFir
 /**
  * Finishes the claimed fires among `parentFireIds` whose broadcast shards have all settled, and
  * returns the ones this call changed (finishing is idempotent, so two nodes settling the same
- * parent change it once).
+ * parent change it once). An id of a record that is final already (a shard, or a record a retry
+ * hangs off) stands for the broadcast above it: the walk goes up to the first open record.
  */
 export async function settleBroadcastParents(
   fires: BroadcastFires,
@@ -33,23 +42,50 @@ export async function settleBroadcastParents(
   nowMs: number,
 ): Promise<FinishedFire[]> {
   const results: FireResult[] = [];
+  const seen = new Set<number>();
   for (const parentFireId of new Set(parentFireIds)) {
-    const parent = await fires.findFireById(parentFireId);
-    if (parent === undefined || !OPEN_STATUSES.has(parent.status)) continue;
-    const shards = (await fires.findChildFires(parentFireId)).filter(
-      (child) => child.trigger_type !== 'RETRY',
-    );
-    const outcome = broadcastOutcome(shards);
-    if (outcome !== null) results.push({ fireId: parentFireId, handleAt: nowMs, ...outcome });
+    const parent = await openAncestor(fires, parentFireId);
+    if (parent === undefined || seen.has(parent.id)) continue;
+    seen.add(parent.id);
+    const shards = (await fires.findChildFires(parent.id)).filter((child) => !isRetryOf(child, parent));
+    const attempts = await Promise.all(shards.map((shard) => lastAttempt(fires, shard)));
+    const outcome = broadcastOutcome(attempts);
+    if (outcome !== null) results.push({ fireId: parent.id, handleAt: nowMs, ...outcome });
   }
   return fires.finishFires(results);
 }
 
-/** The parent's result from its shards, or null while a shard has not settled (or there are none). */
+/**
+ * The record of `id` when it may be a broadcast waiting for its shards, else the first such one
+ * above it; undefined when none. A final record is not one, and neither is a retried one (a
+ * refused dispatch that was retried is an attempt: its outcome is its retry chain's).
+ */
+async function openAncestor(fires: BroadcastFires, id: number): Promise<FireRow | undefined> {
+  let next: number | null = id;
+  for (let step = 0; next !== null && step < MAX_WALK; step++) {
+    const record = await fires.findFireById(next);
+    if (record === undefined) return undefined;
+    if (OPEN_STATUSES.has(record.status) && !((record.retry_fire_id ?? 0) > 0)) return record;
+    next = record.parent_fire_id;
+  }
+  return undefined;
+}
+
+/** Settled: final or refused, with no retry still to be decided (a failed attempt with retries left). */
+function isSettled(attempt: FireRow): boolean {
+  if (!SETTLED_STATUSES.has(attempt.status)) return false;
+  const undecided = attempt.retry_fire_id === null || attempt.retry_fire_id === undefined;
+  return !(RETRYABLE.has(attempt.status) && attempt.retry_count > 0 && undecided);
+}
+
+/**
+ * The parent's result from its shards (each the last attempt of its retry chain), or null while
+ * a shard has not settled (or there are none).
+ */
 export function broadcastOutcome(
   shards: readonly FireRow[],
 ): { status: FinishedStatus; handleCode: number; handleMsg: string } | null {
-  if (shards.length === 0 || shards.some((shard) => !SETTLED_STATUSES.has(shard.status))) return null;
+  if (shards.length === 0 || shards.some((shard) => !isSettled(shard))) return null;
   const unsuccessful = shards.filter((shard) => shard.status !== 'succeeded');
   const total = shards.length;
   if (unsuccessful.length === 0) {

@@ -144,9 +144,9 @@ export class ResultRecorder {
   }
 
   private async settleParents(finished: readonly FinishedFire[]): Promise<FinishedFire[]> {
-    const parentIds = finished.flatMap((fire) =>
-      fire.parentFireId !== null && fire.triggerType !== 'RETRY' ? [fire.parentFireId] : [],
-    );
+    // Every record with a parent: a shard, a retry of a shard (settled through the walk up to
+    // its broadcast) or a retry of a plain fire (whose parent is final: nothing to settle).
+    const parentIds = finished.flatMap((fire) => (fire.parentFireId !== null ? [fire.parentFireId] : []));
     if (parentIds.length === 0) return [];
     try {
       return await settleBroadcastParents(this.options.fires, parentIds, this.options.clock.now());

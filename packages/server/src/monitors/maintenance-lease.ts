@@ -1,5 +1,5 @@
 /**
- * Maintenance work (registry clean-up, lost runs; next: reports, retention) runs on one node at
+ * Maintenance work (registry clean-up, lost runs, reports, retention) runs on one node at
  * a time: before each sweep a monitor takes or renews the `maintenance` lease, and skips the
  * sweep when another node holds it. Alone, a node always gets it.
  */

@@ -2,11 +2,15 @@
 export { type Clock, systemClock, type TimerHandle } from './clock.js';
 export { ShardLeases, type ShardLeasesOptions } from './leases.js';
 export {
+  type ClaimedTime,
+  type ClaimedTimes,
   DEFAULT_MISFIRE_WINDOW_MS,
   decideFire,
   type FireDecision,
-  nextFireAtAfterClaim,
+  MAX_TIMES_PER_CLAIM,
+  type MissedTimes,
   nextFixDelayFireAt,
+  planClaimedTimes,
 } from './misfire.js';
 export {
   type ResolvedSchedulingOptions,

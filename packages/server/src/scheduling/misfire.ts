@@ -37,36 +37,127 @@ export function decideFire(
   return { action: 'skip', triggerType: 'MISFIRE' };
 }
 
+/** At most this many times of one job are recorded by one claim; the rest wait for the next claim. */
+export const MAX_TIMES_PER_CLAIM = 100;
+
+/** Missed times counted one by one at most (a cron paused for a year is not walked second by second). */
+const MISSED_COUNT_LIMIT = 100;
+
+/** One scheduled time a claim records, and what happens to it. */
+export interface ClaimedTime {
+  scheduledAt: number;
+  decision: FireDecision;
+  /** For the record standing for the times missed by more than the window: how many there were. */
+  missed?: MissedTimes;
+}
+
+/** The times a misfire record stands for: `count`, or more than `count` when `atLeast`. */
+export interface MissedTimes {
+  count: number;
+  atLeast: boolean;
+}
+
+/** What one claim of a job records, and where its schedule continues. */
+export interface ClaimedTimes {
+  times: ClaimedTime[];
+  /** The job's next fire time after the claim; null when the planner should not claim it again by itself. */
+  nextFireAt: number | null;
+}
+
 /**
- * The `next_fire_at` a claim of `scheduledAt` at `now` leaves on the job row, or null when the
- * planner should not claim the job again by itself.
+ * What a claim at `now` of a job due at `scheduledAt` records, and the `next_fire_at` it leaves.
  *
- * - CRON, FIX_RATE: the schedule's next time after the claimed one; but when the claimed time is
- *   already past (a paused planner, a restart, a taken-over shard), the next time after `now`.
- *   So a late claim fires once for everything it missed, never a burst of catch-up fires.
- *   FIX_RATE keeps its phase: it continues at `scheduledAt + k × interval`.
- * - FIX_DELAY: null while the run is in flight; the finalise path sets it from the run's end
- *   with {@link nextFixDelayFireAt}. A skipped fire has no run, so it continues from `now`.
- * - ONCE, NONE: null (ONCE has fired; NONE never fires by itself).
+ * - CRON, FIX_RATE: every scheduled time that is not older than the misfire window is a fire of
+ *   its own — the due one when the claim is ahead, and every time up to `now` when it is late —
+ *   at most {@link MAX_TIMES_PER_CLAIM} (the rest stay due for the next claim). The times older
+ *   than the window become one record, under the oldest of them, by the policy: DO_NOTHING
+ *   skips it, FIRE_ONCE_NOW fires it once now; its `missed` says how many times it stands for.
+ *   So a late claim never drops a time silently and never turns into a burst of stale fires.
+ *   FIX_RATE keeps its phase: every time is `scheduledAt + k × interval`.
+ * - FIX_DELAY: one fire (or skip); then null while the run is in flight (the finalise path sets
+ *   it from the run's end with {@link nextFixDelayFireAt}); a skip has no run, so from `now`.
+ * - ONCE: one fire (or skip), then null. NONE: nothing.
  *
  * @throws TickwheelError `TW_ERR_INVALID_SCHEDULE` when the row's schedule cannot be read.
  */
-export function nextFireAtAfterClaim(
+export function planClaimedTimes(
   schedule: Schedule,
   scheduledAt: number,
   now: number,
-  decision: FireDecision,
-): number | null {
+  strategy: MisfireStrategy | string,
+  windowMs: number,
+): ClaimedTimes {
   switch (schedule.scheduleType) {
     case 'CRON':
-      return firstOrNull(nextFireTimes(schedule, Math.max(scheduledAt, now), 1));
     case 'FIX_RATE':
-      return firstOrNull(nextFireTimes(schedule, fixRateAnchor(schedule, scheduledAt, now), 1));
-    case 'FIX_DELAY':
-      return decision.action === 'skip' ? nextFixDelayFireAt(schedule, now) : null;
+      return planRecurringTimes(schedule, scheduledAt, now, strategy, windowMs);
+    case 'FIX_DELAY': {
+      const decision = decideFire(scheduledAt, now, strategy, windowMs);
+      const nextFireAt = decision.action === 'skip' ? nextFixDelayFireAt(schedule, now) : null;
+      return { times: [{ scheduledAt, decision }], nextFireAt };
+    }
+    case 'NONE':
+      return { times: [], nextFireAt: null };
     default:
-      return null;
+      return {
+        times: [{ scheduledAt, decision: decideFire(scheduledAt, now, strategy, windowMs) }],
+        nextFireAt: null,
+      };
   }
+}
+
+function planRecurringTimes(
+  schedule: Schedule,
+  scheduledAt: number,
+  now: number,
+  strategy: MisfireStrategy | string,
+  windowMs: number,
+): ClaimedTimes {
+  const times: ClaimedTime[] = [];
+  let next = scheduledAt;
+  if (now - scheduledAt > windowMs) {
+    // The first time of the schedule that is inside the window (it may be after now).
+    next = firstTimeFrom(schedule, scheduledAt, now - windowMs);
+    times.push({
+      scheduledAt,
+      decision: decideFire(scheduledAt, now, strategy, windowMs),
+      missed: countMissed(schedule, scheduledAt, next),
+    });
+  }
+  // A claim ahead of time records the due time only; a late one every time up to now.
+  const last = Math.max(scheduledAt, now);
+  while (next <= last && times.length < MAX_TIMES_PER_CLAIM) {
+    times.push({ scheduledAt: next, decision: { action: 'fire', triggerType: 'CRON', dueAt: next } });
+    next = timeAfter(schedule, next);
+  }
+  return { times, nextFireAt: Number.isFinite(next) ? next : null };
+}
+
+/** The first time of the schedule (through `scheduledAt`, on FIX_RATE's grid) at or after `from`. */
+function firstTimeFrom(schedule: Schedule, scheduledAt: number, from: number): number {
+  if (from <= scheduledAt) return scheduledAt;
+  if (schedule.scheduleType === 'FIX_RATE') {
+    const intervalMs = timeAfter(schedule, scheduledAt) - scheduledAt;
+    return scheduledAt + Math.ceil((from - scheduledAt) / intervalMs) * intervalMs;
+  }
+  return timeAfter(schedule, from - 1);
+}
+
+/** How many times of the schedule fall in [scheduledAt, before). */
+function countMissed(schedule: Schedule, scheduledAt: number, before: number): MissedTimes {
+  if (schedule.scheduleType === 'FIX_RATE') {
+    const intervalMs = timeAfter(schedule, scheduledAt) - scheduledAt;
+    return { count: Math.ceil((before - scheduledAt) / intervalMs), atLeast: false };
+  }
+  const later = nextFireTimes(schedule, scheduledAt, MISSED_COUNT_LIMIT).filter((t) => t < before);
+  return later.length === MISSED_COUNT_LIMIT
+    ? { count: MISSED_COUNT_LIMIT, atLeast: true }
+    : { count: 1 + later.length, atLeast: false };
+}
+
+/** The schedule's next time after `time`; Infinity when it has none. */
+function timeAfter(schedule: Schedule, time: number): number {
+  return nextFireTimes(schedule, time, 1)[0] ?? Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -75,13 +166,6 @@ export function nextFireAtAfterClaim(
  */
 export function nextFixDelayFireAt(schedule: Schedule, endedAt: number): number | null {
   return firstOrNull(nextFireTimes(schedule, endedAt, 1));
-}
-
-/** The latest time of the FIX_RATE sequence through `scheduledAt` that is not after `max(scheduledAt, now)`. */
-function fixRateAnchor(schedule: Schedule, scheduledAt: number, now: number): number {
-  if (now <= scheduledAt) return scheduledAt;
-  const intervalMs = (nextFireTimes(schedule, scheduledAt, 1)[0] as number) - scheduledAt;
-  return scheduledAt + Math.floor((now - scheduledAt) / intervalMs) * intervalMs;
 }
 
 function firstOrNull(times: number[]): number | null {

@@ -47,6 +47,12 @@ export interface SchedulingOptions {
    * until it has read them all. Default 10,000.
    */
   recoveryPageSize?: number;
+  /**
+   * The planner claims nothing new while the pipeline has this many due fires not yet
+   * dispatched; they wait as job rows until it catches up (see the planner). Default 20,000:
+   * twice an aligned burst of 10,000, so a burst alone never holds the claims back.
+   */
+  maxBacklog?: number;
   /** Default `systemClock`. */
   clock?: Clock;
   /** Default: errors and warnings to the console. */
@@ -63,6 +69,7 @@ export interface ResolvedSchedulingOptions {
   misfireWindowMs: number;
   claimBatchSize: number;
   recoveryPageSize: number;
+  maxBacklog: number;
   clock: Clock;
   logger: SchedulingLogger;
 }
@@ -76,6 +83,7 @@ export const SCHEDULING_DEFAULTS = {
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   claimBatchSize: 500,
   recoveryPageSize: 10_000,
+  maxBacklog: 20_000,
 } as const;
 
 const consoleLogger: SchedulingLogger = {
@@ -115,6 +123,7 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
     misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
     claimBatchSize: integerIn('claimBatchSize', options.claimBatchSize, d.claimBatchSize, 1, 10_000),
     recoveryPageSize: integerIn('recoveryPageSize', options.recoveryPageSize, d.recoveryPageSize, 1, 100_000),
+    maxBacklog: integerIn('maxBacklog', options.maxBacklog, d.maxBacklog, 1, 10_000_000),
     clock: clockOption(options.clock),
     logger: loggerOption(options.logger),
   };

@@ -10,7 +10,14 @@ import type {
 } from '../store/index.js';
 import type { TimerHandle } from './clock.js';
 import type { ShardLeases } from './leases.js';
-import { decideFire, type FireDecision, nextFireAtAfterClaim, nextFixDelayFireAt } from './misfire.js';
+import {
+  type ClaimedTime,
+  decideFire,
+  type FireDecision,
+  type MissedTimes,
+  nextFixDelayFireAt,
+  planClaimedTimes,
+} from './misfire.js';
 import type { ResolvedSchedulingOptions } from './options.js';
 import { type DueFire, Wheel } from './wheel.js';
 
@@ -21,6 +28,13 @@ import { type DueFire, Wheel } from './wheel.js';
  */
 export interface FirePipeline {
   onDue(fireIds: number[]): void;
+  /**
+   * Due fires handed over and not dispatched yet. While it is at `maxBacklog` or more the
+   * pipeline is behind and the planner claims nothing new: the due jobs wait as rows, and are
+   * claimed by the misfire rule (times inside the window fire, older ones follow the policy) once
+   * it has caught up. Without it the pipeline is never behind.
+   */
+  readonly backlog?: number;
 }
 
 export type PlannerOptions = Pick<
@@ -32,6 +46,7 @@ export type PlannerOptions = Pick<
   | 'misfireWindowMs'
   | 'claimBatchSize'
   | 'recoveryPageSize'
+  | 'maxBacklog'
   | 'clock'
   | 'logger'
 > & {
@@ -50,7 +65,6 @@ interface ArmedFire {
   epoch: number;
 }
 
-const MISFIRE_SKIPPED = 'misfire: skipped (DO_NOTHING), missed by more than the misfire window';
 const RECOVERY_SKIPPED =
   'misfire: skipped (DO_NOTHING), the server stopped before dispatching it and it is now more than the misfire window late';
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
@@ -200,27 +214,35 @@ export class Planner {
     return decision;
   }
 
-  /** Claims batch after batch until a batch comes back short or no shard is held. */
+  /**
+   * Claims batch after batch until a batch comes back short, no shard is held, or the pipeline
+   * is `maxBacklog` behind. Between two batches the event loop gets a turn, so a long claim
+   * (an aligned burst, a synchronous SQLite store) never holds up dispatches and callbacks.
+   */
   private async claimDue(): Promise<void> {
-    const { fires, clock, nodeId, lookAheadMs, shardCount, claimBatchSize } = this.options;
-    for (;;) {
+    const { fires, clock, nodeId, lookAheadMs, shardCount, claimBatchSize, maxBacklog, pipeline } =
+      this.options;
+    for (let batch = 0; ; batch++) {
+      if (batch > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const shards = this.options.leases.ownedShards();
       if (shards.length === 0) return;
+      const limit = Math.min(claimBatchSize, maxBacklog - (pipeline.backlog ?? 0));
+      if (limit <= 0) return;
       const now = clock.now();
-      const decisions = new Map<number, FireDecision>();
+      const dueAts = new Map<string, number>();
       const result = await fires.claimDueFires({
         nodeId,
         nowMs: now,
         horizonMs: now + lookAheadMs,
         shardTotal: shardCount,
         shards,
-        limit: claimBatchSize,
-        plan: (job) => this.plan(job, now, decisions),
+        limit,
+        plan: (job) => this.plan(job, now, dueAts),
       });
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
       for (const fire of result.fires) {
-        const decision = decisions.get(fire.job.id);
-        if (decision?.action === 'fire') this.arm(fire.fireId, decision.dueAt, fire.job.id, epochs);
+        const dueAt = dueAts.get(timeKey(fire.job.id, fire.scheduledAt));
+        if (dueAt !== undefined) this.arm(fire.fireId, dueAt, fire.job.id, epochs);
       }
       if (result.skipped.length > 0) {
         this.options.logger.warn(
@@ -228,32 +250,51 @@ export class Planner {
           'misfire: fires skipped (DO_NOTHING)',
         );
       }
-      if (result.scanned < claimBatchSize) return;
+      if (result.scanned < limit) return;
     }
   }
 
   /**
-   * The store's `plan` callback: what one due job fires and where its schedule continues. Runs
-   * inside the claim's transaction, so it only computes. A skipped misfire is recorded `skipped`
-   * by that same transaction, so the log shows it and no crash leaves it pending.
+   * The store's `plan` callback: what one due job records and where its schedule continues
+   * (misfire.ts `planClaimedTimes`: every time inside the misfire window fires, the older ones
+   * become one record by the policy). Runs inside the claim's transaction, so it only computes.
+   * A skipped misfire is recorded `skipped` by that same transaction, so the log shows it and no
+   * crash leaves it pending. A job given a fire-now misfire already in this tick gets a skip.
    */
-  private plan(job: JobRow, now: number, decisions: Map<number, FireDecision>): FirePlan {
+  private plan(job: JobRow, now: number, dueAts: Map<string, number>): FirePlan {
     const scheduledAt = job.next_fire_at as number;
     if (job.schedule_type === 'NONE') return { fires: [], nextFireAt: null };
     try {
-      const decision = this.decide(job.id, scheduledAt, now, job.misfire_strategy);
-      const nextFireAt = nextFireAtAfterClaim(scheduleOf(job), scheduledAt, now, decision);
-      decisions.set(job.id, decision);
-      const fire: PlannedFire =
-        decision.action === 'skip'
-          ? { scheduledAt, triggerType: decision.triggerType, status: 'skipped', handleMsg: MISFIRE_SKIPPED }
-          : { scheduledAt, triggerType: decision.triggerType };
-      return { fires: [fire], nextFireAt };
+      const strategy = this.firedNow.has(job.id) ? 'DO_NOTHING' : job.misfire_strategy;
+      const planned = planClaimedTimes(
+        scheduleOf(job),
+        scheduledAt,
+        now,
+        strategy,
+        this.options.misfireWindowMs,
+      );
+      const fires = planned.times.map((time) => this.plannedFire(job.id, time, dueAts));
+      return { fires, nextFireAt: planned.nextFireAt };
     } catch (err) {
       // A schedule that no longer reads would fail every batch it is in: stop the job instead.
       this.options.logger.error({ err, jobId: job.id }, 'job stopped: its schedule cannot be read');
       return { fires: [], nextFireAt: null, stop: true };
     }
+  }
+
+  private plannedFire(jobId: number, time: ClaimedTime, dueAts: Map<string, number>): PlannedFire {
+    const { scheduledAt, decision } = time;
+    if (decision.action === 'skip') {
+      return {
+        scheduledAt,
+        triggerType: 'MISFIRE',
+        status: 'skipped',
+        handleMsg: skippedMessage(time.missed),
+      };
+    }
+    if (decision.triggerType === 'MISFIRE') this.firedNow.add(jobId);
+    dueAts.set(timeKey(jobId, scheduledAt), decision.dueAt);
+    return { scheduledAt, triggerType: decision.triggerType };
   }
 
   /**
@@ -427,6 +468,19 @@ export class Planner {
       this.handed.delete(fireId);
     }
   }
+}
+
+const timeKey = (jobId: number, scheduledAt: number) => `${jobId}:${scheduledAt}`;
+
+/** Why a claimed time missed by more than the window was skipped, and how many times it stands for. */
+function skippedMessage(missed: MissedTimes | undefined): string {
+  const count = missed?.count ?? 1;
+  const times = missed?.atLeast
+    ? `${count} or more scheduled times were`
+    : count === 1
+      ? '1 scheduled time was'
+      : `${count} scheduled times were`;
+  return `misfire: skipped (DO_NOTHING), missed by more than the misfire window; ${times} missed, from this one on`;
 }
 
 function scheduleOf(job: JobRow): Schedule {

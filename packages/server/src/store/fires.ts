@@ -26,10 +26,14 @@ export interface NewFire {
   shardIndex?: number;
   shardTotal?: number;
   retryCount?: number;
+  /** PARENT fires: the parent job's record whose success triggered this one. */
+  triggeredByFireId?: number | null;
 }
 
 export interface FireFilter {
   appId?: number;
+  /** Only these apps (a user's permitted apps); empty matches nothing. */
+  appIds?: readonly number[];
   jobId?: number;
   status?: FireStatus | readonly FireStatus[];
   /** scheduled_at >= from. */
@@ -57,6 +61,16 @@ export interface PendingFireQuery {
    * of the previous page. Records change status while a caller pages, so an offset would skip some.
    */
   after?: { scheduledAt: number; id: number };
+}
+
+/** What `clearFires` deletes: an app's (or job's) records older than an instant and/or a boundary. */
+export interface FireDeletion {
+  appId: number;
+  jobId?: number;
+  /** Only records scheduled before this instant. */
+  before?: number;
+  /** Only records before this one in (scheduled_at, id) order: the oldest not kept by keepLast. */
+  olderThan?: { scheduledAt: number; id: number };
 }
 
 export interface LostRunQuery {
@@ -95,6 +109,7 @@ export function createFireRepository(conn: StoreConnection) {
       retry_count: fire.retryCount ?? 0,
       alarm_status: 0,
       claimed_by_epoch: 0,
+      triggered_by_fire_id: fire.triggeredByFireId ?? null,
       created_at: nowMs,
     };
   }
@@ -203,6 +218,11 @@ export function createFireRepository(conn: StoreConnection) {
   function filtered(filter: FireFilter) {
     let query = db.selectFrom('fire');
     if (filter.appId !== undefined) query = query.where('app_id', '=', filter.appId);
+    if (filter.appIds !== undefined) {
+      const ids = [...filter.appIds];
+      // An empty IN list is not SQL; an empty OR is Kysely's false.
+      query = ids.length === 0 ? query.where((eb) => eb.or([])) : query.where('app_id', 'in', ids);
+    }
     if (filter.jobId !== undefined) query = query.where('job_id', '=', filter.jobId);
     if (typeof filter.status === 'string') query = query.where('status', '=', filter.status);
     else if (filter.status !== undefined && filter.status.length > 0) {
@@ -311,7 +331,25 @@ export function createFireRepository(conn: StoreConnection) {
     return result.numUpdatedRows > 0n;
   }
 
-  /** Deletes up to `limit` records scheduled before `cutoff` (retention); returns how many. */
+  /**
+   * Records how an alarm of the fire went (alarms/alarm-status.ts has the values) and what each
+   * channel answered. Written once the alarm queue settled every channel; unconditional, since
+   * the queue is the only writer of these values.
+   */
+  async function recordAlarmResult(id: number, alarmStatus: number, alarmMsg: string | null): Promise<void> {
+    await db
+      .updateTable('fire')
+      .set({ alarm_status: alarmStatus, alarm_msg: alarmMsg })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Deletes up to `limit` records scheduled before `cutoff` (retention); returns how many. One
+   * read of the scheduled_at index's oldest entries, then one delete by primary key: on every
+   * dialect a batch locks only its own rows (SQLite: holds the write lock for one short
+   * statement), so claims and results go on between batches.
+   */
   async function deleteFiresBefore(cutoff: number, limit: number): Promise<number> {
     const ids = await db
       .selectFrom('fire')
@@ -320,6 +358,56 @@ export function createFireRepository(conn: StoreConnection) {
       .orderBy('scheduled_at')
       .limit(limit)
       .execute();
+    if (ids.length === 0) return 0;
+    const result = await db
+      .deleteFrom('fire')
+      .where(
+        'id',
+        'in',
+        ids.map((row) => row.id),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
+   * The record `offset` places from the newest of an app (or job), in the console's order
+   * (scheduled_at, id): `clearFires`' keepLast boundary.
+   */
+  async function findNthNewestFire(
+    scope: { appId: number; jobId?: number },
+    offset: number,
+  ): Promise<{ id: number; scheduled_at: number } | undefined> {
+    let query = db.selectFrom('fire').select(['id', 'scheduled_at']).where('app_id', '=', scope.appId);
+    if (scope.jobId !== undefined) query = query.where('job_id', '=', scope.jobId);
+    return query
+      .orderBy('scheduled_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .offset(offset)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Deletes up to `limit` finished records of an app (or job) matching the deletion, oldest
+   * first; returns how many (`clearFires` calls it until a batch comes back short). Records
+   * still pending or dispatched are kept: their run is in flight.
+   */
+  async function deleteFinishedFires(deletion: FireDeletion, limit: number): Promise<number> {
+    let query = db
+      .selectFrom('fire')
+      .select('id')
+      .where('app_id', '=', deletion.appId)
+      .where('status', 'not in', ['pending', 'dispatched']);
+    if (deletion.jobId !== undefined) query = query.where('job_id', '=', deletion.jobId);
+    if (deletion.before !== undefined) query = query.where('scheduled_at', '<', deletion.before);
+    const { olderThan } = deletion;
+    if (olderThan !== undefined) {
+      query = query
+        .where('scheduled_at', '<=', olderThan.scheduledAt)
+        .where((eb) => eb.or([eb('scheduled_at', '<', olderThan.scheduledAt), eb('id', '<', olderThan.id)]));
+    }
+    const ids = await query.orderBy('scheduled_at').limit(limit).execute();
     if (ids.length === 0) return 0;
     const result = await db
       .deleteFrom('fire')
@@ -350,7 +438,10 @@ export function createFireRepository(conn: StoreConnection) {
     setPendingTriggerType,
     findUnalarmedFailures,
     setAlarmStatus,
+    recordAlarmResult,
     deleteFiresBefore,
+    findNthNewestFire,
+    deleteFinishedFires,
   };
 }
 

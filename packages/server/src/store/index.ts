@@ -1,5 +1,8 @@
 /** The store's public surface: what the planner, dispatcher, monitors, API and CLI use. */
+export { type AccountTransaction, inAccountTransaction } from './account-transaction.js';
+export type { AlarmChannelPatch, AlarmChannelRepository, NewAlarmChannel } from './alarm-channels.js';
 export type { AppFilter, AppPatch, AppRepository, NewApp } from './apps.js';
+export type { AuditFilter, AuditRepository, NewAuditEntry } from './audit.js';
 export type { ClusterNodeRepository, NodeHeartbeat } from './cluster-nodes.js';
 export { openStore, type StoreOptions } from './connect.js';
 export type { StoreConnection } from './connection.js';
@@ -15,7 +18,14 @@ export {
   isFinalStatus,
   statusForHandleCode,
 } from './fire-status.js';
-export type { FireFilter, FireRepository, LostRunQuery, NewFire, PendingFireQuery } from './fires.js';
+export type {
+  FireDeletion,
+  FireFilter,
+  FireRepository,
+  LostRunQuery,
+  NewFire,
+  PendingFireQuery,
+} from './fires.js';
 export type {
   ClaimedFire,
   ClaimRequest,
@@ -28,7 +38,9 @@ export type {
 export type { DispatchMark } from './hot/dispatch-marks.js';
 export type { FinishedFire, FireResult } from './hot/finish.js';
 export {
+  GLUE_VERSIONS_KEPT,
   type GlueVersion,
+  insertGlueVersion,
   JOB_DEFAULTS,
   type JobFilter,
   type JobPatch,
@@ -38,8 +50,15 @@ export {
 export { type HeldLease, type LeaseRepository, MAINTENANCE_LEASE, shardLeaseName } from './leases.js';
 export { migrate } from './migrate.js';
 export type { RegistryEntry, RegistryRepository } from './registry.js';
-export type { DayCounts, ReportRepository } from './reports.js';
+export type { AppDayFigures, ReportRepository } from './reports.js';
+export {
+  type DueRetryQuery,
+  RETRYABLE_STATUSES,
+  type RetryRepository,
+  type UndecidedFailureQuery,
+} from './retries.js';
 export type * from './schema.js';
+export type { NewSession, SessionRepository } from './sessions.js';
 export type { SettingRepository } from './settings.js';
 export type { Store } from './store.js';
 export type { NewApiToken, NewUser, UserPatch, UserRepository } from './users.js';

@@ -2,9 +2,11 @@
  * Jobs (XXL-JOB's xxl_job_info) and their script versions (xxl_job_logglue). The planner's
  * claim on `next_fire_at` is in hot/claim.ts; this file is everything else.
  */
+
+import type { Kysely } from 'kysely';
 import type { StoreConnection } from './connection.js';
 import { insertReturningId } from './insert-id.js';
-import type { JobGlueRow, JobRow, JobTable } from './schema.js';
+import type { Database, JobGlueRow, JobRow, JobTable } from './schema.js';
 
 /** The columns a job is created with; what is left out takes JOB_DEFAULTS. */
 export type JobFields = Omit<JobTable, 'id' | 'created_at' | 'updated_at'>;
@@ -29,6 +31,11 @@ export const JOB_DEFAULTS: Omit<JobFields, 'app_id' | 'name' | 'glue_updated_at'
   glue_source: '',
   glue_remark: '',
   child_job_ids: '',
+  retry_backoff_strategy: 'FIXED',
+  retry_delay_seconds: 10,
+  retry_max_delay_seconds: 600,
+  alarm_on: 'EVERY_FAILURE',
+  alarm_channel_ids: '',
   trigger_status: 0,
   next_fire_at: null,
   last_run_end_at: null,
@@ -36,6 +43,8 @@ export const JOB_DEFAULTS: Omit<JobFields, 'app_id' | 'name' | 'glue_updated_at'
 
 export interface JobFilter {
   appId?: number;
+  /** Only these apps (a user's permitted apps); empty matches nothing. */
+  appIds?: readonly number[];
   /** Substring of the name. */
   name?: string;
   /** Substring of the handler. */
@@ -51,6 +60,43 @@ export interface GlueVersion {
   glueType: string;
   glueSource: string;
   glueRemark: string;
+}
+
+/** Script versions kept per job, as XXL-JOB keeps 30. */
+export const GLUE_VERSIONS_KEPT = 30;
+
+/**
+ * Inserts a script version and deletes the job's versions older than the `keep` newest, inside
+ * the caller's transaction (the job's own columns are the caller's to write with it).
+ */
+export async function insertGlueVersion(
+  trx: Kysely<Database>,
+  jobId: number,
+  glue: GlueVersion,
+  nowMs: number,
+  keep = GLUE_VERSIONS_KEPT,
+): Promise<void> {
+  await trx
+    .insertInto('job_glue')
+    .values({
+      job_id: jobId,
+      glue_type: glue.glueType,
+      glue_source: glue.glueSource,
+      glue_remark: glue.glueRemark,
+      created_at: nowMs,
+    })
+    .execute();
+  const kept = await trx
+    .selectFrom('job_glue')
+    .select('id')
+    .where('job_id', '=', jobId)
+    .orderBy('id', 'desc')
+    .limit(keep)
+    .execute();
+  const oldestKept = kept.at(-1)?.id;
+  if (kept.length === keep && oldestKept !== undefined) {
+    await trx.deleteFrom('job_glue').where('job_id', '=', jobId).where('id', '<', oldestKept).execute();
+  }
 }
 
 export function createJobRepository(conn: StoreConnection) {
@@ -97,6 +143,11 @@ export function createJobRepository(conn: StoreConnection) {
   function filtered(filter: JobFilter) {
     let query = db.selectFrom('job');
     if (filter.appId !== undefined) query = query.where('app_id', '=', filter.appId);
+    if (filter.appIds !== undefined) {
+      const ids = [...filter.appIds];
+      // An empty IN list is not SQL; an empty OR is Kysely's false.
+      query = ids.length === 0 ? query.where((eb) => eb.or([])) : query.where('app_id', 'in', ids);
+    }
     if (filter.triggerStatus !== undefined) query = query.where('trigger_status', '=', filter.triggerStatus);
     if (filter.name) query = query.where('name', 'like', `%${filter.name}%`);
     if (filter.handler) query = query.where('executor_handler', 'like', `%${filter.handler}%`);
@@ -148,9 +199,14 @@ export function createJobRepository(conn: StoreConnection) {
    * Saves a new script version, makes it the job's current script, and keeps only the
    * `keep` newest versions (XXL-JOB keeps 30).
    */
-  async function saveGlueVersion(jobId: number, glue: GlueVersion, nowMs: number, keep = 30): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      await trx
+  async function saveGlueVersion(
+    jobId: number,
+    glue: GlueVersion,
+    nowMs: number,
+    keep = GLUE_VERSIONS_KEPT,
+  ): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const updated = await trx
         .updateTable('job')
         .set({
           glue_type: glue.glueType,
@@ -160,33 +216,19 @@ export function createJobRepository(conn: StoreConnection) {
           updated_at: nowMs,
         })
         .where('id', '=', jobId)
-        .execute();
-      await trx
-        .insertInto('job_glue')
-        .values({
-          job_id: jobId,
-          glue_type: glue.glueType,
-          glue_source: glue.glueSource,
-          glue_remark: glue.glueRemark,
-          created_at: nowMs,
-        })
-        .execute();
-      const kept = await trx
-        .selectFrom('job_glue')
-        .select('id')
-        .where('job_id', '=', jobId)
-        .orderBy('id', 'desc')
-        .limit(keep)
-        .execute();
-      const oldestKept = kept.at(-1)?.id;
-      if (kept.length === keep && oldestKept !== undefined) {
-        await trx.deleteFrom('job_glue').where('job_id', '=', jobId).where('id', '<', oldestKept).execute();
-      }
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return false;
+      await insertGlueVersion(trx, jobId, glue, nowMs, keep);
+      return true;
     });
   }
 
   async function listGlueVersions(jobId: number): Promise<JobGlueRow[]> {
     return db.selectFrom('job_glue').selectAll().where('job_id', '=', jobId).orderBy('id', 'desc').execute();
+  }
+
+  async function findGlueVersion(id: number): Promise<JobGlueRow | undefined> {
+    return db.selectFrom('job_glue').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   return {
@@ -202,6 +244,7 @@ export function createJobRepository(conn: StoreConnection) {
     recordRunEnd,
     saveGlueVersion,
     listGlueVersions,
+    findGlueVersion,
   };
 }
 

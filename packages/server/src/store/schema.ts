@@ -61,6 +61,16 @@ export interface JobTable {
   glue_updated_at: number;
   /** Comma-separated ids of jobs triggered when a run of this job succeeds. */
   child_job_ids: string;
+  /** FIXED | EXPONENTIAL: how the wait before each retry grows (retries/backoff.ts). */
+  retry_backoff_strategy: string;
+  /** Wait before the first retry (FIXED: before every retry). */
+  retry_delay_seconds: number;
+  /** EXPONENTIAL: the longest wait. */
+  retry_max_delay_seconds: number;
+  /** EVERY_FAILURE | FINAL_FAILURE (only when no retry is left). */
+  alarm_on: string;
+  /** Comma-separated ids of the alarm channels a failure of this job is sent through. */
+  alarm_channel_ids: string;
   /** 1 = scheduled, 0 = stopped. */
   trigger_status: number;
   /** When the planner fires it next; null = nothing to fire (NONE, ONCE done, FIX_DELAY running). */
@@ -115,18 +125,51 @@ export interface FireTable {
   retry_count: number;
   /** 0 = not yet looked at by the alarm monitor; the monitor owns the other values. */
   alarm_status: number;
+  /**
+   * What the alarm queue recorded with the alarm status: each channel's error (or that it was
+   * sent). Optional on insert: a record starts with none.
+   */
+  alarm_msg?: string | null;
   /** Epoch of the shard lease under which the fire was claimed (0 when not claimed by a planner). */
   claimed_by_epoch: number;
+  /**
+   * The failure decision (retries/failure-decisions.ts), taken once by compare-and-set: NULL not
+   * decided (or not failed), 0 decided without a retry, otherwise the RETRY record retrying this
+   * one. Optional on insert: a record starts undecided.
+   */
+  retry_fire_id?: number | null;
+  /** PARENT fires: the parent job's record whose success triggered this one. */
+  triggered_by_fire_id?: number | null;
+  /** RETRY records: when a node claimed it for dispatch (0 = unclaimed); monitors/retries.ts. */
+  dispatch_claimed_at?: number;
   created_at: number;
 }
 
-/** Per-day totals for the console's dashboard (XXL-JOB's xxl_job_log_report). */
-export interface DailyReportTable {
-  /** YYYY-MM-DD. */
+/**
+ * One app's figures of one UTC day (fires counted by the day they were scheduled for), written
+ * by the reports monitor from the fire records and kept after retention deletes them.
+ */
+export interface DailyAppReportTable {
+  /** YYYY-MM-DD, UTC. */
   day: string;
+  app_id: number;
+  /** pending + dispatched when last computed. */
   running_count: number;
   succeeded_count: number;
   failed_count: number;
+  timeout_count: number;
+  killed_count: number;
+  skipped_count: number;
+  dispatch_failed_count: number;
+  /** Lateness = dispatch time − due time, over the records dispatched (or refused) that day. */
+  lateness_p50_ms: number | null;
+  lateness_p99_ms: number | null;
+  /** JSON `[[lowerBoundMs, count], ...]`: the lateness in buckets (see reports/histogram.ts). */
+  lateness_histogram: string;
+  /** Runs with a result after a dispatch: what `mean_run_ms` averages over. */
+  run_count: number;
+  /** Mean of result time − dispatch time. */
+  mean_run_ms: number | null;
   updated_at: number;
 }
 
@@ -150,6 +193,32 @@ export interface ApiTokenTable {
   user_id: number;
   created_at: number;
   last_used_at: number | null;
+}
+
+/** A console session (`login`): the SHA-256 of its id, its CSRF token and its expiry. */
+export interface UserSessionTable {
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** One entry of the audit trail: who did what to which target. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  user_id: number;
+  /** The username at the time (the trail outlives the user). */
+  username: string;
+  /** CREATE | UPDATE | DELETE | START | STOP | TRIGGER | KILL | RESTORE | CHANGE_PASSWORD. */
+  action: string;
+  /** APP | JOB | FIRE | USER | API_TOKEN | SCRIPT | ALARM_CHANNEL. */
+  target_type: string;
+  target_id: number | null;
+  app_id: number | null;
+  /** JSON object: what changed (field names, never secrets). */
+  detail: string;
 }
 
 /** Key/value settings: generated secrets and other server-wide values. */
@@ -177,6 +246,21 @@ export interface LeaseTable {
   expires_at: number;
 }
 
+/** An alarm channel an admin configured: where alarms go (SMTP, a webhook, a group robot). */
+export interface AlarmChannelTable {
+  id: Generated<number>;
+  /** Unique; how jobs and people refer to it. */
+  name: string;
+  /** EMAIL | WEBHOOK | DINGTALK | WECOM | FEISHU. */
+  type: string;
+  /** 1 = alarms go through it, 0 = kept but skipped. */
+  enabled: number;
+  /** The type's settings as JSON, secrets included (the REST API masks them). */
+  config: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -189,13 +273,16 @@ export interface Database {
   job: JobTable;
   job_glue: JobGlueTable;
   fire: FireTable;
-  daily_report: DailyReportTable;
+  daily_app_report: DailyAppReportTable;
   users: UsersTable;
   api_token: ApiTokenTable;
+  user_session: UserSessionTable;
+  audit_log: AuditLogTable;
   setting: SettingTable;
   cluster_node: ClusterNodeTable;
   lease: LeaseTable;
   schema_migrations: SchemaMigrationsTable;
+  alarm_channel: AlarmChannelTable;
 }
 
 export type AppGroupRow = Selectable<AppGroupTable>;
@@ -205,8 +292,11 @@ export type NewJobRow = Insertable<JobTable>;
 export type JobUpdate = Updateable<JobTable>;
 export type JobGlueRow = Selectable<JobGlueTable>;
 export type FireRow = Selectable<FireTable>;
-export type DailyReportRow = Selectable<DailyReportTable>;
+export type DailyAppReportRow = Selectable<DailyAppReportTable>;
 export type UserRow = Selectable<UsersTable>;
 export type ApiTokenRow = Selectable<ApiTokenTable>;
+export type UserSessionRow = Selectable<UserSessionTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
 export type ClusterNodeRow = Selectable<ClusterNodeTable>;
 export type LeaseRow = Selectable<LeaseTable>;
+export type AlarmChannelRow = Selectable<AlarmChannelTable>;

@@ -1,6 +1,8 @@
 /** The store: one object holding the database handles and one repository per table family. */
 import type { Kysely } from 'kysely';
+import { type AlarmChannelRepository, createAlarmChannelRepository } from './alarm-channels.js';
 import { type AppRepository, createAppRepository } from './apps.js';
+import { type AuditRepository, createAuditRepository } from './audit.js';
 import { type ClusterNodeRepository, createClusterNodeRepository } from './cluster-nodes.js';
 import type { StoreConnection } from './connection.js';
 import type { DialectName } from './database-url.js';
@@ -9,7 +11,9 @@ import { createJobRepository, type JobRepository } from './jobs.js';
 import { createLeaseRepository, type LeaseRepository } from './leases.js';
 import { createRegistryRepository, type RegistryRepository } from './registry.js';
 import { createReportRepository, type ReportRepository } from './reports.js';
+import { createRetryRepository, type RetryRepository } from './retries.js';
 import type { Database } from './schema.js';
+import { createSessionRepository, type SessionRepository } from './sessions.js';
 import { createSettingRepository, type SettingRepository } from './settings.js';
 import { createUserRepository, type UserRepository } from './users.js';
 
@@ -23,11 +27,16 @@ export interface Store {
   readonly registry: RegistryRepository;
   readonly jobs: JobRepository;
   readonly fires: FireRepository;
+  /** Failure decisions and RETRY records (retries/). */
+  readonly retries: RetryRepository;
   readonly leases: LeaseRepository;
   readonly nodes: ClusterNodeRepository;
   readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly audit: AuditRepository;
   readonly settings: SettingRepository;
   readonly reports: ReportRepository;
+  readonly alarmChannels: AlarmChannelRepository;
   /** Closes the pool (or the SQLite database). */
   close(): Promise<void>;
 }
@@ -42,11 +51,15 @@ export function createStore(connection: StoreConnection): Store {
     registry: createRegistryRepository(connection),
     jobs: createJobRepository(connection),
     fires: createFireRepository(connection),
+    retries: createRetryRepository(connection),
     leases: createLeaseRepository(connection),
     nodes: createClusterNodeRepository(connection),
     users: createUserRepository(connection),
+    sessions: createSessionRepository(connection),
+    audit: createAuditRepository(connection),
     settings: createSettingRepository(connection),
     reports: createReportRepository(connection),
+    alarmChannels: createAlarmChannelRepository(connection),
     close() {
       // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
       closed ??= connection.db.destroy();

@@ -76,6 +76,17 @@ export function createUserRepository(conn: StoreConnection) {
     return db.selectFrom('users').selectAll().orderBy('username').limit(limit).offset(offset).execute();
   }
 
+  /**
+   * The ids of the admins, their rows locked until the transaction ends on PostgreSQL and MySQL
+   * (SQLite's one writer already serialises), so two admins demoting each other at once cannot
+   * leave nobody in charge. Call it inside a transaction.
+   */
+  async function lockAdmins(): Promise<number[]> {
+    const query = db.selectFrom('users').select('id').where('role', '=', 'admin').orderBy('id');
+    const rows = await (conn.dialect === 'sqlite' ? query : query.forUpdate()).execute();
+    return rows.map((row) => Number(row.id));
+  }
+
   async function countUsers(): Promise<number> {
     const row = await db
       .selectFrom('users')
@@ -123,6 +134,7 @@ export function createUserRepository(conn: StoreConnection) {
     findUserByName,
     listUsers,
     countUsers,
+    lockAdmins,
     createApiToken,
     findApiTokenByHash,
     touchApiToken,

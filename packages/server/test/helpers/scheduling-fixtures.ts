@@ -26,6 +26,8 @@ export class RecordingPipeline implements FirePipeline {
   readonly handed: Handed[] = [];
   /** Fires handed over whose dispatch mark could not be written. */
   readonly unmarked: number[] = [];
+  /** Due fires not dispatched yet, as a real pipeline would report them; set it to test back-pressure. */
+  backlog = 0;
   private marking: Promise<unknown> = Promise.resolve();
 
   constructor(

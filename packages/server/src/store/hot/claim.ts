@@ -350,24 +350,35 @@ async function recordMysqlFires(
 }
 
 // ---------------------------------------------------------------------------------------------
-// SQLite: BEGIN IMMEDIATE makes the whole batch one writer; prepared statements per row are
-// microseconds each, so there is no multi-row statement to build.
+// SQLite: BEGIN IMMEDIATE makes the whole batch one writer, so the leases are checked once up
+// front and nothing can change them before the commit. The jobs advance with one UPDATE … FROM
+// json_each (compare-and-set per row, RETURNING the ids that moved) and the fires of exactly those
+// go in with one INSERT … SELECT FROM json_each: two statements per batch instead of two per job.
 
 export const SQLITE_SELECT_DUE = `SELECT * FROM job
 WHERE trigger_status = 1 AND next_fire_at <= ? AND (id % ?) IN (SELECT value FROM json_each(?))
 ORDER BY next_fire_at
 LIMIT ?`;
 
-const SQLITE_ADVANCE = `UPDATE job SET next_fire_at = ?, trigger_status = ?
-WHERE id = ? AND next_fire_at = ?
-  AND EXISTS (SELECT 1 FROM lease WHERE name = ? AND owner_node = ? AND epoch = ? AND expires_at > ?)`;
+export const SQLITE_VALID_LEASES = `SELECT name, epoch FROM lease
+WHERE name IN (SELECT value FROM json_each(?)) AND owner_node = ? AND expires_at > ?`;
 
-const SQLITE_RECORD = `INSERT INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type, executor_handler,
+// Each row of the JSON array: [id, old next_fire_at, next_fire_at, trigger_status].
+export const SQLITE_ADVANCE = `UPDATE job SET next_fire_at = v.value ->> 2, trigger_status = v.value ->> 3
+FROM json_each(?) AS v
+WHERE job.id = v.value ->> 0 AND job.next_fire_at = v.value ->> 1
+RETURNING job.id`;
+
+// Each row: [job_id, app_id, scheduled_at, trigger_type, executor_handler, executor_param, status,
+// handle_at, handle_msg, retry_count, epoch]. `WHERE true` keeps ON CONFLICT from reading as a join.
+export const SQLITE_RECORD = `INSERT INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type, executor_handler,
   executor_param, shard_index, shard_total, status, handle_at, handle_msg, retry_count, alarm_status,
   claimed_by_epoch, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, 0, 1, ?, ?, ?, ?, 0, ?, ?)
+SELECT f.value ->> 0, f.value ->> 1, f.value ->> 0, f.value ->> 2, f.value ->> 3, f.value ->> 4, f.value ->> 5,
+       0, 1, f.value ->> 6, f.value ->> 7, f.value ->> 8, f.value ->> 9, 0, f.value ->> 10, ?
+FROM json_each(?) AS f WHERE true
 ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
-RETURNING id`;
+RETURNING id, claim_job_id, scheduled_at`;
 
 async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promise<ClaimResult> {
   return inSqliteWrite(conn, () => {
@@ -377,40 +388,44 @@ async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promi
       JSON.stringify(request.shards.map((s) => s.index)),
       request.limit,
     ) as JobRow[];
-    const advance = prepared(conn, SQLITE_ADVANCE);
-    const record = prepared(conn, SQLITE_RECORD);
-    const result: ClaimResult = { fires: [], skipped: [], scanned: due.length };
-    for (const { job, plan, lease, epoch } of planJobs(due, request)) {
-      const moved = advance.run(
-        plan.nextFireAt,
-        plan.stop ? 0 : 1,
+    if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
+    const leases = prepared(conn, SQLITE_VALID_LEASES).all(
+      JSON.stringify(request.shards.map((s) => shardLeaseName(s.index))),
+      request.nodeId,
+      request.nowMs,
+    ) as { name: string; epoch: number }[];
+    const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
+    const planned = planJobs(due, request).filter((p) => valid.get(p.lease) === p.epoch);
+    if (planned.length === 0) return { fires: [], skipped: [], scanned: due.length };
+
+    const moved = prepared(conn, SQLITE_ADVANCE).all(
+      JSON.stringify(
+        planned.map((p) => [p.job.id, p.job.next_fire_at, p.plan.nextFireAt, p.plan.stop ? 0 : 1]),
+      ),
+    ) as { id: number }[];
+    const advanced = new Set(moved.map((row) => row.id));
+    const recording = planned.filter((p) => advanced.has(p.job.id) && p.plan.fires.length > 0);
+    if (recording.length === 0) return { fires: [], skipped: [], scanned: due.length };
+
+    const rows = recording.flatMap(({ job, plan, epoch }) =>
+      plan.fires.map((fire) => [
         job.id,
-        job.next_fire_at,
-        lease,
-        request.nodeId,
+        job.app_id,
+        fire.scheduledAt,
+        fire.triggerType,
+        job.executor_handler,
+        job.executor_param,
+        ...recordedState(fire, request.nowMs),
+        job.executor_fail_retry_count,
         epoch,
-        request.nowMs,
-      );
-      if (moved.changes !== 1) continue;
-      for (const fire of plan.fires) {
-        const row = record.get(
-          job.id,
-          job.app_id,
-          job.id,
-          fire.scheduledAt,
-          fire.triggerType,
-          job.executor_handler,
-          job.executor_param,
-          ...recordedState(fire, request.nowMs),
-          job.executor_fail_retry_count,
-          epoch,
-          request.nowMs,
-        ) as { id: number } | undefined;
-        if (row === undefined) continue;
-        const claimed = { fireId: row.id, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job };
-        (isSkipped(fire) ? result.skipped : result.fires).push(claimed);
-      }
-    }
-    return result;
+      ]),
+    );
+    const recorded = prepared(conn, SQLITE_RECORD).all(request.nowMs, JSON.stringify(rows)) as {
+      id: number;
+      claim_job_id: number;
+      scheduled_at: number;
+    }[];
+    const ids = new Map(recorded.map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id]));
+    return claimResult(recording, (jobId, at) => ids.get(fireKey(jobId, at)), due.length);
   });
 }

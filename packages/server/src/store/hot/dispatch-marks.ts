@@ -2,6 +2,10 @@
  * Dispatch marks: after the dispatcher sent (or failed to send) `run`, the fire records take the
  * dispatch's outcome in batches, one multi-row statement and one transaction per batch.
  *
+ * Rows are locked in id order (the marks are sorted, and PostgreSQL and MySQL lock them with an
+ * ordered locking read first), as finish.ts does: a mark batch and a result batch over the same
+ * records then queue behind each other instead of deadlocking.
+ *
  * The status moves only from `pending`: a result can race ahead of its own dispatch mark (a
  * fast job's callback is written before the dispatcher's batch), and a mark must never pull a
  * finished record back. The dispatch fields (time, address, code, message) are written either
@@ -58,26 +62,30 @@ async function markDispatch(
   return markSqlite(conn, unique, to);
 }
 
-/** A batch may carry a fire twice (a re-dispatch); the later mark wins, as it would one by one. */
+/** A batch may carry a fire twice (a re-dispatch); the later mark wins, as it would one by one. In id order. */
 function lastMarkPerFire(marks: readonly DispatchMark[]): DispatchMark[] {
-  return [...new Map(marks.map((mark) => [mark.fireId, mark])).values()];
+  return [...new Map(marks.map((mark) => [mark.fireId, mark])).values()].sort((a, b) => a.fireId - b.fireId);
 }
 
-const PG_MARK = `WITH marked AS (
+// `locked` takes the row locks in id order before the UPDATE touches a row, and reads each row's
+// status as it is once locked (a locking read sees the newest committed version): that is the
+// status before this mark, for the count.
+const PG_MARK = `WITH locked AS (
+  SELECT id, status FROM fire WHERE id = ANY($2::bigint[]) ORDER BY id FOR UPDATE
+), marked AS (
   UPDATE fire AS f
   SET status = CASE WHEN f.status = 'pending' THEN $1 ELSE f.status END,
       trigger_at = v.trigger_at, executor_address = v.executor_address,
       trigger_code = v.trigger_code, trigger_msg = v.trigger_msg
   FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::int[], $6::text[])
          AS v(id, trigger_at, executor_address, trigger_code, trigger_msg),
-       fire AS before
-  WHERE f.id = v.id AND before.id = f.id
-  RETURNING before.status AS status_before
+       locked
+  WHERE f.id = v.id AND locked.id = f.id
+  RETURNING locked.status AS status_before
 )
 SELECT count(*) AS changed FROM marked WHERE status_before = 'pending'`;
 
 async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMark[], to: MarkStatus) {
-  // The self-join on `fire AS before` lets RETURNING report the status the row had before.
   return inPostgresTransaction(conn, async (client) => {
     const result = await client.query<{ changed: number }>({
       name: 'tw_mark_dispatch',
@@ -91,7 +99,7 @@ async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMa
         marks.map((m) => m.triggerMsg),
       ],
     });
-    return result.rows[0]?.changed ?? 0;
+    return Number(result.rows[0]?.changed ?? 0);
   });
 }
 
@@ -107,35 +115,39 @@ SET f.status = CASE WHEN f.status = 'pending' THEN ? ELSE f.status END,
 
 async function markMysql(conn: MysqlConnection, marks: readonly DispatchMark[], to: MarkStatus) {
   return inMysqlTransaction(conn, async (connection) => {
-    const [pending] = await connection.query(
-      "SELECT COUNT(*) AS n FROM fire WHERE id IN (?) AND status = 'pending' FOR UPDATE",
+    // Every row of the batch, in id order, before the UPDATE … JOIN locks any in its own order.
+    const [locked] = await connection.query(
+      'SELECT id, status FROM fire WHERE id IN (?) ORDER BY id FOR UPDATE',
       [marks.map((m) => m.fireId)],
     );
     await connection.query(mysqlMarkStatement(marks.length), [
       ...marks.flatMap((m) => [m.fireId, m.triggerAt, m.executorAddress, m.triggerCode, m.triggerMsg]),
       to,
     ]);
-    return (pending as { n: number }[])[0]?.n ?? 0;
+    return (locked as { status: string }[]).filter((row) => row.status === 'pending').length;
   });
 }
 
-const SQLITE_MARK = `UPDATE fire
+// Each row of the JSON array: [id, trigger_at, executor_address, trigger_code, trigger_msg]. One
+// writer at a time (BEGIN IMMEDIATE), so the count read first is the status before the UPDATE. The
+// unary `+` keeps SQLite off the status index (it would scan every pending record).
+export const SQLITE_PENDING = `SELECT count(*) AS n FROM fire
+WHERE id IN (SELECT value ->> 0 FROM json_each(?)) AND +status = 'pending'`;
+
+export const SQLITE_MARK = `UPDATE fire
 SET status = CASE WHEN status = 'pending' THEN ? ELSE status END,
-    trigger_at = ?, executor_address = ?, trigger_code = ?, trigger_msg = ?
-WHERE id = ?
-RETURNING status`;
+    trigger_at = v.value ->> 1, executor_address = v.value ->> 2,
+    trigger_code = v.value ->> 3, trigger_msg = v.value ->> 4
+FROM json_each(?) AS v
+WHERE fire.id = v.value ->> 0`;
 
 async function markSqlite(conn: SqliteConnection, marks: readonly DispatchMark[], to: MarkStatus) {
+  const rows = JSON.stringify(
+    marks.map((m) => [m.fireId, m.triggerAt, m.executorAddress, m.triggerCode, m.triggerMsg]),
+  );
   return inSqliteWrite(conn, () => {
-    const statusBefore = prepared(conn, 'SELECT status FROM fire WHERE id = ?');
-    const mark = prepared(conn, SQLITE_MARK);
-    let changed = 0;
-    for (const m of marks) {
-      const before = statusBefore.get(m.fireId) as { status: string } | undefined;
-      if (before === undefined) continue;
-      mark.run(to, m.triggerAt, m.executorAddress, m.triggerCode, m.triggerMsg, m.fireId);
-      if (before.status === 'pending') changed += 1;
-    }
-    return changed;
+    const pending = prepared(conn, SQLITE_PENDING).get(rows) as { n: number };
+    prepared(conn, SQLITE_MARK).run(to, rows);
+    return pending.n;
   });
 }

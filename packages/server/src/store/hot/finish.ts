@@ -100,13 +100,19 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
   };
 }
 
-// PostgreSQL re-checks the WHERE on the newest row version after waiting for a row lock, so of
-// two concurrent finishes of one record the second sees the final status and changes nothing.
-const PG_FINISH = `UPDATE fire AS f
+// `locked` takes the row locks in id order before the UPDATE touches a row (an UPDATE … FROM
+// unnest locks in whatever order its join runs), as the dispatch marks do. The UPDATE then
+// re-checks its WHERE on the newest row version, so of two concurrent finishes of one record the
+// second sees the final status and changes nothing.
+const PG_FINISH = `WITH locked AS (
+  SELECT id FROM fire WHERE id = ANY($1::bigint[]) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE
+)
+UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at
 FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[])
-  AS v(id, status, handle_code, handle_msg, handle_at)
-WHERE f.id = v.id AND f.status IN (${FINISHABLE_SQL})
+  AS v(id, status, handle_code, handle_msg, handle_at),
+  locked
+WHERE f.id = v.id AND locked.id = f.id AND f.status IN (${FINISHABLE_SQL})
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `f.${column}`)
   .join(', ')}`;
@@ -141,7 +147,7 @@ async function finishMysql(
 ) {
   return inMysqlTransaction(conn, async (connection) => {
     const [locked] = await connection.query<(FinishedFireRow & RowDataPacket)[]>(
-      `SELECT ${RETURNED_COLUMNS} FROM fire WHERE id IN (?) AND status IN (${FINISHABLE_SQL}) FOR UPDATE`,
+      `SELECT ${RETURNED_COLUMNS} FROM fire WHERE id IN (?) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE`,
       [results.map((r) => r.fireId)],
     );
     if (locked.length === 0) return [];
@@ -179,28 +185,23 @@ SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_
   );
 }
 
-const SQLITE_FINISH = `UPDATE fire SET status = ?, handle_code = ?, handle_msg = ?, handle_at = ?
-WHERE id = ? AND status IN (${FINISHABLE_SQL})
-RETURNING ${RETURNED_COLUMNS}`;
+// Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at]; one statement per batch.
+// The unary `+` keeps SQLite off the status index: it would scan every open record, not look up the batch's ids.
+export const SQLITE_FINISH = `UPDATE fire
+SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->> 3, handle_at = v.value ->> 4
+FROM json_each(?) AS v
+WHERE fire.id = v.value ->> 0 AND +fire.status IN (${FINISHABLE_SQL})
+RETURNING ${RETURNED_COLUMNS.split(', ')
+  .map((column) => `fire.${column}`)
+  .join(', ')}`;
 
 async function finishSqlite(
   conn: SqliteConnection,
   results: readonly FireResult[],
   statuses: readonly string[],
 ) {
-  return inSqliteWrite(conn, () => {
-    const finish = prepared(conn, SQLITE_FINISH);
-    const rows: FinishedFireRow[] = [];
-    results.forEach((result, i) => {
-      const row = finish.get(
-        statuses[i],
-        result.handleCode,
-        result.handleMsg,
-        result.handleAt,
-        result.fireId,
-      );
-      if (row !== undefined) rows.push(row as FinishedFireRow);
-    });
-    return rows;
-  });
+  const rows = JSON.stringify(
+    results.map((r, i) => [r.fireId, statuses[i], r.handleCode, r.handleMsg, r.handleAt]),
+  );
+  return inSqliteWrite(conn, () => prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[]);
 }

@@ -6,8 +6,20 @@
  */
 import type { DialectName } from '../database-url.js';
 import mysqlInit from './mysql/0001_init.js';
+import mysqlRetries from './mysql/0002_retries.js';
+import mysqlAlarms from './mysql/0003_alarms.js';
+import mysqlUsersAudit from './mysql/0004_users_audit.js';
+import mysqlReportsRetention from './mysql/0005_reports_retention.js';
 import postgresInit from './postgres/0001_init.js';
+import postgresRetries from './postgres/0002_retries.js';
+import postgresAlarms from './postgres/0003_alarms.js';
+import postgresUsersAudit from './postgres/0004_users_audit.js';
+import postgresReportsRetention from './postgres/0005_reports_retention.js';
 import sqliteInit from './sqlite/0001_init.js';
+import sqliteRetries from './sqlite/0002_retries.js';
+import sqliteAlarms from './sqlite/0003_alarms.js';
+import sqliteUsersAudit from './sqlite/0004_users_audit.js';
+import sqliteReportsRetention from './sqlite/0005_reports_retention.js';
 
 export interface Migration {
   version: number;
@@ -16,9 +28,27 @@ export interface Migration {
 }
 
 export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
-  sqlite: [{ version: 1, name: 'init', sql: sqliteInit }],
-  postgres: [{ version: 1, name: 'init', sql: postgresInit }],
-  mysql: [{ version: 1, name: 'init', sql: mysqlInit }],
+  sqlite: [
+    { version: 1, name: 'init', sql: sqliteInit },
+    { version: 2, name: 'retries', sql: sqliteRetries },
+    { version: 3, name: 'alarms', sql: sqliteAlarms },
+    { version: 4, name: 'users_audit', sql: sqliteUsersAudit },
+    { version: 5, name: 'reports_retention', sql: sqliteReportsRetention },
+  ],
+  postgres: [
+    { version: 1, name: 'init', sql: postgresInit },
+    { version: 2, name: 'retries', sql: postgresRetries },
+    { version: 3, name: 'alarms', sql: postgresAlarms },
+    { version: 4, name: 'users_audit', sql: postgresUsersAudit },
+    { version: 5, name: 'reports_retention', sql: postgresReportsRetention },
+  ],
+  mysql: [
+    { version: 1, name: 'init', sql: mysqlInit },
+    { version: 2, name: 'retries', sql: mysqlRetries },
+    { version: 3, name: 'alarms', sql: mysqlAlarms },
+    { version: 4, name: 'users_audit', sql: mysqlUsersAudit },
+    { version: 5, name: 'reports_retention', sql: mysqlReportsRetention },
+  ],
 };
 
 /** Splits a migration into statements: each ends with `;` at the end of a line. */

@@ -1,0 +1,47 @@
+/**
+ * `tickwheel import jobs.json`: applies an export document, idempotently by name (an app by
+ * appName, a job by appName and name), and reports what it created, updated and left unchanged.
+ * New jobs are created stopped; an import never starts or stops a job. Exits 1 when anything
+ * could not be imported.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { EXIT_CODES } from '../exit-codes.js';
+import { printJson } from '../output.js';
+import { action, CliFailure, clientOf, restFlags, withServerOptions } from '../rest-command.js';
+import { parseDocument } from '../transfer/document.js';
+import { importDocument } from '../transfer/import-document.js';
+import { createProgress } from '../transfer/progress.js';
+import { printImportReport } from '../transfer/report-output.js';
+
+export function registerImportCommand(program: Command): void {
+  withServerOptions(
+    program
+      .command('import')
+      .description('create or update apps and jobs from a tickwheel export file (by name; new jobs stopped)')
+      .argument('<file>', 'the export document (- for stdin)'),
+  ).action(
+    action(async (file: string, _flags: unknown, command: Command) => {
+      const doc = parseDocument(await readSource(file), file);
+      const progress = createProgress('importing');
+      let report: Awaited<ReturnType<typeof importDocument>>;
+      try {
+        report = await importDocument(clientOf(command), doc, { onProgress: progress.update });
+      } finally {
+        progress.stop();
+      }
+      if (restFlags(command).json) printJson(report);
+      else printImportReport(report);
+      if (report.failed.length > 0) process.exitCode = EXIT_CODES.failed;
+    }),
+  );
+}
+
+async function readSource(file: string): Promise<string> {
+  try {
+    return file === '-' ? readFileSync(0, 'utf8') : await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CliFailure('TW_ERR_INVALID_OPTION', `cannot read ${file}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Applies an export document to a server, idempotently by name: an app is matched by appName, a
+ * job by (appName, name). What is missing is created, what differs is updated (only the fields
+ * that differ), the rest is left alone — so a second import of the same document changes nothing.
+ * Jobs are created stopped and an import never starts or stops a job.
+ *
+ * Child jobs are set in a second pass, once every job of the document has an id. A new job with
+ * `scriptHistory` is created with its oldest version and brought forward one version at a time,
+ * so the server keeps the history as script versions.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { TickwheelError } from '@tickwheel/protocol';
+import { type ApiClient, ApiClientError, type App, type Job } from '../api-client.js';
+import { type ExportDocument, type ExportedApp, type ExportedJob, type JobRef, jobKey } from './document.js';
+import { listAllApps, listAllJobs, serverCapabilities } from './server-state.js';
+
+export interface Outcomes {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+}
+
+export interface ImportReport {
+  apps: Outcomes;
+  jobs: Outcomes;
+  /** What could not be written, with the server's reason. */
+  failed: Array<{ kind: 'app' | 'job'; name: string; message: string }>;
+  notes: string[];
+}
+
+export interface ImportOptions {
+  /** Called after each app and job: `done` of `total`. */
+  onProgress?(done: number, total: number): void;
+}
+
+export async function importDocument(
+  client: ApiClient,
+  doc: ExportDocument,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const report: ImportReport = {
+    apps: { created: [], updated: [], unchanged: [] },
+    jobs: { created: [], updated: [], unchanged: [] },
+    failed: [],
+    notes: [],
+  };
+  const total = doc.apps.length + doc.jobs.length;
+  let done = 0;
+  const step = () => options.onProgress?.(++done, total);
+
+  const writable = new Set((await serverCapabilities(client)).jobFields);
+  noteUnknownFields(doc.jobs, writable, report);
+
+  const existingApps = new Map((await listAllApps(client)).map((app) => [app.appName, app]));
+  const apps = new Map<string, App>();
+  for (const app of doc.apps) {
+    const applied = await guarded(report, 'app', app.appName, () =>
+      applyApp(client, app, existingApps, report),
+    );
+    if (applied !== undefined) apps.set(app.appName, applied);
+    step();
+  }
+  // Jobs may name apps the document does not list (a hand-written file): use the server's.
+  for (const [appName, app] of existingApps) if (!apps.has(appName)) apps.set(appName, app);
+
+  const existingJobs = await jobsByKey(client, doc.jobs, apps);
+  const jobs = new Map<string, Job>();
+  const outcomeOf = new Map<string, keyof Outcomes>();
+  for (const job of doc.jobs) {
+    const key = jobKey(job);
+    const app = apps.get(job.appName);
+    if (app === undefined) {
+      report.failed.push({ kind: 'job', name: label(job), message: `app ${job.appName} does not exist` });
+      step();
+      continue;
+    }
+    const applied = await guarded(report, 'job', label(job), () =>
+      applyJob(client, job, app, existingJobs.get(key) ?? [], writable),
+    );
+    if (applied !== undefined) {
+      jobs.set(key, applied.job);
+      outcomeOf.set(key, applied.outcome);
+    }
+    step();
+  }
+
+  for (const job of doc.jobs) {
+    const key = jobKey(job);
+    const target = jobs.get(key);
+    if (target === undefined) continue;
+    const changed = await guarded(report, 'job', label(job), () =>
+      applyChildren(client, job, target, jobs, report),
+    );
+    if (changed && outcomeOf.get(key) === 'unchanged') outcomeOf.set(key, 'updated');
+  }
+  for (const job of doc.jobs) {
+    const outcome = outcomeOf.get(jobKey(job));
+    if (outcome !== undefined) report.jobs[outcome].push(label(job));
+  }
+  return report;
+}
+
+async function applyApp(
+  client: ApiClient,
+  app: ExportedApp,
+  existing: Map<string, App>,
+  report: ImportReport,
+): Promise<App> {
+  const addressType = app.addressType ?? 'AUTO';
+  const addressList = addressType === 'MANUAL' ? (app.addressList ?? []) : [];
+  const found = existing.get(app.appName);
+  if (found === undefined) {
+    const created = await client.createApp({
+      appName: app.appName,
+      title: app.title ?? app.appName,
+      addressType,
+      ...(addressType === 'MANUAL' ? { addressList } : {}),
+    });
+    report.apps.created.push(app.appName);
+    return created;
+  }
+  const patch: Record<string, unknown> = {};
+  if (app.title !== undefined && app.title !== found.title) patch.title = app.title;
+  if (addressType !== found.addressType) patch.addressType = addressType;
+  if (addressType === 'MANUAL' && !sameAddresses(addressList, found.addressList))
+    patch.addressList = addressList;
+  if (Object.keys(patch).length === 0) {
+    report.apps.unchanged.push(app.appName);
+    return found;
+  }
+  const updated = await client.updateApp(found.id, patch);
+  report.apps.updated.push(app.appName);
+  return updated;
+}
+
+async function applyJob(
+  client: ApiClient,
+  job: ExportedJob,
+  app: App,
+  matches: Job[],
+  writable: Set<string>,
+): Promise<{ job: Job; outcome: keyof Outcomes }> {
+  const fields = writableFieldsOf(job, writable);
+  if (matches.length > 1) {
+    throw new TickwheelError(
+      'TW_ERR_CONFLICT',
+      `${matches.length} jobs of app ${app.appName} are named "${job.name}" (ids ${matches.map((m) => m.id).join(', ')}); rename all but one`,
+    );
+  }
+  const [found] = matches;
+  if (found === undefined) return { job: await createJob(client, job, app, fields), outcome: 'created' };
+  const patch = Object.fromEntries(
+    Object.entries(fields).filter(([key, value]) => !isDeepStrictEqual(found[key], value)),
+  );
+  if (Object.keys(patch).length === 0) return { job: found, outcome: 'unchanged' };
+  return { job: await client.updateJob(found.id, patch), outcome: 'updated' };
+}
+
+/** Creates the job; with a script history, oldest version first, then each later one. */
+async function createJob(
+  client: ApiClient,
+  job: ExportedJob,
+  app: App,
+  fields: Record<string, unknown>,
+): Promise<Job> {
+  const [first, ...later] = job.scriptHistory ?? [];
+  if (first === undefined) return client.createJob({ ...fields, appId: app.id });
+  const created = await client.createJob({ ...fields, ...first, appId: app.id });
+  for (const version of later) await client.updateJob(created.id, { ...version });
+  const current = {
+    glueType: fields.glueType ?? created.glueType,
+    glueSource: fields.glueSource ?? created.glueSource,
+    glueRemark: fields.glueRemark ?? created.glueRemark,
+  };
+  return client.updateJob(created.id, current);
+}
+
+/** Sets the job's child jobs to those the document names; true when they changed. */
+async function applyChildren(
+  client: ApiClient,
+  job: ExportedJob,
+  target: Job,
+  jobs: Map<string, Job>,
+  report: ImportReport,
+): Promise<boolean> {
+  const ids: number[] = [];
+  for (const ref of job.childJobs ?? []) {
+    const child = jobs.get(jobKey(ref));
+    if (child === undefined)
+      report.notes.push(`${label(job)}: child job ${label(ref)} was not imported; left out`);
+    else ids.push(child.id);
+  }
+  if (isDeepStrictEqual([...ids].sort(), [...target.childJobIds].sort())) return false;
+  const updated = await client.updateJob(target.id, { childJobIds: ids });
+  jobs.set(jobKey(job), updated);
+  return true;
+}
+
+async function jobsByKey(
+  client: ApiClient,
+  docJobs: ExportedJob[],
+  apps: Map<string, App>,
+): Promise<Map<string, Job[]>> {
+  const byKey = new Map<string, Job[]>();
+  const appNames = [...new Set(docJobs.map((job) => job.appName))];
+  for (const appName of appNames) {
+    const app = apps.get(appName);
+    if (app === undefined) continue;
+    for (const job of await listAllJobs(client, app.id)) {
+      const key = jobKey({ appName, name: job.name });
+      byKey.set(key, [...(byKey.get(key) ?? []), job]);
+    }
+  }
+  return byKey;
+}
+
+function writableFieldsOf(job: ExportedJob, writable: Set<string>): Record<string, unknown> {
+  const fields: Record<string, unknown> = { name: job.name };
+  for (const [key, value] of Object.entries(job)) {
+    if (writable.has(key) && value !== undefined) fields[key] = value;
+  }
+  return fields;
+}
+
+const DOCUMENT_KEYS = new Set(['appName', 'name', 'childJobs', 'scriptHistory', 'triggerStatus']);
+
+function noteUnknownFields(jobs: ExportedJob[], writable: Set<string>, report: ImportReport): void {
+  const unknown = new Set<string>();
+  for (const job of jobs)
+    for (const key of Object.keys(job)) if (!writable.has(key) && !DOCUMENT_KEYS.has(key)) unknown.add(key);
+  if (unknown.size > 0)
+    report.notes.push(`this server has no job field ${[...unknown].sort().join(', ')}; ignored`);
+}
+
+/** Runs one write; a refusal is recorded in the report and the import goes on. */
+async function guarded<T>(
+  report: ImportReport,
+  kind: 'app' | 'job',
+  name: string,
+  write: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (err) {
+    // An outage or bad credentials stop the import: every later write would fail the same way.
+    if (err instanceof ApiClientError && (err.status === undefined || err.status === 401)) throw err;
+    report.failed.push({ kind, name, message: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+}
+
+function label(ref: JobRef): string {
+  return `${ref.appName}/${ref.name}`;
+}
+
+function sameAddresses(a: string[], b: string[]): boolean {
+  const normalise = (list: string[]) =>
+    list
+      .map((address) => {
+        try {
+          return new URL(address.trim()).href;
+        } catch {
+          return address;
+        }
+      })
+      .sort();
+  return isDeepStrictEqual(normalise(a), normalise(b));
+}

@@ -1,0 +1,32 @@
+/** Prints an import report: counts first, then what failed and why, then the notes. */
+import type { ImportReport } from './import-document.js';
+
+/** Created and updated items listed one a line; a large import lists the first ones. */
+const ITEMIZED_MAX = 50;
+
+export function printImportReport(report: ImportReport, out: (line: string) => void = console.log): void {
+  const { apps, jobs } = report;
+  const changes = apps.created.length + apps.updated.length + jobs.created.length + jobs.updated.length;
+  out(
+    `apps: ${apps.created.length} created, ${apps.updated.length} updated, ${apps.unchanged.length} unchanged`,
+  );
+  out(
+    `jobs: ${jobs.created.length} created, ${jobs.updated.length} updated, ${jobs.unchanged.length} unchanged`,
+  );
+  const itemized = [
+    ...apps.created.map((name) => `  + app ${name}`),
+    ...apps.updated.map((name) => `  ~ app ${name}`),
+    ...jobs.created.map((name) => `  + job ${name}`),
+    ...jobs.updated.map((name) => `  ~ job ${name}`),
+  ];
+  for (const line of itemized.slice(0, ITEMIZED_MAX)) out(line);
+  if (itemized.length > ITEMIZED_MAX)
+    out(`  … and ${itemized.length - ITEMIZED_MAX} more (--json lists every one)`);
+  if (report.failed.length > 0) {
+    out(`not imported (${report.failed.length}):`);
+    for (const failure of report.failed) out(`  ! ${failure.kind} ${failure.name}: ${failure.message}`);
+  }
+  for (const note of report.notes) out(`note: ${note}`);
+  if (changes === 0 && report.failed.length === 0)
+    out('nothing changed: the server already holds everything in the file');
+}

@@ -1,0 +1,94 @@
+/**
+ * What a server holds, read whole for export and import: every app, every job of an app, and the
+ * job fields its `createJob` body accepts (read from its OpenAPI document, so fields that later
+ * servers add travel without a new CLI).
+ */
+import type { ApiClient, App, Job, OpenApiDocument, Page } from '../api-client.js';
+
+/** Fields of a job body that are not carried by name in an export document. */
+const NOT_EXPORTED = new Set(['appId', 'childJobIds', 'triggerStatus']);
+
+/**
+ * Ids of other records (`alarmChannelIds`) mean nothing on another server: such fields are not
+ * carried (child jobs travel by name instead).
+ */
+function isLocalIds(field: string): boolean {
+  return field.endsWith('Ids');
+}
+
+/** The fields of the job bodies of servers without a readable OpenAPI document. */
+const BASE_JOB_FIELDS = [
+  'name',
+  'author',
+  'alarmEmail',
+  'scheduleType',
+  'scheduleConf',
+  'timeZone',
+  'misfireStrategy',
+  'executorRouteStrategy',
+  'executorHandler',
+  'executorParam',
+  'executorBlockStrategy',
+  'executorTimeout',
+  'executorFailRetryCount',
+  'glueType',
+  'glueSource',
+  'glueRemark',
+];
+
+/** Every item of a paged listing, 200 at a time. */
+export async function listAll<T>(
+  fetchPage: (limit: number, offset: number) => Promise<Page<T>>,
+): Promise<T[]> {
+  const items: T[] = [];
+  for (let offset = 0; ; ) {
+    const page = await fetchPage(200, offset);
+    items.push(...page.items);
+    offset += page.items.length;
+    if (page.items.length === 0 || offset >= page.total) return items;
+  }
+}
+
+export function listAllApps(client: ApiClient): Promise<App[]> {
+  return listAll((limit, offset) => client.listApps({ limit, offset }));
+}
+
+export function listAllJobs(client: ApiClient, appId: number): Promise<Job[]> {
+  return listAll((limit, offset) => client.listJobs({ appId, limit, offset }));
+}
+
+/** What a server offers, from its OpenAPI document. */
+export interface ServerCapabilities {
+  /** The job fields (besides appId, childJobIds, triggerStatus) its `createJob` accepts. */
+  jobFields: string[];
+  /** Its operationIds. */
+  operations: Set<string>;
+}
+
+export async function serverCapabilities(client: ApiClient): Promise<ServerCapabilities> {
+  const doc = await client.openApiDocument();
+  const operations = new Set<string>();
+  for (const byMethod of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(byMethod)) {
+      if (operation.operationId !== undefined) operations.add(operation.operationId);
+    }
+  }
+  return { jobFields: writableJobFields(doc), operations };
+}
+
+function writableJobFields(doc: OpenApiDocument): string[] {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation.operationId !== 'createJob') continue;
+      const schema = (
+        operation.requestBody as { content?: Record<string, { schema?: { properties?: object } }> }
+      )?.content?.['application/json']?.schema;
+      if (schema?.properties !== undefined) {
+        return Object.keys(schema.properties).filter(
+          (field) => !NOT_EXPORTED.has(field) && !isLocalIds(field),
+        );
+      }
+    }
+  }
+  return BASE_JOB_FIELDS;
+}

@@ -1,0 +1,24 @@
+/**
+ * What follows a finished run, past FIX_DELAY's next time (the pipeline's): a failure's retry
+ * and alarm (retries/failure-decisions.ts), a success's child jobs (child-jobs/child-trigger.ts).
+ * The result recorder calls it once per record it finished (its `onFiresFinished` hook); a
+ * record the recorder finishes twice does not exist, so neither follows twice.
+ */
+import type { ChildTrigger } from './child-jobs/child-trigger.js';
+import type { FailureDecisions } from './retries/failure-decisions.js';
+import { type FinishedFire, RETRYABLE_STATUSES } from './store/index.js';
+
+const RETRYABLE: ReadonlySet<string> = new Set(RETRYABLE_STATUSES);
+
+export interface AfterRunsDeps {
+  decisions: Pick<FailureDecisions, 'decide'>;
+  children: Pick<ChildTrigger, 'afterSuccess'>;
+}
+
+/** The hook: decides the failures and fires the children of the successes among `finished`. Never rejects. */
+export function afterRuns(deps: AfterRunsDeps): (finished: readonly FinishedFire[]) => Promise<void> {
+  return async (finished) => {
+    const failed = finished.filter((fire) => RETRYABLE.has(fire.status)).map((fire) => fire.fireId);
+    await Promise.all([deps.decisions.decide(failed), deps.children.afterSuccess(finished)]);
+  };
+}

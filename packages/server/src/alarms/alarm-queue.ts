@@ -1,0 +1,322 @@
+/**
+ * The alarm queue: the `AlarmSink` the engine raises failures into. `raise` returns at once;
+ * the sending happens here, on the node that raised the alarm, apart from everything else:
+ *
+ * - one lane per channel, each with its own concurrency limit, so a channel that hangs fills
+ *   only its own lane — other channels' alarms, and scheduling, go on;
+ * - every send has a timeout (an AbortSignal the channel passes to its socket);
+ * - a failed send is tried again after a back-off that doubles, up to `maxAttempts` tries,
+ *   waiting on a timer, not in the lane, and only when the error says a retry may help;
+ * - once every channel of an alarm has settled, the fire record gets the result:
+ *   `alarm_status` SENT (all took it) or FAILED, and `alarm_msg` with each channel's outcome.
+ *
+ * The queue lives in memory: alarms waiting when a node dies are lost (their records keep
+ * status NONE). `stop()` lets the sends in flight and waiting finish within a bound, then
+ * aborts the rest and records them as failed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { toFire } from '../api/fires.js';
+import { toJob } from '../api/jobs.js';
+import type { Clock, TimerHandle } from '../scheduling/clock.js';
+import type { AlarmChannelRow, Store } from '../store/index.js';
+import { type AlarmMessage, buildAlarmMessage } from './alarm-message.js';
+import { AlarmSendError, toAlarmSendError } from './alarm-send-error.js';
+import type { Alarm, AlarmSink } from './alarm-sink.js';
+import { ALARM_STATUS } from './alarm-status.js';
+import { CHANNEL_KINDS, type ChannelConfig, isAlarmChannelType } from './channel-registry.js';
+import { channelsForJob } from './job-channels.js';
+import { type AlarmQueueLimits, type ResolvedAlarmQueueLimits, resolveAlarmQueueLimits } from './options.js';
+
+/** `alarm_msg` is TEXT; a storm of long errors is cut well before that. */
+const ALARM_MSG_MAX_CHARS = 4_000;
+
+export interface AlarmQueueOptions {
+  store: Pick<Store, 'alarmChannels' | 'apps' | 'fires'>;
+  clock: Clock;
+  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  limits?: AlarmQueueLimits;
+}
+
+/** What one channel did with one alarm. */
+export interface DeliveryOutcome {
+  channelId: number;
+  channelName: string;
+  type: string;
+  sent: boolean;
+  attempts: number;
+  error: string | null;
+}
+
+/** One alarm on its way: the fire it is about and how its channels did. */
+interface AlarmRun {
+  fireId: number;
+  waiting: number;
+  outcomes: DeliveryOutcome[];
+}
+
+interface Delivery {
+  run: AlarmRun;
+  channel: AlarmChannelRow;
+  config: ChannelConfig;
+  message: AlarmMessage;
+  deliveryId: string;
+  attempts: number;
+}
+
+interface Lane {
+  active: number;
+  waiting: Delivery[];
+}
+
+export class AlarmQueue implements AlarmSink {
+  private readonly options: AlarmQueueOptions;
+  private readonly limits: ResolvedAlarmQueueLimits;
+  private readonly lanes = new Map<number, Lane>();
+  /** Deliveries waiting out a back-off before their next try, and how to end the wait early. */
+  private readonly backingOff = new Map<Delivery, { timer: TimerHandle; end(): void }>();
+  /** Everything under way (preparing an alarm, a send, writing a result): what `idle()` waits for. */
+  private readonly underWay = new Set<Promise<unknown>>();
+  private readonly aborter = new AbortController();
+  private stopping = false;
+
+  constructor(options: AlarmQueueOptions) {
+    this.options = options;
+    this.limits = resolveAlarmQueueLimits(options.limits);
+  }
+
+  /** Takes the alarm and returns at once; sending and recording happen in the background. */
+  raise(alarm: Alarm): void {
+    if (this.stopping) {
+      this.options.logger.warn({ fireId: alarm.fire.id }, 'alarm raised while the server stops; not sent');
+      return;
+    }
+    // Even reading the job's channels waits for the next microtask: the caller goes on at once.
+    this.track(
+      Promise.resolve()
+        .then(() => this.enqueue(alarm))
+        .catch((err: unknown) =>
+          this.options.logger.error(
+            { err, fireId: alarm.fire.id },
+            'preparing an alarm failed; it is not sent',
+          ),
+        ),
+    );
+  }
+
+  /** Resolves once nothing is queued, sending, backing off or being recorded. */
+  async idle(): Promise<void> {
+    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+  }
+
+  /**
+   * Takes no more alarms and no more retries (a delivery backing off is recorded as failed), lets
+   * what is queued and in flight finish for up to `timeoutMs`, then aborts the rest. Resolves
+   * once every result is written, so the store may close after it.
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    for (const [delivery, wait] of this.backingOff) {
+      this.options.clock.clearTimer(wait.timer);
+      this.backingOff.delete(delivery);
+      wait.end();
+      this.settle(delivery, `not retried: the server stopped (after ${tries(delivery.attempts)})`);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([this.idle(), deadline]);
+    clearTimeout(timer);
+    this.aborter.abort(new AlarmSendError('the server stopped', { retryable: false }));
+    for (const lane of this.lanes.values()) {
+      for (const delivery of lane.waiting.splice(0)) this.settle(delivery, 'not sent: the server stopped');
+    }
+    await this.idle();
+  }
+
+  private async enqueue(alarm: Alarm): Promise<void> {
+    const { store, clock } = this.options;
+    const channels = await channelsForJob(store.alarmChannels, alarm.job);
+    // Every alarm reaches the log too, so a node with no channel configured still shows them.
+    this.options.logger.warn(
+      { jobId: alarm.job.id, fireId: alarm.fire.id, channels: channels.map((channel) => channel.name) },
+      `alarm: ${alarm.reason}`,
+    );
+    if (channels.length === 0) return;
+    const message = buildAlarmMessage({
+      ...alarm,
+      app: await store.apps.findAppById(alarm.job.app_id),
+      raisedAt: clock.now(),
+      jobResource: toJob(alarm.job),
+      fireResource: toFire(alarm.fire),
+    });
+    const run: AlarmRun = { fireId: alarm.fire.id, waiting: channels.length, outcomes: [] };
+    for (const channel of channels) {
+      const delivery: Delivery = {
+        run,
+        channel,
+        config: {},
+        message,
+        deliveryId: randomUUID(),
+        attempts: 0,
+      };
+      const config = parseStoredConfig(channel);
+      if (config === undefined) {
+        this.settle(delivery, 'the stored config is not valid JSON');
+        continue;
+      }
+      delivery.config = config;
+      this.push(delivery);
+    }
+  }
+
+  private push(delivery: Delivery): void {
+    const lane = this.laneOf(delivery.channel.id);
+    if (lane.waiting.length >= this.limits.maxWaitingPerChannel) {
+      this.settle(delivery, `not sent: ${lane.waiting.length} alarms were already waiting for this channel`);
+      return;
+    }
+    lane.waiting.push(delivery);
+    this.pump(lane);
+  }
+
+  private laneOf(channelId: number): Lane {
+    let lane = this.lanes.get(channelId);
+    if (lane === undefined) {
+      lane = { active: 0, waiting: [] };
+      this.lanes.set(channelId, lane);
+    }
+    return lane;
+  }
+
+  private pump(lane: Lane): void {
+    while (lane.active < this.limits.concurrencyPerChannel && lane.waiting.length > 0) {
+      const delivery = lane.waiting.shift()!;
+      lane.active += 1;
+      this.track(
+        this.attempt(delivery).finally(() => {
+          lane.active -= 1;
+          this.pump(lane);
+        }),
+      );
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const { channel } = delivery;
+    delivery.attempts += 1;
+    if (!isAlarmChannelType(channel.type)) {
+      this.settle(delivery, `unknown channel type ${channel.type}`);
+      return;
+    }
+    const signal = AbortSignal.any([AbortSignal.timeout(this.limits.sendTimeoutMs), this.aborter.signal]);
+    try {
+      await CHANNEL_KINDS[channel.type].send(delivery.message, delivery.config, {
+        signal,
+        now: () => this.options.clock.now(),
+        deliveryId: delivery.deliveryId,
+      });
+      this.settle(delivery, null);
+    } catch (err) {
+      this.failed(
+        delivery,
+        this.aborter.signal.aborted ? stoppedError(err) : sendError(err, signal, this.limits),
+      );
+    }
+  }
+
+  private failed(delivery: Delivery, error: AlarmSendError): void {
+    const { attempts, channel } = delivery;
+    const retry = error.retryable && attempts < this.limits.maxAttempts && !this.stopping;
+    this.options.logger.warn(
+      { channel: channel.name, fireId: delivery.run.fireId, attempts, err: error.message, retry },
+      'alarm channel did not take the alarm',
+    );
+    if (!retry) {
+      this.settle(delivery, attempts > 1 ? `${error.message} (after ${tries(attempts)})` : error.message);
+      return;
+    }
+    const delayMs = Math.min(this.limits.retryDelayMs * 2 ** (attempts - 1), this.limits.maxRetryDelayMs);
+    // The wait is tracked like a send, so idle() and stop() see a delivery between two tries.
+    this.track(
+      new Promise<void>((end) => {
+        const timer = this.options.clock.setTimer(() => {
+          this.backingOff.delete(delivery);
+          end();
+          this.push(delivery);
+        }, delayMs);
+        this.backingOff.set(delivery, { timer, end });
+      }),
+    );
+  }
+
+  /** Records one channel's outcome (`error` null: sent); the last one writes the fire's result. */
+  private settle(delivery: Delivery, error: string | null): void {
+    const { run, channel } = delivery;
+    run.outcomes.push({
+      channelId: channel.id,
+      channelName: channel.name,
+      type: channel.type,
+      sent: error === null,
+      attempts: delivery.attempts,
+      error,
+    });
+    run.waiting -= 1;
+    if (run.waiting > 0) return;
+    this.track(this.record(run));
+  }
+
+  private async record(run: AlarmRun): Promise<void> {
+    const sent = run.outcomes.every((outcome) => outcome.sent);
+    try {
+      await this.options.store.fires.recordAlarmResult(
+        run.fireId,
+        sent ? ALARM_STATUS.SENT : ALARM_STATUS.FAILED,
+        describeOutcomes(run.outcomes),
+      );
+    } catch (err) {
+      this.options.logger.error({ err, fireId: run.fireId }, 'recording the alarm result failed');
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.underWay.add(promise);
+    void promise.finally(() => this.underWay.delete(promise));
+  }
+}
+
+/** `EMAIL ops-mail: sent; DINGTALK dev: DingTalk refused the message: …`, capped. */
+export function describeOutcomes(outcomes: readonly DeliveryOutcome[]): string {
+  const text = [...outcomes]
+    .sort((a, b) => a.channelId - b.channelId)
+    .map((o) => `${o.type} ${o.channelName}: ${o.sent ? 'sent' : o.error}`)
+    .join('; ');
+  return text.length <= ALARM_MSG_MAX_CHARS ? text : `${text.slice(0, ALARM_MSG_MAX_CHARS)}…`;
+}
+
+function tries(count: number): string {
+  return count === 1 ? '1 try' : `${count} tries`;
+}
+
+function parseStoredConfig(channel: AlarmChannelRow): ChannelConfig | undefined {
+  try {
+    const config: unknown = JSON.parse(channel.config);
+    return typeof config === 'object' && config !== null ? (config as ChannelConfig) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A send cut by the queue's timeout says so, whatever the channel's client made of the abort. */
+function sendError(err: unknown, signal: AbortSignal, limits: ResolvedAlarmQueueLimits): AlarmSendError {
+  if (!signal.aborted) return toAlarmSendError(err);
+  return new AlarmSendError(`no answer within ${limits.sendTimeoutMs} ms`, { retryable: true, cause: err });
+}
+
+function stoppedError(err: unknown): AlarmSendError {
+  return new AlarmSendError('not sent: the server stopped while it was sending', {
+    retryable: false,
+    cause: err,
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * The alarm queue's timings and limits, their defaults and their validation, in one place.
+ * They reach the server as `internal.alarms` (tests shorten them); the defaults suit production.
+ */
+import { TickwheelError } from '@tickwheel/protocol';
+
+export interface AlarmQueueLimits {
+  /** Sends in flight at once to one channel (a slow channel holds only its own). Default 2. */
+  concurrencyPerChannel?: number;
+  /** Time one send may take before it is aborted and counted as failed. Default 10,000 ms. */
+  sendTimeoutMs?: number;
+  /** Tries per alarm and channel, the first included. Default 3. */
+  maxAttempts?: number;
+  /** Wait before the first retry; each later one waits twice as long. Default 2,000 ms. */
+  retryDelayMs?: number;
+  /** The longest wait between two tries. Default 60,000 ms. */
+  maxRetryDelayMs?: number;
+  /** Alarms waiting for one channel; beyond, a new one fails at once (an alarm storm). Default 1,000. */
+  maxWaitingPerChannel?: number;
+}
+
+export type ResolvedAlarmQueueLimits = Required<AlarmQueueLimits>;
+
+export const ALARM_QUEUE_DEFAULTS: ResolvedAlarmQueueLimits = {
+  concurrencyPerChannel: 2,
+  sendTimeoutMs: 10_000,
+  maxAttempts: 3,
+  retryDelayMs: 2_000,
+  maxRetryDelayMs: 60_000,
+  maxWaitingPerChannel: 1_000,
+};
+
+/** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
+export function resolveAlarmQueueLimits(
+  limits: AlarmQueueLimits = {},
+  prefix = 'internal.alarms',
+): ResolvedAlarmQueueLimits {
+  const d = ALARM_QUEUE_DEFAULTS;
+  const int = (name: keyof AlarmQueueLimits, min: number, max: number): number => {
+    const value = limits[name];
+    if (value === undefined) return d[name];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_OPTION',
+        `${prefix}.${name}: must be an integer from ${min} to ${max}`,
+        `${prefix}.${name}`,
+      );
+    }
+    return value;
+  };
+  return {
+    concurrencyPerChannel: int('concurrencyPerChannel', 1, 100),
+    sendTimeoutMs: int('sendTimeoutMs', 10, 600_000),
+    maxAttempts: int('maxAttempts', 1, 20),
+    retryDelayMs: int('retryDelayMs', 0, 3_600_000),
+    maxRetryDelayMs: int('maxRetryDelayMs', 0, 3_600_000),
+    maxWaitingPerChannel: int('maxWaitingPerChannel', 1, 1_000_000),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The retention monitor (XXL-JOB's log clean-up): at start and then hourly, on the node holding
+ * the maintenance lease, it deletes fire records scheduled more than the configured days ago
+ * (`retention/settings.ts`, default 30). It deletes in small batches with a pause between them,
+ * so no statement holds the fire table (or SQLite's write lock) for long and the planner's
+ * claims and the executors' results slip in between: scheduling keeps its time while a million
+ * old records go (bench/retention).
+ */
+import type { Logger } from 'pino';
+import { DAY_MS } from '../reports/days.js';
+import { readRetentionSettings } from '../retention/settings.js';
+import type { Clock, TimerHandle } from '../scheduling/clock.js';
+import type { FireRepository, SettingRepository } from '../store/index.js';
+import {
+  DEFAULT_MAINTENANCE_LEASE_TTL_MS,
+  holdMaintenanceLease,
+  type MaintenanceLeaseOptions,
+} from './maintenance-lease.js';
+import { Periodic } from './periodic.js';
+
+export interface RetentionMonitorOptions {
+  fires: Pick<FireRepository, 'deleteFiresBefore'>;
+  settings: Pick<SettingRepository, 'getSetting'>;
+  lease: MaintenanceLeaseOptions;
+  clock: Clock;
+  logger: Pick<Logger, 'error' | 'info'>;
+  /** Time between two sweeps. Default 3,600,000 ms (hourly); the first runs at start. */
+  intervalMs?: number;
+  /** Records deleted per statement. Default 1,000. */
+  batchSize?: number;
+  /**
+   * Shortest pause between two batches, leaving the table to the scheduler. Default 50 ms. The
+   * pause also grows with the batch: at least `BUSY_RATIO` times as long as the batch took.
+   * 0: no pause at all (an offline clean-up, tests).
+   */
+  batchPauseMs?: number;
+}
+
+/**
+ * A sweep is busy at most one part in (1 + BUSY_RATIO) of its time: on SQLite a statement holds
+ * the server's event loop (the driver is synchronous) and the write lock while it runs, so a
+ * batch that took 10 ms is followed by at least 40 ms in which fires are claimed, dispatched and
+ * finished undisturbed. A slow database (a loaded machine, a cold cache) slows the sweep, not
+ * the scheduler.
+ */
+export const BUSY_RATIO = 4;
+
+export const RETENTION_MONITOR_DEFAULTS = {
+  intervalMs: 3_600_000,
+  batchSize: 1_000,
+  batchPauseMs: 50,
+} as const;
+
+/** What one sweep did; `held` false when another node holds the maintenance lease. */
+export interface RetentionSweep {
+  held: boolean;
+  /** Records scheduled before this instant were deleted. */
+  cutoff: number;
+  deleted: number;
+  /** Delete statements run (each deleted at most `batchSize` records). */
+  batches: number;
+}
+
+/**
+ * @example
+ * const monitor = new RetentionMonitor({ fires: store.fires, settings: store.settings,
+ *   lease: { leases: store.leases, nodeId }, clock, logger });
+ * monitor.start();
+ */
+export class RetentionMonitor {
+  private readonly options: RetentionMonitorOptions;
+  private readonly batchSize: number;
+  private readonly batchPauseMs: number;
+  private readonly loop: Periodic;
+  private stopping = false;
+  private pause: { timer: TimerHandle; wake: () => void } | undefined;
+
+  constructor(options: RetentionMonitorOptions) {
+    this.options = options;
+    this.batchSize = options.batchSize ?? RETENTION_MONITOR_DEFAULTS.batchSize;
+    this.batchPauseMs = options.batchPauseMs ?? RETENTION_MONITOR_DEFAULTS.batchPauseMs;
+    this.loop = new Periodic({
+      name: 'retention sweep',
+      intervalMs: options.intervalMs ?? RETENTION_MONITOR_DEFAULTS.intervalMs,
+      clock: options.clock,
+      logger: options.logger,
+      run: () => this.sweep(),
+    });
+  }
+
+  /** Starts the loop with a first sweep now (in the background). */
+  start(): void {
+    this.stopping = false;
+    this.loop.start();
+    void this.loop.runNow();
+  }
+
+  /** Stops the loop; a sweep in progress ends after its current batch. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeFromPause();
+    await this.loop.stop();
+  }
+
+  /** One sweep, if this node holds the maintenance lease. */
+  async sweep(): Promise<RetentionSweep> {
+    const { clock, lease } = this.options;
+    let heldAt = clock.now();
+    const { retentionDays } = await readRetentionSettings(this.options.settings);
+    const sweep: RetentionSweep = {
+      held: false,
+      cutoff: heldAt - retentionDays * DAY_MS,
+      deleted: 0,
+      batches: 0,
+    };
+    if (!(await holdMaintenanceLease(lease, heldAt))) return sweep;
+    sweep.held = true;
+    // Renewed well within its lifetime, so a long sweep never runs on a lease another node took.
+    const renewEveryMs = (lease.ttlMs ?? DEFAULT_MAINTENANCE_LEASE_TTL_MS) / 4;
+    while (!this.stopping) {
+      const startedAt = performance.now();
+      const deleted = await this.options.fires.deleteFiresBefore(sweep.cutoff, this.batchSize);
+      const tookMs = performance.now() - startedAt;
+      sweep.deleted += deleted;
+      sweep.batches += 1;
+      if (deleted < this.batchSize || this.stopping) break;
+      if (this.batchPauseMs > 0) {
+        await this.pauseBetweenBatches(Math.max(this.batchPauseMs, Math.ceil(tookMs * BUSY_RATIO)));
+      }
+      if (clock.now() - heldAt >= renewEveryMs) {
+        heldAt = clock.now();
+        if (!(await holdMaintenanceLease(lease, heldAt))) break;
+      }
+    }
+    if (sweep.deleted > 0) {
+      this.options.logger.info(
+        {
+          deleted: sweep.deleted,
+          batches: sweep.batches,
+          retentionDays,
+          cutoff: new Date(sweep.cutoff).toISOString(),
+        },
+        'retention deleted old fire records',
+      );
+    }
+    return sweep;
+  }
+
+  private pauseBetweenBatches(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        this.pause = undefined;
+        resolve();
+      };
+      this.pause = { timer: this.options.clock.setTimer(wake, ms), wake };
+    });
+  }
+
+  private wakeFromPause(): void {
+    const pause = this.pause;
+    if (pause === undefined) return;
+    this.options.clock.clearTimer(pause.timer);
+    pause.wake();
+  }
+}

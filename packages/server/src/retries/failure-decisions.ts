@@ -1,0 +1,151 @@
+/**
+ * What follows a failure: a retry, an alarm, both or neither. A record that failed (handle code
+ * 500 or a lost run), timed out (502) or whose dispatch no executor took is decided once, by
+ * whichever node sees it first — the one that wrote its result, the one whose dispatch failed,
+ * or the retry monitor's sweep after a crash — through the store's compare-and-set
+ * (`store.retries`).
+ *
+ * - Retry when the record has retries left (`retry_count`, set from the job's
+ *   `executorFailRetryCount` when the fire was made): a new RETRY record pointing at it, one
+ *   retry fewer left, due after the job's back-off. The retry monitor dispatches it then.
+ * - Alarm through the AlarmSink: every failed attempt under EVERY_FAILURE (XXL-JOB's way), only
+ *   the attempt after which no retry is left under FINAL_FAILURE.
+ * - A broadcast is retried shard by shard (XXL-JOB retries the failed shard too): a failed shard
+ *   gets a retry of that one shard; the broadcast's own record waits for the retries and is then
+ *   finished from the last attempt of each shard. That summary record is neither retried nor
+ *   alarmed itself (its shards were). A broadcast no executor took at all is retried as a whole.
+ * - A killed run is the user's decision, not a failure: neither retried nor alarmed.
+ */
+import type { Logger } from 'pino';
+import type { AlarmSink } from '../alarms/alarm-sink.js';
+import type { FireRow, JobRow, Store } from '../store/index.js';
+import { RETRYABLE_STATUSES } from '../store/index.js';
+import { backoffOf, retryDelayMs } from './backoff.js';
+import { attemptOf, isBroadcastSummary } from './fire-chain.js';
+
+export interface FailureDecisionsOptions {
+  store: Pick<Store, 'fires' | 'jobs' | 'retries'>;
+  alarms: AlarmSink;
+  /** Finishes the broadcasts above these records once their shards have all settled (the result recorder's). */
+  settleBroadcasts(fireIds: number[]): Promise<unknown>;
+  clock: { now(): number };
+  logger: Pick<Logger, 'error' | 'debug'>;
+}
+
+/** What one decision did (for tests and logs). */
+export interface FailureDecision {
+  fireId: number;
+  /** The RETRY record made, if any. */
+  retryFireId: number | null;
+  alarmed: boolean;
+}
+
+const RETRYABLE: ReadonlySet<string> = new Set(RETRYABLE_STATUSES);
+
+export class FailureDecisions {
+  private readonly options: FailureDecisionsOptions;
+
+  constructor(options: FailureDecisionsOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Decides the records of `fireIds` that failed and are not decided yet; the others are left
+   * alone. Never rejects: a record that could not be decided is logged and stays undecided for
+   * the sweep.
+   */
+  async decide(fireIds: readonly number[]): Promise<FailureDecision[]> {
+    if (fireIds.length === 0) return [];
+    const { store, logger } = this.options;
+    let fires: FireRow[];
+    let jobs: Map<number, JobRow>;
+    try {
+      fires = (await store.fires.findFiresByIds([...new Set(fireIds)])).filter(isUndecidedFailure);
+      if (fires.length === 0) return [];
+      const rows = await store.jobs.findJobsByIds([...new Set(fires.map((fire) => fire.job_id))]);
+      jobs = new Map(rows.map((job) => [job.id, job]));
+    } catch (err) {
+      logger.error(
+        { err, fireIds },
+        'could not load failed fires to decide retries and alarms; the sweep will',
+      );
+      return [];
+    }
+    const decisions: FailureDecision[] = [];
+    const settle: number[] = [];
+    for (const fire of fires) {
+      try {
+        const decision = await this.decideOne(fire, jobs.get(fire.job_id));
+        if (decision === null) continue;
+        decisions.push(decision);
+        if (decision.retryFireId === null && fire.parent_fire_id !== null) settle.push(fire.parent_fire_id);
+      } catch (err) {
+        logger.error(
+          { err, fireId: fire.id },
+          'could not decide the retry and alarm of a failed fire; the sweep will',
+        );
+      }
+    }
+    if (settle.length > 0) {
+      // A shard with no retry to come may have been the last one its broadcast waited for.
+      try {
+        await this.options.settleBroadcasts(settle);
+      } catch (err) {
+        logger.error({ err, fireIds: settle }, 'could not settle broadcasts after their last shard failed');
+      }
+    }
+    return decisions;
+  }
+
+  /** One failed record: null when another node decided it first (or it is a broadcast's summary). */
+  private async decideOne(fire: FireRow, job: JobRow | undefined): Promise<FailureDecision | null> {
+    const { store, clock } = this.options;
+    if (job === undefined || (await isBroadcastSummary(store.fires, fire))) {
+      await store.retries.decideWithoutRetry(fire.id);
+      return null;
+    }
+    const now = clock.now();
+    let retryFireId: number | null = null;
+    let reason: string;
+    if (fire.retry_count > 0) {
+      const attempt = await attemptOf(store.fires, fire);
+      const delayMs = retryDelayMs(backoffOf(job), attempt);
+      retryFireId = await store.retries.createRetryFire(fire, now + delayMs, now);
+      if (retryFireId === null) return null;
+      const left = fire.retry_count - 1;
+      reason = `${failureOf(fire)}; retry ${attempt} (fire ${retryFireId}) in ${seconds(delayMs)}, ${left} ${left === 1 ? 'retry' : 'retries'} left after it`;
+    } else {
+      if (!(await store.retries.decideWithoutRetry(fire.id))) return null;
+      reason = `${failureOf(fire)}; no retry left`;
+    }
+    const alarmed = job.alarm_on !== 'FINAL_FAILURE' || retryFireId === null;
+    if (alarmed) this.options.alarms.raise({ job, fire, reason });
+    return { fireId: fire.id, retryFireId, alarmed };
+  }
+}
+
+function isUndecidedFailure(fire: FireRow): boolean {
+  return RETRYABLE.has(fire.status) && (fire.retry_fire_id === null || fire.retry_fire_id === undefined);
+}
+
+/** `fire 42 (job 7) failed: <handle message>`, with the dispatch's message when no run happened. */
+function failureOf(fire: FireRow): string {
+  const what =
+    fire.status === 'timeout'
+      ? 'timed out'
+      : fire.status === 'dispatch_failed'
+        ? 'could not be dispatched'
+        : `failed (code ${fire.handle_code ?? 500})`;
+  const detail = fire.status === 'dispatch_failed' ? lastLine(fire.trigger_msg) : fire.handle_msg;
+  const shard = fire.shard_total > 1 ? ` shard ${fire.shard_index}/${fire.shard_total}` : '';
+  return `fire ${fire.id} (job ${fire.job_id}${shard}) ${what}${detail ? `: ${detail}` : ''}`;
+}
+
+function lastLine(text: string | null): string | null {
+  if (text === null) return null;
+  return text.trimEnd().split('\n').at(-1) ?? null;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
