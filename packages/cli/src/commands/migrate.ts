@@ -3,7 +3,7 @@
  * which. The server applies them at start too; this is for deployments that migrate first.
  */
 import { isTickwheelError } from '@tickwheel/protocol';
-import { migrateDatabase, SERVER_DEFAULTS } from '@tickwheel/server';
+import { SERVER_DEFAULTS } from '@tickwheel/server/options';
 import type { Command } from 'commander';
 
 interface MigrateFlags {
@@ -29,6 +29,7 @@ export function registerMigrateCommand(program: Command): void {
 
 async function runMigrations(flags: MigrateFlags, command: Command): Promise<void> {
   try {
+    const { migrateDatabase } = await import('@tickwheel/server');
     const report = await migrateDatabase({ database: flags.database, dataDir: flags.dataDir });
     if (report.applied.length === 0) {
       console.log(`${report.database}: up to date (schema version ${report.version}); nothing applied`);
