@@ -52,10 +52,12 @@ describe('cron end to end', () => {
       expect(fire.handle_code).toBe(200);
       expect(fire.trigger_code).toBe(200);
       expect(fire.scheduled_at % 1000).toBe(0);
-      expect(fire.trigger_at! - fire.scheduled_at).toBeLessThan(200);
+      // Milliseconds when the machine is idle; the bound leaves room for a loaded CI machine while
+      // still telling a millisecond wheel from a one-second ring.
+      expect(fire.trigger_at! - fire.scheduled_at).toBeLessThan(400);
       const run = runs.find((r) => r.logId === fire.id);
       expect(run).toBeDefined();
-      expect(run!.startedAt - fire.scheduled_at).toBeLessThan(250);
+      expect(run!.startedAt - fire.scheduled_at).toBeLessThan(500);
     }
     const times = fires.map((f) => f.scheduled_at);
     expect(new Set(times).size).toBe(times.length);
