@@ -16,9 +16,10 @@
  * Nothing here holds a transaction across a call to an executor: loads and marks are short
  * statements before and after the network.
  */
-import { nextFireTimes, type RouteStrategy, type TriggerType } from '@tickwheel/protocol';
+import type { RouteStrategy, TriggerType } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
+import { nextFixDelayFireAt, scheduleOf } from '../scheduling/misfire.js';
 import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
 import { loadDueFires } from '../store/hot/due-load.js';
 import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, JobRow, Store } from '../store/index.js';
@@ -407,14 +408,12 @@ export class FirePipeline implements DueFireSink {
     for (const job of jobs) {
       if (job.schedule_type !== 'FIX_DELAY' || job.trigger_status !== 1 || job.next_fire_at !== null)
         continue;
-      const schedule = {
-        scheduleType: job.schedule_type,
-        scheduleConf: job.schedule_conf,
-        timeZone: job.time_zone,
-      };
       try {
-        const next = nextFireTimes(schedule, endedAt, 1)[0] ?? null;
-        await this.options.store.jobs.recordRunEnd(job.id, endedAt, next);
+        await this.options.store.jobs.recordRunEnd(
+          job.id,
+          endedAt,
+          nextFixDelayFireAt(scheduleOf(job), endedAt),
+        );
       } catch (err) {
         this.options.logger.error({ err, jobId: job.id }, 'could not set the next fire of a FIX_DELAY job');
       }

@@ -1,4 +1,5 @@
 import { type MisfireStrategy, nextFireTimes, type Schedule } from '@tickwheel/protocol';
+import type { JobRow } from '../store/index.js';
 
 /** A fire claimed more than this late is a misfire (XXL-JOB's 5 s pre-read window). */
 export const DEFAULT_MISFIRE_WINDOW_MS = 5_000;
@@ -158,6 +159,11 @@ function countMissed(schedule: Schedule, scheduledAt: number, before: number): M
 /** The schedule's next time after `time`; Infinity when it has none. */
 function timeAfter(schedule: Schedule, time: number): number {
   return nextFireTimes(schedule, time, 1)[0] ?? Number.POSITIVE_INFINITY;
+}
+
+/** A job row's schedule, in the shape of `@tickwheel/protocol`'s schedule functions. */
+export function scheduleOf(job: Pick<JobRow, 'schedule_type' | 'schedule_conf' | 'time_zone'>): Schedule {
+  return { scheduleType: job.schedule_type, scheduleConf: job.schedule_conf, timeZone: job.time_zone };
 }
 
 /**

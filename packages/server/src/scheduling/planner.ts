@@ -1,4 +1,3 @@
-import type { Schedule } from '@tickwheel/protocol';
 import type {
   FirePlan,
   FireRepository,
@@ -17,6 +16,7 @@ import {
   type MissedTimes,
   nextFixDelayFireAt,
   planClaimedTimes,
+  scheduleOf,
 } from './misfire.js';
 import type { ResolvedSchedulingOptions } from './options.js';
 import { type DueFire, Wheel } from './wheel.js';
@@ -481,8 +481,4 @@ function skippedMessage(missed: MissedTimes | undefined): string {
       ? '1 scheduled time was'
       : `${count} scheduled times were`;
   return `misfire: skipped (DO_NOTHING), missed by more than the misfire window; ${times} missed, from this one on`;
-}
-
-function scheduleOf(job: JobRow): Schedule {
-  return { scheduleType: job.schedule_type, scheduleConf: job.schedule_conf, timeZone: job.time_zone };
 }
