@@ -3,6 +3,7 @@
  * runs once in `createServer()`; the parts it builds (store, scheduler, dispatcher, monitors,
  * HTTP) get resolved values and never re-default them.
  */
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEAD_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
@@ -64,6 +65,11 @@ export interface ServerOptions {
    * `firstStartSecrets` (`tickwheel start` prints it once). Default false.
    */
   generateApiToken?: boolean;
+  /**
+   * Folder of the built web console (`@tickwheel/console`'s `dist`), served at `/`. Default none:
+   * the server then serves only the APIs (`tickwheel start` passes the console's folder).
+   */
+  consoleDir?: string;
   /**
    * This node's name in the shard lease rows. Keep it stable across restarts of one node: a
    * restart under the same name takes its shards back at once. Default `<hostname>:<port>`.
@@ -138,6 +144,7 @@ export interface ResolvedServerOptions {
   apiToken: string | undefined;
   adminPassword: string | undefined;
   generateApiToken: boolean;
+  consoleDir: string | undefined;
   nodeId: string;
   lookAheadMs: number;
   misfireWindowMs: number;
@@ -212,6 +219,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       options.adminPassword ?? blankToUndefined(env[SERVER_ENV.adminPassword]),
     ),
     generateApiToken: booleanOption('generateApiToken', options.generateApiToken, false),
+    consoleDir: consoleDirOption(options.consoleDir),
     nodeId: nodeIdOption(options.nodeId, port),
     lookAheadMs: integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000),
     misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
@@ -379,4 +387,14 @@ function clockOption(clock: Clock | undefined): Clock {
     throw invalid('internal.clock', 'must have now(), setTimer() and clearTimer()');
   }
   return clock;
+}
+
+function consoleDirOption(value: unknown): string | undefined {
+  const dir = nonEmptyString('consoleDir', value);
+  if (dir === undefined) return undefined;
+  const resolved = path.resolve(dir);
+  if (!existsSync(path.join(resolved, 'index.html'))) {
+    throw invalid('consoleDir', `must be a folder holding the built console (no index.html in ${resolved})`);
+  }
+  return resolved;
 }

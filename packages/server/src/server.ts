@@ -18,6 +18,7 @@ import { AlarmQueue } from './alarms/alarm-queue.js';
 import type { AlarmSink } from './alarms/alarm-sink.js';
 import { Auth, registerRestApi } from './api/index.js';
 import { ChildTrigger } from './child-jobs/child-trigger.js';
+import { registerConsole } from './console-static.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { FirePipeline } from './dispatch/fire-pipeline.js';
 import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
@@ -298,6 +299,7 @@ async function startOnStore(
   });
   let schedulerRunning = false;
   registerOps(app, { store, auth, metrics, schedulerRunning: () => schedulerRunning });
+  if (o.consoleDir !== undefined) await registerConsole(app, o.consoleDir);
 
   const started: Array<() => Promise<unknown>> = [];
   try {

@@ -7,6 +7,8 @@
  * server), then the server, which stops claiming, lets the dispatches in flight finish (bounded)
  * and leaves every fire not dispatched `pending` for the next start.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Executor } from '@tickwheel/executor';
 import { isTickwheelError } from '@tickwheel/protocol';
 import type { TickwheelServer } from '@tickwheel/server';
@@ -90,7 +92,7 @@ export function registerStartCommand(program: Command): void {
 }
 
 async function runServer(flags: StartFlags, command: Command): Promise<void> {
-  const options = serverOptions(flags);
+  const options = { ...serverOptions(flags), consoleDir: await builtConsoleDir() };
   let server: TickwheelServer;
   try {
     const { createServer } = await import('@tickwheel/server');
@@ -196,4 +198,14 @@ function flagMessage(message: string, field: string | undefined): string {
   if (flag === undefined || field === undefined) return message;
   const reason = message.startsWith(field) ? message.slice(field.length).replace(/^:?\s*/, '') : message;
   return `${flag}: ${reason}`;
+}
+
+/** The web console's built folder, when the console package is installed and built; else none (APIs only). */
+async function builtConsoleDir(): Promise<string | undefined> {
+  try {
+    const { consoleDir } = await import('@tickwheel/console');
+    return existsSync(path.join(consoleDir, 'index.html')) ? consoleDir : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -3,6 +3,7 @@
  * Creating, changing and deleting apps is for admins; users see the apps they have permission on.
  */
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import type { AppGroupRow, RegistryRow } from '../store/index.js';
 import { normaliseAddressList, splitAddressList } from './addresses.js';
 import { recordAudit } from './audit-trail.js';
@@ -12,6 +13,7 @@ import { type ApiContext, principalOf, requireAdmin, requireAppAccess, SECURITY 
 import { conflict, errorResponses, invalidField, notFound } from './errors.js';
 import {
   App,
+  AppExecutor,
   type AppPatchBody,
   AppPatchBody as AppPatchSchema,
   AppQuery,
@@ -76,6 +78,33 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
     },
     async (request) =>
       appResource(ctx, await findAccessibleApp(ctx, principalOf(ctx, request), request.params.id)),
+  );
+
+  api.get<{ Params: IdParams }>(
+    '/apps/:id/executors',
+    {
+      schema: {
+        operationId: 'listAppExecutors',
+        tags: TAGS,
+        summary: "The app's online executors with their last registry heartbeat and protocol generation",
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: Type.Object({ items: Type.Array(AppExecutor) }), ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findAccessibleApp(ctx, principalOf(ctx, request), request.params.id);
+      const online = await onlineAddresses(ctx, row.app_name);
+      return {
+        items: online
+          .map((entry) => ({
+            address: entry.registry_value,
+            protocol: entry.protocol,
+            lastBeatAt: entry.updated_at,
+          }))
+          .sort((a, b) => a.address.localeCompare(b.address)),
+      };
+    },
   );
 
   api.post<{ Body: NewAppBody }>(

@@ -45,6 +45,8 @@ export interface Principal {
   via: 'session' | 'bearer';
   /** The stored hash of the request's session (session requests only): `logout`, `changePassword`. */
   sessionIdHash?: string;
+  /** The session's CSRF token (session requests only): `getCurrentUser` returns it to the console after a reload. */
+  csrfToken?: string;
 }
 
 /**
@@ -214,7 +216,7 @@ export class Auth {
         );
       }
     }
-    return { ...principalFrom(user, 'session'), sessionIdHash: idHash };
+    return { ...principalFrom(user, 'session'), sessionIdHash: idHash, csrfToken: session.csrf_token };
   }
 
   private async touchToken(tokenId: number): Promise<void> {

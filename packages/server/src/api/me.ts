@@ -11,7 +11,11 @@ import { withRetryAfter } from './auth.js';
 import { type ApiContext, principalOf, SECURITY } from './context.js';
 import { ApiError, errorResponses, invalidField, unauthenticated } from './errors.js';
 import { toUser } from './roles.js';
-import { type ChangePasswordBody, ChangePasswordBody as ChangePasswordSchema, User } from './schemas.js';
+import {
+  type ChangePasswordBody,
+  ChangePasswordBody as ChangePasswordSchema,
+  CurrentUser,
+} from './schemas.js';
 import { clearSessionCookie } from './session-cookie.js';
 
 const TAGS = ['auth'];
@@ -27,13 +31,16 @@ export function registerMe(api: FastifyInstance, ctx: ApiContext): void {
         tags: TAGS,
         summary: 'The caller: username, role and the apps they may see',
         security: SECURITY,
-        response: { 200: User, ...errorResponses() },
+        response: { 200: CurrentUser, ...errorResponses() },
       },
     },
     async (request) => {
-      const user = await store.users.findUserById(principalOf(ctx, request).userId);
+      const principal = principalOf(ctx, request);
+      const user = await store.users.findUserById(principal.userId);
       if (user === undefined) throw unauthenticated('the user no longer exists');
-      return toUser(user);
+      return principal.csrfToken === undefined
+        ? toUser(user)
+        : { ...toUser(user), csrfToken: principal.csrfToken };
     },
   );
 

@@ -107,6 +107,15 @@ export const User = Type.Object({
 });
 export type User = Static<typeof User>;
 
+/** `getCurrentUser`: the user, and for a console session its CSRF token (so a reloaded page can still change state). */
+export const CurrentUser = Type.Object({
+  ...User.properties,
+  csrfToken: Type.Optional(
+    Type.String({ description: "The session's CSRF token, for X-CSRF-Token (session requests only)" }),
+  ),
+});
+export type CurrentUser = Static<typeof CurrentUser>;
+
 export const NewUserBody = Type.Object(
   {
     username: Username,
@@ -235,6 +244,13 @@ export const App = Type.Object({
   updatedAt: EpochMs,
 });
 export type App = Static<typeof App>;
+
+export const AppExecutor = Type.Object({
+  address: Type.String({ description: 'The base URL the executor registered' }),
+  protocol: Type.String({ description: 'The protocol generation it speaks: G2, G3 or G4' }),
+  lastBeatAt: EpochMs,
+});
+export type AppExecutor = Static<typeof AppExecutor>;
 
 export const NewAppBody = Type.Object(
   {

@@ -1,0 +1,101 @@
+/**
+ * Routes. Every page is its own lazily loaded chunk, so the sign-in page and the dashboard do
+ * not wait for the script editor or the charts.
+ */
+import { Result } from 'antd';
+import { lazy, type ReactNode, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
+import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { useAuth } from './auth/AuthContext';
+import { PageLoading } from './components/PageLoading';
+import { Shell } from './Shell';
+
+const LoginPage = lazy(() => import('./pages/login/LoginPage'));
+const DashboardPage = lazy(() => import('./pages/dashboard/DashboardPage'));
+const AppsPage = lazy(() => import('./pages/apps/AppsPage'));
+const JobsPage = lazy(() => import('./pages/jobs/JobsPage'));
+const JobEditPage = lazy(() => import('./pages/jobs/JobEditPage'));
+const ScriptPage = lazy(() => import('./pages/scripts/ScriptPage'));
+const FiresPage = lazy(() => import('./pages/fires/FiresPage'));
+const FireDetailPage = lazy(() => import('./pages/fires/FireDetailPage'));
+const UsersPage = lazy(() => import('./pages/users/UsersPage'));
+const TokensPage = lazy(() => import('./pages/tokens/TokensPage'));
+const ChannelsPage = lazy(() => import('./pages/channels/ChannelsPage'));
+const AuditPage = lazy(() => import('./pages/audit/AuditPage'));
+const AccountPage = lazy(() => import('./pages/account/AccountPage'));
+
+function RequireAuth({ children }: { children: ReactNode }) {
+  const { user } = useAuth();
+  const location = useLocation();
+  if (user === undefined) return <PageLoading />;
+  if (user === null)
+    return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  return children;
+}
+
+function AdminOnly({ children }: { children: ReactNode }) {
+  const { isAdmin } = useAuth();
+  const { t } = useTranslation();
+  if (!isAdmin) return <Result status="403" title="403" subTitle={t('forbidden')} />;
+  return children;
+}
+
+function NotFound() {
+  const { t } = useTranslation();
+  return <Result status="404" title="404" subTitle={t('notFound')} />;
+}
+
+export function App() {
+  return (
+    <BrowserRouter>
+      <Suspense fallback={<PageLoading />}>
+        <Routes>
+          <Route path="/login" element={<LoginPage />} />
+          <Route
+            element={
+              <RequireAuth>
+                <Shell />
+              </RequireAuth>
+            }
+          >
+            <Route index element={<DashboardPage />} />
+            <Route path="apps" element={<AppsPage />} />
+            <Route path="jobs" element={<JobsPage />} />
+            <Route path="jobs/new" element={<JobEditPage />} />
+            <Route path="jobs/:id" element={<JobEditPage />} />
+            <Route path="jobs/:id/script" element={<ScriptPage />} />
+            <Route path="fires" element={<FiresPage />} />
+            <Route path="fires/:id" element={<FireDetailPage />} />
+            <Route
+              path="users"
+              element={
+                <AdminOnly>
+                  <UsersPage />
+                </AdminOnly>
+              }
+            />
+            <Route
+              path="channels"
+              element={
+                <AdminOnly>
+                  <ChannelsPage />
+                </AdminOnly>
+              }
+            />
+            <Route
+              path="audit"
+              element={
+                <AdminOnly>
+                  <AuditPage />
+                </AdminOnly>
+              }
+            />
+            <Route path="tokens" element={<TokensPage />} />
+            <Route path="account" element={<AccountPage />} />
+            <Route path="*" element={<NotFound />} />
+          </Route>
+        </Routes>
+      </Suspense>
+    </BrowserRouter>
+  );
+}

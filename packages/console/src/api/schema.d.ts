@@ -1,0 +1,5249 @@
+// Generated from the server's OpenAPI document by scripts/gen-api-types.mjs: do not edit.
+export interface paths {
+    "/api/v1/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in to the console: sets the session cookie and returns its CSRF token. Rate-limited per username and per address (429 with Retry-After). */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List apps, with their online executors */
+        get: operations["listApps"];
+        put?: never;
+        /** Create an app (admins) */
+        post: operations["createApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One app, with its online executors */
+        get: operations["getApp"];
+        put?: never;
+        post?: never;
+        /** Delete an app that no job uses (admins) */
+        delete: operations["deleteApp"];
+        options?: never;
+        head?: never;
+        /** Change an app's title or addresses (admins); fields left out keep their value */
+        patch: operations["updateApp"];
+        trace?: never;
+    };
+    "/api/v1/apps/{id}/executors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's online executors with their last registry heartbeat and protocol generation */
+        get: operations["listAppExecutors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List jobs, newest first */
+        get: operations["listJobs"];
+        put?: never;
+        /** Create a job (stopped unless triggerStatus is 1) */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        /** Delete a job and its script versions (its fire records stay in the log) */
+        delete: operations["deleteJob"];
+        options?: never;
+        head?: never;
+        /** Change a job; fields left out keep their value. A running job re-plans when its schedule changes. */
+        patch: operations["updateJob"];
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start scheduling a job from its next fire time after now */
+        post: operations["startJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop scheduling a job (it can still be triggered) */
+        post: operations["stopJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fire a job once now, optionally with another param and among given addresses (each one of the app's known addresses) */
+        post: operations["triggerJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/script/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's saved script versions, newest first, with their source (the last 30 are kept) */
+        get: operations["listScriptVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/script": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Save a job's script with a remark: it becomes the job's script (the next run runs it) and a new version */
+        put: operations["updateJobScript"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/script/versions/{versionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a saved version the job's script again (saved as the newest version; the next run runs it) */
+        post: operations["restoreScriptVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The next fire times of a schedule after `from` (default now). FIX_DELAY counts from `from` as if a run ended then. */
+        get: operations["previewSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fires": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fire records, newest scheduled first, by app, job, status and scheduled time */
+        get: operations["listFires"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fires/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One fire record */
+        get: operations["getFire"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fires/{id}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's log lines from fromLineNum on, read from the executor the fire was sent to */
+        get: operations["getFireLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fires/{id}/kill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop the fire's run on the executor it was sent to, and record it killed */
+        post: operations["killFire"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alarm-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the alarm channels (admin), secrets masked */
+        get: operations["listAlarmChannels"];
+        put?: never;
+        /** Create an alarm channel (admin): e-mail, webhook, or a DingTalk, WeCom or Feishu robot */
+        post: operations["createAlarmChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alarm-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alarm channel (admin), secrets masked */
+        get: operations["getAlarmChannel"];
+        put?: never;
+        post?: never;
+        /** Delete an alarm channel (admin) no job alarms through any more */
+        delete: operations["deleteAlarmChannel"];
+        options?: never;
+        head?: never;
+        /** Change an alarm channel (admin); fields left out keep their value, and so do secrets sent back as "***" */
+        patch: operations["updateAlarmChannel"];
+        trace?: never;
+    };
+    "/api/v1/alarm-channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test alarm through the channel now (admin, disabled channels too) and answer whether it was taken */
+        post: operations["testAlarmChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own bearer tokens (names and dates; a token itself is never shown again) */
+        get: operations["listApiTokens"];
+        put?: never;
+        /** Create a bearer token acting as the caller; the answer is the only time it is shown */
+        post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the caller's own bearer tokens: it stops working at once */
+        delete: operations["revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List users by username (admins) */
+        get: operations["listUsers"];
+        put?: never;
+        /** Create a user with a role and, for a USER, the apps they may see and operate (admins) */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a user with their API tokens and sessions (admins); the audit trail keeps their name */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /** Change a user's password, role or apps (admins); a new password or role ends the user's sessions */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller: username, role and the apps they may see */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the caller's own password (the current one is required); ends the caller's other sessions */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the console session of the request (its cookie stops working); nothing for a bearer token */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail (admins): who created, changed, started, stopped, triggered, killed or deleted what, newest first */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Apps, jobs and executors online now, and the fire figures per day of the last 7 or 30 days (UTC) with their totals */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many days fire records are kept (admins) */
+        get: operations["getRetentionSettings"];
+        /** Change how many days fire records are kept (admins; at least 3); applies from the next sweep */
+        put: operations["updateRetentionSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fires/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete an app's or a job's finished fire records scheduled before `before` and/or beyond the newest `keepLast`; runs in flight stay */
+        post: operations["clearFires"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: number;
+                            username: string;
+                            /**
+                             * @description ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds
+                             * @enum {unknown}
+                             */
+                            role: "ADMIN" | "USER";
+                            appIds: number[];
+                            createdAt: number;
+                            updatedAt: number;
+                        };
+                        /** @description Send it as X-CSRF-Token on every state-changing request made with the session cookie */
+                        csrfToken: string;
+                        expiresAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins: wait the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listApps: {
+        parameters: {
+            query?: {
+                /** @description Substring of the app name */
+                appName?: string;
+                /** @description Substring of the title */
+                title?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            appName: string;
+                            title: string;
+                            /** @enum {unknown} */
+                            addressType: "AUTO" | "MANUAL";
+                            /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
+                            addressList: string[];
+                            /** @description Addresses with a live registry heartbeat */
+                            onlineAddresses: string[];
+                            createdAt: number;
+                            updatedAt: number;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    appName: string;
+                    title: string;
+                    /** @enum {unknown} */
+                    addressType?: "AUTO" | "MANUAL";
+                    /** @description Executor base URLs, http(s)://host:port/ (MANUAL apps) */
+                    addressList?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appName: string;
+                        title: string;
+                        /** @enum {unknown} */
+                        addressType: "AUTO" | "MANUAL";
+                        /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
+                        addressList: string[];
+                        /** @description Addresses with a live registry heartbeat */
+                        onlineAddresses: string[];
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appName: string;
+                        title: string;
+                        /** @enum {unknown} */
+                        addressType: "AUTO" | "MANUAL";
+                        /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
+                        addressList: string[];
+                        /** @description Addresses with a live registry heartbeat */
+                        onlineAddresses: string[];
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {unknown} */
+                    addressType?: "AUTO" | "MANUAL";
+                    /** @description Executor base URLs, http(s)://host:port/ (MANUAL apps) */
+                    addressList?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appName: string;
+                        title: string;
+                        /** @enum {unknown} */
+                        addressType: "AUTO" | "MANUAL";
+                        /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
+                        addressList: string[];
+                        /** @description Addresses with a live registry heartbeat */
+                        onlineAddresses: string[];
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAppExecutors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The base URL the executor registered */
+                            address: string;
+                            /** @description The protocol generation it speaks: G2, G3 or G4 */
+                            protocol: string;
+                            lastBeatAt: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                appId?: number;
+                /** @description Substring of the name */
+                name?: string;
+                /** @description Substring of the handler */
+                executorHandler?: string;
+                /** @description Substring of the author */
+                author?: string;
+                triggerStatus?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            appId: number;
+                            name: string;
+                            author: string;
+                            alarmEmail: string;
+                            alarmChannelIds: number[];
+                            scheduleType: string;
+                            scheduleConf: string;
+                            timeZone: string;
+                            misfireStrategy: string;
+                            executorRouteStrategy: string;
+                            executorHandler: string;
+                            executorParam: string;
+                            executorBlockStrategy: string;
+                            executorTimeout: number;
+                            executorFailRetryCount: number;
+                            /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                            retryBackoff: {
+                                /**
+                                 * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                                 * @enum {unknown}
+                                 */
+                                strategy: "FIXED" | "EXPONENTIAL";
+                                /** @description Wait before the first retry (FIXED: before every retry) */
+                                delaySeconds: number;
+                                /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                                maxDelaySeconds: number;
+                            };
+                            alarmOn: string;
+                            glueType: string;
+                            glueSource: string;
+                            glueRemark: string;
+                            glueUpdatedAt: number;
+                            childJobIds: number[];
+                            /** @description 1 = scheduled, 0 = stopped */
+                            triggerStatus: number;
+                            nextFireAt: number | null;
+                            createdAt: number;
+                            updatedAt: number;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    appId: number;
+                    name: string;
+                    author?: string;
+                    /** @description Comma-separated e-mail addresses the job's alarms are mailed to (through its EMAIL channels, or every enabled one when it picks none) */
+                    alarmEmail?: string;
+                    /** @description The alarm channels (listAlarmChannels) a failure of this job is sent through */
+                    alarmChannelIds?: number[];
+                    /** @enum {unknown} */
+                    scheduleType?: "NONE" | "CRON" | "FIX_RATE" | "FIX_DELAY" | "ONCE";
+                    scheduleConf?: string;
+                    /** @description IANA time zone of a CRON schedule */
+                    timeZone?: string;
+                    /** @enum {unknown} */
+                    misfireStrategy?: "DO_NOTHING" | "FIRE_ONCE_NOW";
+                    /** @enum {unknown} */
+                    executorRouteStrategy?: "FIRST" | "LAST" | "ROUND" | "RANDOM" | "CONSISTENT_HASH" | "LEAST_FREQUENTLY_USED" | "LEAST_RECENTLY_USED" | "FAILOVER" | "BUSYOVER" | "SHARDING_BROADCAST";
+                    executorHandler?: string;
+                    executorParam?: string;
+                    /** @enum {unknown} */
+                    executorBlockStrategy?: "SERIAL_EXECUTION" | "DISCARD_LATER" | "COVER_EARLY";
+                    /** @description Seconds; 0 = none */
+                    executorTimeout?: number;
+                    /** @description Retries of a failed, timed-out or undispatched fire, each a RETRY fire record */
+                    executorFailRetryCount?: number;
+                    /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                    retryBackoff?: {
+                        /**
+                         * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                         * @enum {unknown}
+                         */
+                        strategy: "FIXED" | "EXPONENTIAL";
+                        /** @description Wait before the first retry (FIXED: before every retry) */
+                        delaySeconds: number;
+                        /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                        maxDelaySeconds: number;
+                    };
+                    /**
+                     * @description EVERY_FAILURE: alarm each failed attempt (default); FINAL_FAILURE: only when no retry is left
+                     * @enum {unknown}
+                     */
+                    alarmOn?: "EVERY_FAILURE" | "FINAL_FAILURE";
+                    /** @enum {unknown} */
+                    glueType?: "BEAN" | "GLUE_GROOVY" | "GLUE_SHELL" | "GLUE_PYTHON" | "GLUE_PYTHON2" | "GLUE_PHP" | "GLUE_NODEJS" | "GLUE_POWERSHELL";
+                    glueSource?: string;
+                    glueRemark?: string;
+                    childJobIds?: number[];
+                    /** @description 1 starts the job at once; default 0 */
+                    triggerStatus?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    appId?: number;
+                    name?: string;
+                    author?: string;
+                    /** @description Comma-separated e-mail addresses the job's alarms are mailed to (through its EMAIL channels, or every enabled one when it picks none) */
+                    alarmEmail?: string;
+                    /** @description The alarm channels (listAlarmChannels) a failure of this job is sent through */
+                    alarmChannelIds?: number[];
+                    /** @enum {unknown} */
+                    scheduleType?: "NONE" | "CRON" | "FIX_RATE" | "FIX_DELAY" | "ONCE";
+                    scheduleConf?: string;
+                    /** @description IANA time zone of a CRON schedule */
+                    timeZone?: string;
+                    /** @enum {unknown} */
+                    misfireStrategy?: "DO_NOTHING" | "FIRE_ONCE_NOW";
+                    /** @enum {unknown} */
+                    executorRouteStrategy?: "FIRST" | "LAST" | "ROUND" | "RANDOM" | "CONSISTENT_HASH" | "LEAST_FREQUENTLY_USED" | "LEAST_RECENTLY_USED" | "FAILOVER" | "BUSYOVER" | "SHARDING_BROADCAST";
+                    executorHandler?: string;
+                    executorParam?: string;
+                    /** @enum {unknown} */
+                    executorBlockStrategy?: "SERIAL_EXECUTION" | "DISCARD_LATER" | "COVER_EARLY";
+                    /** @description Seconds; 0 = none */
+                    executorTimeout?: number;
+                    /** @description Retries of a failed, timed-out or undispatched fire, each a RETRY fire record */
+                    executorFailRetryCount?: number;
+                    /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                    retryBackoff?: {
+                        /**
+                         * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                         * @enum {unknown}
+                         */
+                        strategy: "FIXED" | "EXPONENTIAL";
+                        /** @description Wait before the first retry (FIXED: before every retry) */
+                        delaySeconds: number;
+                        /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                        maxDelaySeconds: number;
+                    };
+                    /**
+                     * @description EVERY_FAILURE: alarm each failed attempt (default); FINAL_FAILURE: only when no retry is left
+                     * @enum {unknown}
+                     */
+                    alarmOn?: "EVERY_FAILURE" | "FINAL_FAILURE";
+                    /** @enum {unknown} */
+                    glueType?: "BEAN" | "GLUE_GROOVY" | "GLUE_SHELL" | "GLUE_PYTHON" | "GLUE_PYTHON2" | "GLUE_PHP" | "GLUE_NODEJS" | "GLUE_POWERSHELL";
+                    glueSource?: string;
+                    glueRemark?: string;
+                    childJobIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    stopJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    triggerJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Replaces the job's param for this run */
+                    executorParam?: string;
+                    /** @description Executors to route among instead of the online ones; each must be one of the app's known addresses */
+                    addressList?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The fire records the trigger created */
+                        fireIds: number[];
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listScriptVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first; the last 30 are kept */
+                        items: {
+                            id: number;
+                            jobId: number;
+                            glueType: string;
+                            glueSource: string;
+                            glueRemark: string;
+                            createdAt: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateJobScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The script's language; default the job's own (a BEAN job must name one)
+                     * @enum {unknown}
+                     */
+                    glueType?: "GLUE_GROOVY" | "GLUE_SHELL" | "GLUE_PYTHON" | "GLUE_PYTHON2" | "GLUE_PHP" | "GLUE_NODEJS" | "GLUE_POWERSHELL";
+                    glueSource: string;
+                    /** @description What changed, in a few words */
+                    glueRemark: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    restoreScriptVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                versionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        author: string;
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        executorRouteStrategy: string;
+                        executorHandler: string;
+                        executorParam: string;
+                        executorBlockStrategy: string;
+                        executorTimeout: number;
+                        executorFailRetryCount: number;
+                        /** @description Default FIXED, 10 s (maxDelaySeconds 600) */
+                        retryBackoff: {
+                            /**
+                             * @description FIXED: delaySeconds before every retry; EXPONENTIAL: delaySeconds · 2^(retry − 1), at most maxDelaySeconds
+                             * @enum {unknown}
+                             */
+                            strategy: "FIXED" | "EXPONENTIAL";
+                            /** @description Wait before the first retry (FIXED: before every retry) */
+                            delaySeconds: number;
+                            /** @description EXPONENTIAL: the longest wait; at least delaySeconds */
+                            maxDelaySeconds: number;
+                        };
+                        alarmOn: string;
+                        glueType: string;
+                        glueSource: string;
+                        glueRemark: string;
+                        glueUpdatedAt: number;
+                        childJobIds: number[];
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    previewSchedule: {
+        parameters: {
+            query: {
+                scheduleType: "NONE" | "CRON" | "FIX_RATE" | "FIX_DELAY" | "ONCE";
+                scheduleConf?: string;
+                timeZone?: string;
+                count?: number;
+                from?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: number;
+                        /** @description Ascending; empty when the schedule never fires again (and always for NONE) */
+                        nextFireTimes: number[];
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFires: {
+        parameters: {
+            query?: {
+                appId?: number;
+                jobId?: number;
+                /** @description One status, or several (repeat the parameter) */
+                status?: ("pending" | "dispatched" | "dispatch_failed" | "succeeded" | "failed" | "timeout" | "killed" | "skipped")[];
+                /** @description scheduledAt >= from (epoch ms) */
+                from?: number;
+                /** @description scheduledAt < to (epoch ms) */
+                to?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            jobId: number;
+                            appId: number;
+                            parentFireId: number | null;
+                            scheduledAt: number;
+                            triggerAt: number | null;
+                            triggerType: string;
+                            executorAddress: string | null;
+                            executorHandler: string;
+                            executorParam: string | null;
+                            shardIndex: number;
+                            shardTotal: number;
+                            triggerCode: number | null;
+                            triggerMsg: string | null;
+                            handleAt: number | null;
+                            handleCode: number | null;
+                            handleMsg: string | null;
+                            /** @description pending | dispatched | dispatch_failed | succeeded | failed | timeout | killed | skipped */
+                            status: string;
+                            /** @description Retries this fire may still get */
+                            retryCount: number;
+                            retryFireId: number | null;
+                            triggeredByFireId: number | null;
+                            /**
+                             * @description NONE: not alarmed; SENT: every alarm channel took it; FAILED: one did not (see alarmMsg)
+                             * @enum {unknown}
+                             */
+                            alarmStatus: "NONE" | "SENT" | "FAILED";
+                            alarmMsg: string | null;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFire: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        jobId: number;
+                        appId: number;
+                        parentFireId: number | null;
+                        scheduledAt: number;
+                        triggerAt: number | null;
+                        triggerType: string;
+                        executorAddress: string | null;
+                        executorHandler: string;
+                        executorParam: string | null;
+                        shardIndex: number;
+                        shardTotal: number;
+                        triggerCode: number | null;
+                        triggerMsg: string | null;
+                        handleAt: number | null;
+                        handleCode: number | null;
+                        handleMsg: string | null;
+                        /** @description pending | dispatched | dispatch_failed | succeeded | failed | timeout | killed | skipped */
+                        status: string;
+                        /** @description Retries this fire may still get */
+                        retryCount: number;
+                        retryFireId: number | null;
+                        triggeredByFireId: number | null;
+                        /**
+                         * @description NONE: not alarmed; SENT: every alarm channel took it; FAILED: one did not (see alarmMsg)
+                         * @enum {unknown}
+                         */
+                        alarmStatus: "NONE" | "SENT" | "FAILED";
+                        alarmMsg: string | null;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFireLog: {
+        parameters: {
+            query?: {
+                fromLineNum?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fromLineNum: number;
+                        /** @description Ask for toLineNum + 1 next */
+                        toLineNum: number;
+                        logContent: string;
+                        /** @description True when the run is over and every line was read */
+                        isEnd: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The executor did not answer as it should */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    killFire: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        jobId: number;
+                        appId: number;
+                        parentFireId: number | null;
+                        scheduledAt: number;
+                        triggerAt: number | null;
+                        triggerType: string;
+                        executorAddress: string | null;
+                        executorHandler: string;
+                        executorParam: string | null;
+                        shardIndex: number;
+                        shardTotal: number;
+                        triggerCode: number | null;
+                        triggerMsg: string | null;
+                        handleAt: number | null;
+                        handleCode: number | null;
+                        handleMsg: string | null;
+                        /** @description pending | dispatched | dispatch_failed | succeeded | failed | timeout | killed | skipped */
+                        status: string;
+                        /** @description Retries this fire may still get */
+                        retryCount: number;
+                        retryFireId: number | null;
+                        triggeredByFireId: number | null;
+                        /**
+                         * @description NONE: not alarmed; SENT: every alarm channel took it; FAILED: one did not (see alarmMsg)
+                         * @enum {unknown}
+                         */
+                        alarmStatus: "NONE" | "SENT" | "FAILED";
+                        alarmMsg: string | null;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The executor did not answer as it should */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAlarmChannels: {
+        parameters: {
+            query?: {
+                type?: "EMAIL" | "WEBHOOK" | "DINGTALK" | "WECOM" | "FEISHU";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            name: string;
+                            /** @description EMAIL | WEBHOOK | DINGTALK | WECOM | FEISHU */
+                            type: string;
+                            enabled: boolean;
+                            /** @description The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. WEBHOOK: url, secret. DINGTALK: url, secret, msgType (markdown | text), atMobiles[], atAll. WECOM: url, msgType (markdown | text), mentionedMobiles[]. FEISHU: url, secret, msgType (post | text). Answers show password and secret as "***" and the tokens in URLs masked; send them back unchanged to keep them. */
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            createdAt: number;
+                            updatedAt: number;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createAlarmChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {unknown} */
+                    type: "EMAIL" | "WEBHOOK" | "DINGTALK" | "WECOM" | "FEISHU";
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @description The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. WEBHOOK: url, secret. DINGTALK: url, secret, msgType (markdown | text), atMobiles[], atAll. WECOM: url, msgType (markdown | text), mentionedMobiles[]. FEISHU: url, secret, msgType (post | text). Answers show password and secret as "***" and the tokens in URLs masked; send them back unchanged to keep them. */
+                    config: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description EMAIL | WEBHOOK | DINGTALK | WECOM | FEISHU */
+                        type: string;
+                        enabled: boolean;
+                        /** @description The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. WEBHOOK: url, secret. DINGTALK: url, secret, msgType (markdown | text), atMobiles[], atAll. WECOM: url, msgType (markdown | text), mentionedMobiles[]. FEISHU: url, secret, msgType (post | text). Answers show password and secret as "***" and the tokens in URLs masked; send them back unchanged to keep them. */
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAlarmChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description EMAIL | WEBHOOK | DINGTALK | WECOM | FEISHU */
+                        type: string;
+                        enabled: boolean;
+                        /** @description The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. WEBHOOK: url, secret. DINGTALK: url, secret, msgType (markdown | text), atMobiles[], atAll. WECOM: url, msgType (markdown | text), mentionedMobiles[]. FEISHU: url, secret, msgType (post | text). Answers show password and secret as "***" and the tokens in URLs masked; send them back unchanged to keep them. */
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteAlarmChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateAlarmChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {unknown} */
+                    type?: "EMAIL" | "WEBHOOK" | "DINGTALK" | "WECOM" | "FEISHU";
+                    enabled?: boolean;
+                    /** @description Settings to change: given fields replace the stored ones, null removes one, "***" (or a masked URL as answered) keeps it; a new type needs its whole config */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description EMAIL | WEBHOOK | DINGTALK | WECOM | FEISHU */
+                        type: string;
+                        enabled: boolean;
+                        /** @description The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. WEBHOOK: url, secret. DINGTALK: url, secret, msgType (markdown | text), atMobiles[], atAll. WECOM: url, msgType (markdown | text), mentionedMobiles[]. FEISHU: url, secret, msgType (post | text). Answers show password and secret as "***" and the tokens in URLs masked; send them back unchanged to keep them. */
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    testAlarmChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description EMAIL: comma-separated addresses to send the test to, besides the channel's own `to` */
+                    alarmEmail?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The channel took the test alarm */
+                        sent: boolean;
+                        error: string | null;
+                        durationMs: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            name: string;
+                            createdAt: number;
+                            lastUsedAt: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description The bearer token. Shown once: only its hash is stored. */
+                        token: string;
+                        createdAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            username: string;
+                            /**
+                             * @description ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds
+                             * @enum {unknown}
+                             */
+                            role: "ADMIN" | "USER";
+                            appIds: number[];
+                            createdAt: number;
+                            updatedAt: number;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                    /**
+                     * @default USER
+                     * @enum {unknown}
+                     */
+                    role?: "ADMIN" | "USER";
+                    /** @description The apps a USER may see and operate (ignored for ADMIN) */
+                    appIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        username: string;
+                        /**
+                         * @description ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds
+                         * @enum {unknown}
+                         */
+                        role: "ADMIN" | "USER";
+                        appIds: number[];
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password?: string;
+                    /**
+                     * @description ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds
+                     * @enum {unknown}
+                     */
+                    role?: "ADMIN" | "USER";
+                    /** @description The apps a USER may see and operate (ignored for ADMIN) */
+                    appIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        username: string;
+                        /**
+                         * @description ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds
+                         * @enum {unknown}
+                         */
+                        role: "ADMIN" | "USER";
+                        appIds: number[];
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        username: string;
+                        /**
+                         * @description ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds
+                         * @enum {unknown}
+                         */
+                        role: "ADMIN" | "USER";
+                        appIds: number[];
+                        createdAt: number;
+                        updatedAt: number;
+                        /** @description The session's CSRF token, for X-CSRF-Token (session requests only) */
+                        csrfToken?: string;
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins: wait the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                userId?: number;
+                action?: "CREATE" | "UPDATE" | "DELETE" | "START" | "STOP" | "TRIGGER" | "KILL" | "RESTORE" | "CHANGE_PASSWORD";
+                targetType?: "APP" | "JOB" | "FIRE" | "USER" | "API_TOKEN" | "SCRIPT" | "ALARM_CHANNEL";
+                targetId?: number;
+                appId?: number;
+                /** @description at >= from (epoch ms) */
+                from?: number;
+                /** @description at < to (epoch ms) */
+                to?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            at: number;
+                            userId: number;
+                            username: string;
+                            /** @description CREATE | UPDATE | DELETE | START | STOP | TRIGGER | KILL | RESTORE | CHANGE_PASSWORD */
+                            action: string;
+                            /** @description APP | JOB | FIRE | USER | API_TOKEN | SCRIPT | ALARM_CHANNEL */
+                            targetType: string;
+                            targetId: number | null;
+                            appId: number | null;
+                            /** @description What changed: field names and ids, never a password, token or script */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: {
+                /** @description Length of the series, ending today (UTC) */
+                days?: 7 | 30;
+                appId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Apps in scope (the caller's, or the one asked for) */
+                        apps: number;
+                        jobs: number;
+                        enabledJobs: number;
+                        executorsOnline: number;
+                        /** @description Days in the series */
+                        days: number;
+                        appId?: number;
+                        /** @description The whole series merged */
+                        totals: {
+                            /** @description Fire records scheduled in the period */
+                            total: number;
+                            succeeded: number;
+                            failed: number;
+                            timeout: number;
+                            killed: number;
+                            skipped: number;
+                            dispatchFailed: number;
+                            /** @description pending or dispatched when last computed */
+                            running: number;
+                            latenessP50Ms: number | null;
+                            latenessP99Ms: number | null;
+                            meanRunMs: number | null;
+                        };
+                        /** @description One entry per day, oldest first, today last; days without fires count zero */
+                        series: {
+                            /** @description YYYY-MM-DD, UTC */
+                            day: string;
+                            /** @description Fire records scheduled in the period */
+                            total: number;
+                            succeeded: number;
+                            failed: number;
+                            timeout: number;
+                            killed: number;
+                            skipped: number;
+                            dispatchFailed: number;
+                            /** @description pending or dispatched when last computed */
+                            running: number;
+                            latenessP50Ms: number | null;
+                            latenessP99Ms: number | null;
+                            meanRunMs: number | null;
+                        }[];
+                        computedAt: number | null;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRetentionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fire records scheduled more than this many days ago are deleted (default 30) */
+                        retentionDays: number;
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateRetentionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Fire records scheduled more than this many days ago are deleted (default 30) */
+                    retentionDays: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fire records scheduled more than this many days ago are deleted (default 30) */
+                        retentionDays: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    clearFires: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which finished records to delete: those of an app (or of one job) scheduled before `before`, and/or all but the newest `keepLast` (0: all) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    appId?: number;
+                    jobId?: number;
+                    before?: number;
+                    keepLast?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fire records deleted */
+                        deleted: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+}

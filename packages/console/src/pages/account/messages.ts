@@ -1,0 +1,5 @@
+/** The account page's words, in English and Simplified Chinese (same keys in both). */
+export default {
+  en: {},
+  zh: {},
+};

@@ -1,0 +1,5 @@
+/** The channels page's words, in English and Simplified Chinese (same keys in both). */
+export default {
+  en: {},
+  zh: {},
+};

@@ -1,0 +1,31 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// `npm run dev -w @tickwheel/console` serves the console with hot reload and sends the API to a
+// server started with `tickwheel start` (TICKWHEEL_URL, default http://127.0.0.1:8080).
+const apiTarget = process.env.TICKWHEEL_URL ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  plugins: [react()],
+  server: { host: '127.0.0.1', proxy: { '/api': apiTarget } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 1500,
+    rollupOptions: {
+      output: {
+        // Long-lived vendor chunks: an app change does not make browsers fetch React or antd again.
+        manualChunks(id) {
+          if (!id.includes('node_modules')) return undefined;
+          if (/node_modules\/(echarts|zrender)\//.test(id)) return 'echarts';
+          if (/node_modules\/(@codemirror|@lezer|@uiw|codemirror|crelt|style-mod|w3c-keyname)\//.test(id)) {
+            return 'codemirror';
+          }
+          if (/node_modules\/(react|react-dom|scheduler|react-router|react-router-dom)\//.test(id))
+            return 'react';
+          return undefined;
+        },
+      },
+    },
+  },
+});
