@@ -17,6 +17,9 @@ export default defineConfig({
         // Long-lived vendor chunks: an app change does not make browsers fetch React or antd again.
         manualChunks(id) {
           if (!id.includes('node_modules')) return undefined;
+          // Babel's helpers serve antd and CodeMirror alike: left unassigned, Rollup would put them in
+          // the codemirror chunk and make the first page load it.
+          if (/node_modules\/@babel\/runtime\//.test(id)) return 'react';
           if (/node_modules\/(echarts|zrender)\//.test(id)) return 'echarts';
           if (/node_modules\/(@codemirror|@lezer|@uiw|codemirror|crelt|style-mod|w3c-keyname)\//.test(id)) {
             return 'codemirror';

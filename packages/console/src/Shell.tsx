@@ -12,6 +12,8 @@ import {
   KeyOutlined,
   LockOutlined,
   LogoutOutlined,
+  MenuFoldOutlined,
+  MenuUnfoldOutlined,
   ScheduleOutlined,
   TeamOutlined,
   UserOutlined,
@@ -63,6 +65,8 @@ export function Shell() {
         breakpoint="lg"
         collapsedWidth={narrow ? 0 : 64}
         collapsible
+        // On a phone the header's menu button opens and closes it (the floating trigger would cover the page).
+        trigger={narrow ? null : undefined}
         collapsed={collapsed}
         onCollapse={setCollapsed}
         onBreakpoint={(broken) => {
@@ -97,9 +101,20 @@ export function Shell() {
             padding: '0 16px',
             borderBottom: '1px solid #f0f0f0',
             display: 'flex',
-            justifyContent: 'flex-end',
+            justifyContent: 'space-between',
+            alignItems: 'center',
           }}
         >
+          <span>
+            {narrow && (
+              <Button
+                type="text"
+                aria-label={t('nav.menu')}
+                icon={collapsed ? <MenuUnfoldOutlined /> : <MenuFoldOutlined />}
+                onClick={() => setCollapsed(!collapsed)}
+              />
+            )}
+          </span>
           <Flex gap="middle" align="center">
             <Segmented
               aria-label={t('language')}

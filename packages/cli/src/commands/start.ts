@@ -153,6 +153,9 @@ async function printBanner(
   const lines = [
     '',
     `Tickwheel server listening on ${server.url}`,
+    options.consoleDir === undefined
+      ? '  web console:   not built (run npm run build to build packages/console)'
+      : `  web console:   ${server.url}  (sign in as admin)`,
     `  database:      ${maskDatabasePassword(options.database ?? `sqlite (in ${options.dataDir ?? SERVER_DEFAULTS.dataDir})`)}`,
     `  REST API:      ${api}  (OpenAPI document: ${api}/openapi.json)`,
     `  executors:     register at ${server.url} with the access token`,

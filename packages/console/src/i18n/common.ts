@@ -13,6 +13,7 @@ export default {
       audit: 'Audit',
       account: 'Change password',
       logout: 'Sign out',
+      menu: 'Menu',
     },
     language: 'Language',
     actions: {
@@ -61,6 +62,7 @@ export default {
       audit: '操作审计',
       account: '修改密码',
       logout: '退出登录',
+      menu: '菜单',
     },
     language: '语言',
     actions: {

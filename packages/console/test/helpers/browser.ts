@@ -44,6 +44,7 @@ export async function signIn(
   await page.goto(new URL('login', baseUrl).toString());
   await page.getByLabel(/username|用户名/i).fill(username);
   await page.getByLabel(/password|密码/i).fill(password);
-  await page.getByRole('button', { name: /sign in|登录/i }).click();
+  // antd spaces out a two-character Chinese button label (登 录).
+  await page.getByRole('button', { name: /sign in|登\s*录/i }).click();
   await page.getByTestId('user-menu').waitFor();
 }

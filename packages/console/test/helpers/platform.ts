@@ -50,11 +50,19 @@ export async function startPlatform(): Promise<Platform> {
     adminPassword: ADMIN_PASSWORD,
     apiToken,
     accessToken,
-    consoleDir,
+    // TW_CONSOLE_DIR: a console built elsewhere (`vite build --outDir`), so one engineer's build
+    // does not empty dist/ under another's running test.
+    consoleDir: process.env.TW_CONSOLE_DIR ?? consoleDir,
     logger,
     env: {},
     lookAheadMs: 1_000,
-    internal: { tickIntervalMs: 50, leaseTtlMs: 3_000, registryMonitorIntervalMs: 500 },
+    internal: {
+      tickIntervalMs: 50,
+      leaseTtlMs: 3_000,
+      registryMonitorIntervalMs: 500,
+      // The dashboard reads the daily reports: recompute them often enough for a test to see its fires.
+      reportsMonitorIntervalMs: 2_000,
+    },
   });
 
   const api = async <T>(method: string, apiPath: string, body?: unknown): Promise<T> => {
@@ -80,6 +88,8 @@ export async function startPlatform(): Promise<Platform> {
     port: 0,
     logDir,
     logger,
+    // The script editor's test runs the shell scripts it saves.
+    enableScripts: true,
     internal: { heartbeatIntervalMs: 500, callbackRetryIntervalMs: 500 },
   });
   executor.handle('echo', async (ctx) => {

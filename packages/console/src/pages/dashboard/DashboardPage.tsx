@@ -1,4 +1,277 @@
-// Not built yet: a placeholder so the routes resolve.
+/**
+ * The dashboard: jobs, executors online, today's fires by result and the fires running now, then
+ * the fires per day by result and the fire lateness per day over the last 7 or 30 days. It asks
+ * again every 10 s; the figures themselves are the daily reports the server recomputes every
+ * minute, so the page tells both when it asked and when the server computed them.
+ */
+import { ReloadOutlined } from '@ant-design/icons';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import {
+  Button,
+  Card,
+  Col,
+  Empty,
+  Flex,
+  Row,
+  Segmented,
+  Skeleton,
+  Statistic,
+  Tooltip,
+  Typography,
+} from 'antd';
+import { lazy, type ReactNode, Suspense, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import { call, client } from '../../api/client';
+import type { Dashboard } from '../../api/types';
+import { ApiErrorAlert } from '../../components/ApiErrorAlert';
+import { PageLoading } from '../../components/PageLoading';
+import { PageTitle } from '../../components/PageTitle';
+import { formatTime } from '../../components/Time';
+import { firesPerDayOption, formatDuration, latenessOption, RESULT_COLORS, RESULTS } from './charts';
+
+// ECharts is the heaviest thing on this page: the figures show while its chunk loads.
+const Chart = lazy(() => import('../../components/Chart'));
+
+const REFRESH_MS = 10_000;
+const CHART_HEIGHT = 300;
+
+type Days = 7 | 30;
+
 export default function DashboardPage() {
-  return <div>DashboardPage</div>;
+  const { t } = useTranslation('dashboard');
+  const [params, setParams] = useSearchParams();
+  const days: Days = params.get('days') === '30' ? 30 : 7;
+
+  const query = useQuery({
+    queryKey: ['dashboard', days],
+    queryFn: () => call(client.GET('/api/v1/dashboard', { params: { query: { days } } })),
+    refetchInterval: REFRESH_MS,
+    placeholderData: keepPreviousData,
+  });
+
+  const setDays = (value: Days) => {
+    const next = new URLSearchParams(params);
+    if (value === 7) next.delete('days');
+    else next.set('days', String(value));
+    setParams(next, { replace: true });
+  };
+
+  const toolbar = (
+    <Flex gap="small" align="center" wrap>
+      {query.dataUpdatedAt > 0 && (
+        <Typography.Text type="secondary" data-testid="dashboard-updated-at">
+          {t('updatedAt', { time: formatTime(query.dataUpdatedAt) })}
+        </Typography.Text>
+      )}
+      <Segmented<Days>
+        aria-label={t('period')}
+        data-testid="dashboard-days"
+        value={days}
+        options={[
+          { label: t('days7'), value: 7 },
+          { label: t('days30'), value: 30 },
+        ]}
+        onChange={setDays}
+      />
+      <Tooltip title={t('common:actions.refresh')}>
+        <Button
+          aria-label={t('common:actions.refresh')}
+          icon={<ReloadOutlined />}
+          loading={query.isFetching}
+          onClick={() => void query.refetch()}
+        />
+      </Tooltip>
+    </Flex>
+  );
+
+  return (
+    <>
+      <PageTitle title={t('title')} extra={toolbar} />
+      {query.isError && (
+        <div style={{ marginBottom: 16 }}>
+          <ApiErrorAlert error={query.error} onRetry={() => void query.refetch()} />
+        </div>
+      )}
+      {query.data === undefined ? (
+        query.isPending && <PageLoading />
+      ) : (
+        <DashboardFigures data={query.data} days={days} />
+      )}
+    </>
+  );
+}
+
+function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
+  const { t, i18n } = useTranslation('dashboard');
+  const today = data.series[data.series.length - 1];
+  // The options name the series in the current language: build them again when it changes.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: i18n.language changes what t returns
+  const options = useMemo(
+    () => ({ fires: firesPerDayOption(data.series, t), lateness: latenessOption(data.series, t) }),
+    [data.series, t, i18n.language],
+  );
+
+  return (
+    <Flex vertical gap={16}>
+      <Row gutter={[16, 16]} data-testid="dashboard-figures">
+        <Col xs={24} sm={12} xl={6}>
+          <FigureCard
+            title={t('jobs')}
+            value={data.jobs}
+            testId="figure-jobs"
+            footer={
+              <Typography.Text type="secondary">
+                {t('enabledJobs', { count: data.enabledJobs })} · {t('apps', { count: data.apps })}
+              </Typography.Text>
+            }
+          />
+        </Col>
+        <Col xs={24} sm={12} xl={6}>
+          <FigureCard
+            title={t('executorsOnline')}
+            hint={t('executorsHint')}
+            value={data.executorsOnline}
+            testId="figure-executors"
+          />
+        </Col>
+        <Col xs={24} sm={12} xl={6}>
+          <FigureCard
+            title={t('firesToday')}
+            hint={t('firesTodayHint')}
+            value={today?.total ?? 0}
+            testId="figure-fires-today"
+            footer={
+              <Flex wrap gap="small" data-testid="fires-today-by-result">
+                {RESULTS.filter((result) => result !== 'running').map((result) => (
+                  <Typography.Text key={result} type="secondary" style={{ whiteSpace: 'nowrap' }}>
+                    <span
+                      aria-hidden
+                      style={{
+                        display: 'inline-block',
+                        width: 8,
+                        height: 8,
+                        borderRadius: 4,
+                        marginRight: 4,
+                        background: RESULT_COLORS[result],
+                      }}
+                    />
+                    {t(`result.${result}`)} {today?.[result] ?? 0}
+                  </Typography.Text>
+                ))}
+              </Flex>
+            }
+          />
+        </Col>
+        <Col xs={24} sm={12} xl={6}>
+          <FigureCard
+            title={t('runningNow')}
+            hint={t('runningHint')}
+            value={data.totals.running}
+            testId="figure-running"
+            footer={
+              <Typography.Text type="secondary">
+                {t('meanRun', { value: formatDuration(data.totals.meanRunMs) })}
+              </Typography.Text>
+            }
+          />
+        </Col>
+      </Row>
+      <Typography.Text type="secondary" data-testid="dashboard-computed-at">
+        {t('inPeriod', { count: data.totals.total })} ·{' '}
+        {data.computedAt === null ? t('notComputed') : t('computedAt', { time: formatTime(data.computedAt) })}
+      </Typography.Text>
+      {data.totals.total === 0 ? (
+        <Card>
+          <Empty
+            data-testid="dashboard-empty"
+            description={
+              <Flex vertical gap={4}>
+                <Typography.Text strong>{t('emptyTitle')}</Typography.Text>
+                <Typography.Text type="secondary">{t('emptyText', { days })}</Typography.Text>
+              </Flex>
+            }
+          >
+            <Link to="/jobs/new">
+              <Button type="primary">{t('createJob')}</Button>
+            </Link>
+          </Empty>
+        </Card>
+      ) : (
+        <Row gutter={[16, 16]}>
+          <Col xs={24} xl={12}>
+            <Card title={t('firesPerDay')}>
+              <Suspense fallback={<ChartLoading />}>
+                <Chart
+                  option={options.fires}
+                  height={CHART_HEIGHT}
+                  label={t('firesPerDayLabel', { days })}
+                  testId="chart-fires"
+                />
+              </Suspense>
+            </Card>
+          </Col>
+          <Col xs={24} xl={12}>
+            <Card
+              title={
+                <Tooltip title={t('latenessHint')}>
+                  <span>{t('lateness')}</span>
+                </Tooltip>
+              }
+            >
+              <Suspense fallback={<ChartLoading />}>
+                <Chart
+                  option={options.lateness}
+                  height={CHART_HEIGHT}
+                  label={t('latenessLabel', { days })}
+                  testId="chart-lateness"
+                />
+              </Suspense>
+            </Card>
+          </Col>
+        </Row>
+      )}
+    </Flex>
+  );
+}
+
+function FigureCard({
+  title,
+  hint,
+  value,
+  footer,
+  testId,
+}: {
+  title: string;
+  hint?: string;
+  value: number;
+  footer?: ReactNode;
+  testId: string;
+}) {
+  return (
+    <Card style={{ height: '100%' }} data-testid={testId}>
+      <Statistic
+        title={
+          hint === undefined ? (
+            title
+          ) : (
+            <Tooltip title={hint}>
+              <span>{title}</span>
+            </Tooltip>
+          )
+        }
+        value={value}
+        valueRender={(node) => <span data-testid={`${testId}-value`}>{node}</span>}
+      />
+      {footer !== undefined && <div style={{ marginTop: 8 }}>{footer}</div>}
+    </Card>
+  );
+}
+
+function ChartLoading() {
+  return (
+    <div style={{ height: CHART_HEIGHT }}>
+      <Skeleton active paragraph={{ rows: 6 }} />
+    </div>
+  );
 }
