@@ -148,6 +148,18 @@ describe('getFireLog', () => {
     ).json();
     expect(next.fromLineNum).toBe(page.toLineNum + 1);
     expect(next.logContent).toBe('');
+    // The store has no result yet (the executor's callback went to a stand-in): the run is not over.
+    expect(page.isEnd).toBe(false);
+    expect(next.isEnd).toBe(false);
+    await api.store.fires.finishFires([
+      { fireId, handleCode: 200, handleMsg: null, handleAt: api.clock.now() },
+    ]);
+    // Finished: a read that brings lines is not the end yet; one that brings nothing more is.
+    expect((await api.call('GET', `/api/v1/fires/${fireId}/log`)).json()).toMatchObject({ isEnd: false });
+    const last = (
+      await api.call('GET', `/api/v1/fires/${fireId}/log?fromLineNum=${page.toLineNum + 1}`)
+    ).json();
+    expect(last).toMatchObject({ logContent: '', isEnd: true });
   });
 
   it('answers 409 for a fire that was never delivered to an executor', async () => {

@@ -93,7 +93,12 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
           `reading the log from ${fire.executor_address} failed: ${read.msg ?? 'no answer'}`,
         );
       }
-      const { fromLineNum, toLineNum, logContent, isEnd } = read.result;
+      const { fromLineNum, toLineNum, logContent } = read.result;
+      // The executor's isEnd only says its file had nothing more (or no file yet, as just before a
+      // run's first line): the log is over once the fire had finished before this read and the read
+      // brought nothing new.
+      const nothingNew = (logContent ?? '') === '' || toLineNum < fromLineNum;
+      const isEnd = isFinalStatus(fire.status) && (read.result.isEnd || nothingNew);
       return { fromLineNum, toLineNum, logContent: logContent ?? '', isEnd };
     },
   );

@@ -1,5 +1,35 @@
-/** The account page's words, in English and Simplified Chinese (same keys in both). */
+/** The change-password page's words, in English and Simplified Chinese (same keys in both). */
 export default {
-  en: {},
-  zh: {},
+  en: {
+    title: 'Change password',
+    intro: 'Changing your password signs you out everywhere else; this browser stays signed in.',
+    currentPassword: 'Current password',
+    newPassword: 'New password',
+    confirmPassword: 'New password again',
+    currentRequired: 'Enter your current password',
+    newRequired: 'Enter a new password',
+    newLength: 'At least 8 characters',
+    newSame: 'The new password must differ from the current one',
+    confirmRequired: 'Enter the new password again',
+    confirmMismatch: 'The two new passwords differ',
+    submit: 'Change password',
+    changed: 'Your password is changed',
+    changedDetail: 'Your other sessions have been signed out: sign in there again with the new password.',
+  },
+  zh: {
+    title: '修改密码',
+    intro: '修改密码后，你在其他地方的登录会全部失效；当前浏览器保持登录。',
+    currentPassword: '当前密码',
+    newPassword: '新密码',
+    confirmPassword: '确认新密码',
+    currentRequired: '请输入当前密码',
+    newRequired: '请输入新密码',
+    newLength: '至少 8 个字符',
+    newSame: '新密码不能与当前密码相同',
+    confirmRequired: '请再次输入新密码',
+    confirmMismatch: '两次输入的新密码不一致',
+    submit: '修改密码',
+    changed: '密码已修改',
+    changedDetail: '你的其他登录会话已退出，请在那里用新密码重新登录。',
+  },
 };

@@ -1,5 +1,45 @@
-/** The tokens page's words, in English and Simplified Chinese (same keys in both). */
+/** The API tokens page's words, in English and Simplified Chinese (same keys in both). */
 export default {
-  en: {},
-  zh: {},
+  en: {
+    title: 'API tokens',
+    intro:
+      'A token lets a script or the command-line tool call the REST API as you (header Authorization: Bearer <token>). It can do what you can do.',
+    create: 'New token',
+    createTitle: 'New API token',
+    name: 'Name',
+    nameHint: 'What the token is for, e.g. "deploy script"',
+    nameRequired: 'Enter a name',
+    createdAt: 'Created',
+    lastUsedAt: 'Last used',
+    never: 'Never',
+    actions: 'Actions',
+    revoke: 'Revoke',
+    confirmRevoke: 'Revoke {{name}}? Whatever uses it stops working at once.',
+    revoked: 'Token {{name}} revoked',
+    createdTitle: 'Token {{name}} created',
+    shownOnce: 'Copy the token now: it is shown only this once and cannot be seen again.',
+    copied: 'Copied',
+    done: 'I have copied it',
+  },
+  zh: {
+    title: 'API 令牌',
+    intro:
+      '令牌让脚本或命令行工具以你的身份调用 REST API（请求头 Authorization: Bearer <令牌>），拥有与你相同的权限。',
+    create: '新增令牌',
+    createTitle: '新增 API 令牌',
+    name: '名称',
+    nameHint: '令牌的用途，例如“部署脚本”',
+    nameRequired: '请输入名称',
+    createdAt: '创建时间',
+    lastUsedAt: '最近使用',
+    never: '从未使用',
+    actions: '操作',
+    revoke: '吊销',
+    confirmRevoke: '确定吊销 {{name}}？使用它的程序将立即无法访问。',
+    revoked: '已吊销令牌 {{name}}',
+    createdTitle: '已创建令牌 {{name}}',
+    shownOnce: '请立即复制令牌：它只显示这一次，之后无法再查看。',
+    copied: '已复制',
+    done: '我已复制',
+  },
 };
