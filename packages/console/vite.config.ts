@@ -1,12 +1,14 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 
 // `npm run dev -w @tickwheel/console` serves the console with hot reload and sends the API to a
 // server started with `tickwheel start` (TICKWHEEL_URL, default http://127.0.0.1:8080).
 const apiTarget = process.env.TICKWHEEL_URL ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
-  plugins: [react()],
+  // Brotli and gzip copies beside each asset: the server sends them to browsers that accept them.
+  plugins: [react(), compression({ algorithms: ['gzip', 'brotliCompress'], threshold: 0 })],
   server: { host: '127.0.0.1', proxy: { '/api': apiTarget } },
   build: {
     outDir: 'dist',

@@ -20,7 +20,19 @@ describe('console: sign-in and the frame', () => {
   it('serves the console at / and routes page paths to it, while unknown API paths stay 404 JSON', async () => {
     const root = await fetch(platform.url);
     expect(root.status).toBe(200);
-    expect(await root.text()).toContain('<div id="root"></div>');
+    const html = await root.text();
+    expect(html).toContain('<div id="root"></div>');
+    expect(root.headers.get('cache-control')).toBe('no-cache');
+    // Hashed assets: cached for good, sent compressed to a browser that accepts it.
+    const entry = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+    expect(entry).toBeDefined();
+    const asset = await fetch(new URL(entry!.slice(1), platform.url), {
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-encoding')).toBe('br');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await asset.text()).length).toBeGreaterThan(1000);
     const deep = await fetch(new URL('jobs/12', platform.url));
     expect(deep.status).toBe(200);
     expect(deep.headers.get('content-type')).toContain('text/html');
