@@ -84,7 +84,7 @@ async function main(): Promise<void> {
       r.firstPageRequests,
     ].join(' | ');
   console.log(
-    '| round | sign-in form visible ms | DOMContentLoaded ms | first contentful paint ms | dashboard after sign-in ms | first page transferred | requests |',
+    '| round | sign-in form visible ms | DOMContentLoaded ms | first contentful paint ms | dashboard after sign-in ms | first page JS+HTML (decoded) | requests |',
   );
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   results.forEach((r, i) => console.log(`| ${i + 1} | ${cols(r)} |`));
@@ -95,10 +95,22 @@ async function main(): Promise<void> {
   console.log(
     `\nmedian: sign-in form visible ${median((r) => r.signInVisibleMs)} ms, dashboard after sign-in ${median((r) => r.dashboardAfterSignInMs)} ms\n`,
   );
-  console.log('| file | raw | gzip | on the first page |');
-  console.log('| --- | ---: | ---: | :---: |');
-  for (const file of bundle)
-    console.log(`| ${file.name} | ${kb(file.raw)} | ${kb(file.gzip)} | ${file.firstPage ? 'yes' : ''} |`);
+  const first = bundle.filter((file) => file.firstPage);
+  const sum = (files: typeof bundle, pick: (file: (typeof bundle)[number]) => number) =>
+    kb(files.reduce((total, file) => total + pick(file), 0));
+  console.log('| file | raw | gzip | brotli | on the first page |');
+  console.log('| --- | ---: | ---: | ---: | :---: |');
+  for (const file of bundle) {
+    console.log(
+      `| ${file.name} | ${kb(file.raw)} | ${kb(file.gzip)} | ${kb(file.brotli)} | ${file.firstPage ? 'yes' : ''} |`,
+    );
+  }
+  console.log(
+    `| **first page (${first.length} files)** | ${sum(first, (f) => f.raw)} | ${sum(first, (f) => f.gzip)} | ${sum(first, (f) => f.brotli)} | |`,
+  );
+  console.log(
+    `| **all (${bundle.length} files)** | ${sum(bundle, (f) => f.raw)} | ${sum(bundle, (f) => f.gzip)} | ${sum(bundle, (f) => f.brotli)} | |`,
+  );
 }
 
 async function round(baseUrl: string): Promise<Round> {
@@ -152,19 +164,22 @@ async function round(baseUrl: string): Promise<Round> {
   }
 }
 
+/** Every built file (not the .br/.gz copies) with its size raw, as served gzip and as served brotli. */
 async function bundleSizes(firstPage: Set<string>) {
-  const files: { name: string; raw: number; gzip: number; firstPage: boolean }[] = [];
+  const files: { name: string; raw: number; gzip: number; brotli: number; firstPage: boolean }[] = [];
+  const sizeOf = async (file: string) => (await stat(file).catch(() => undefined))?.size;
   const walk = async (dir: string, prefix: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       const name = `${prefix}${entry.name}`;
       if (entry.isDirectory()) await walk(full, `${name}/`);
-      else {
-        const content = await readFile(full);
+      else if (!/\.(br|gz)$/.test(entry.name)) {
+        const raw = (await stat(full)).size;
         files.push({
           name,
-          raw: (await stat(full)).size,
-          gzip: gzipSync(content).length,
+          raw,
+          gzip: (await sizeOf(`${full}.gz`)) ?? gzipSync(await readFile(full)).length,
+          brotli: (await sizeOf(`${full}.br`)) ?? raw,
           firstPage: firstPage.has(`/${name}`) || (name === 'index.html' && firstPage.has('/')),
         });
       }
