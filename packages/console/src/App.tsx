@@ -3,14 +3,13 @@
  * round trip); the frame and every other page are lazily loaded chunks, so the first page does
  * not wait for the menu, the script editor or the charts.
  */
-import { Result } from 'antd';
 import { lazy, type ReactNode, Suspense } from 'react';
-import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { useAuth } from './auth/AuthContext';
 import { PageLoading } from './components/PageLoading';
 import LoginPage from './pages/login/LoginPage';
 
+const StatusPage = lazy(() => import('./components/StatusPage'));
 const Shell = lazy(() => import('./Shell').then((module) => ({ default: module.Shell })));
 const DashboardPage = lazy(() => import('./pages/dashboard/DashboardPage'));
 const AppsPage = lazy(() => import('./pages/apps/AppsPage'));
@@ -36,14 +35,12 @@ function RequireAuth({ children }: { children: ReactNode }) {
 
 function AdminOnly({ children }: { children: ReactNode }) {
   const { isAdmin } = useAuth();
-  const { t } = useTranslation();
-  if (!isAdmin) return <Result status="403" title="403" subTitle={t('forbidden')} />;
+  if (!isAdmin) return <StatusPage status={403} />;
   return children;
 }
 
 function NotFound() {
-  const { t } = useTranslation();
-  return <Result status="404" title="404" subTitle={t('notFound')} />;
+  return <StatusPage status={404} />;
 }
 
 export function App() {
