@@ -15,6 +15,23 @@ interface AuthState {
   isAdmin: boolean;
 }
 
+/**
+ * `getCurrentUser`: the answer index.html asked for before the app's code loaded (once), else a
+ * new request.
+ */
+async function currentUser(): Promise<CurrentUser> {
+  const early = (window as { __tickwheelMe?: Promise<Response> }).__tickwheelMe;
+  (window as { __tickwheelMe?: Promise<Response> }).__tickwheelMe = undefined;
+  if (early === undefined) return call(client.GET('/api/v1/me'));
+  return call(
+    early.then(async (response) => ({
+      response,
+      data: response.ok ? ((await response.json()) as CurrentUser) : undefined,
+      error: response.ok ? undefined : await response.json().catch(() => undefined),
+    })),
+  );
+}
+
 const AuthContext = createContext<AuthState | undefined>(undefined);
 
 export function AuthProvider({ children }: { children: ReactNode }) {
@@ -30,7 +47,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     setUnauthenticatedHandler(signedOut);
     let cancelled = false;
-    call(client.GET('/api/v1/me'))
+    currentUser()
       .then((me) => {
         if (cancelled) return;
         setCsrfToken(me.csrfToken);
@@ -38,8 +55,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       })
       .catch((err: unknown) => {
         if (cancelled) return;
-        if (err instanceof ApiError && err.status === 401) setUser(null);
-        else setUser(null);
+        // Signed out (401) or the server unreachable: the sign-in page says what happens next.
+        if (!(err instanceof ApiError && err.status === 401)) console.warn('getCurrentUser failed', err);
+        setUser(null);
       });
     return () => {
       cancelled = true;
