@@ -61,6 +61,14 @@ export function Shell() {
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
+      {narrow && !collapsed && (
+        // A tap beside the open menu closes it.
+        <div
+          aria-hidden
+          onClick={() => setCollapsed(true)}
+          style={{ position: 'fixed', inset: 0, zIndex: 99, background: 'rgba(0, 0, 0, 0.25)' }}
+        />
+      )}
       <Sider
         breakpoint="lg"
         collapsedWidth={narrow ? 0 : 64}
@@ -74,7 +82,18 @@ export function Shell() {
           setCollapsed(broken);
         }}
         theme="light"
-        style={{ borderRight: '1px solid #f0f0f0' }}
+        style={
+          narrow
+            ? // On a phone the open menu lies over the page instead of squeezing it.
+              {
+                position: 'fixed',
+                insetBlock: 0,
+                left: 0,
+                zIndex: 100,
+                boxShadow: '2px 0 8px rgba(0, 0, 0, 0.15)',
+              }
+            : { borderRight: '1px solid #f0f0f0' }
+        }
       >
         <Link to="/" style={{ display: 'block', padding: '16px 20px' }}>
           <Typography.Text strong style={{ fontSize: 18 }}>
