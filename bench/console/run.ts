@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     '| round | sign-in form visible ms | DOMContentLoaded ms | first contentful paint ms | dashboard after sign-in ms | first page JS+HTML (decoded) | requests |',
   );
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  results.forEach((r, i) => console.log(`| ${i + 1} | ${cols(r)} |`));
+  for (const [i, r] of results.entries()) console.log(`| ${i + 1} | ${cols(r)} |`);
   const median = (pick: (r: Round) => number) => {
     const sorted = results.map(pick).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)]!;
