@@ -14,7 +14,8 @@
  * scheduled time). After `--warmup` seconds of firing, the fires scheduled in the next
  * `--seconds` are measured; once their results are stored (or `--drain-seconds` passed) the
  * children are stopped and the database is counted against the schedules.
- * `TW_BENCH_PROFILE=<folder>` runs the server child with `--cpu-prof` into that folder. `--keep`
+ * `TW_BENCH_PROFILE=<folder>` runs the server and executor children with `--cpu-prof`, each into
+ * a folder of its own under that one (`profile-summary.ts` sums them per function and file). `--keep`
  * leaves each case's database (SQLite folder or PostgreSQL schema) and child log for inspection.
  * With `--json` the table rows go to stderr and the figures, as JSON, to stdout.
  */
@@ -135,15 +136,16 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       script: './server-process.js',
       config: { database: database.url, dataDir: database.dir, accessToken: ACCESS_TOKEN },
       logFd,
-      execArgv: profileArgs(spec),
+      execArgv: profileArgs(spec, 'server'),
     });
     children.push(server);
     const { url } = await nextMessage<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready', 60_000);
-    const executors = Array.from({ length: executorCount }, () =>
+    const executors = Array.from({ length: executorCount }, (_, index) =>
       forkChild({
         script: './executor-process.js',
         config: { serverUrl: url, accessToken: ACCESS_TOKEN, logDir: executorLogDir },
         logFd,
+        execArgv: profileArgs(spec, `executor${index + 1}`),
       }),
     );
     children.push(...executors);
@@ -309,10 +311,15 @@ async function waitForRegistrations(store: Store, count: number): Promise<void> 
   }
 }
 
-function profileArgs(spec: CaseSpec): string[] {
+/**
+ * `--cpu-prof` into a folder of its own per child and case: every thread of the child (the
+ * executor's job log writer is a worker thread) writes its own profile there, named by Node
+ * (`CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`, thread 0 being the main one).
+ */
+function profileArgs(spec: CaseSpec, child: string): string[] {
   if (!profileDir) return [];
-  const name = `server-${spec.store}-${spec.shape}-${spec.due}-${Date.now()}.cpuprofile`;
-  return ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', name];
+  const folder = path.join(profileDir, `${child}-${spec.store}-${spec.shape}-${spec.due}-${Date.now()}`);
+  return ['--cpu-prof', '--cpu-prof-dir', folder];
 }
 
 /** The server's and executors' warnings and errors of the case, on stderr (their info lines are left out). */

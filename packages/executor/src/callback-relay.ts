@@ -104,8 +104,7 @@ export class CallbackRelay {
    */
   push(result: HandleCallbackParam): Promise<CallbackDelivery> {
     return new Promise((settle) => {
-      const bytes = Buffer.byteLength(JSON.stringify(result));
-      this.queue.push({ result, bytes, settle });
+      this.queue.push({ result, bytes: encodedBytes(result), settle });
       this.scheduleDrain();
     });
   }
@@ -352,6 +351,22 @@ export class CallbackRelay {
     }
   }
 }
+
+/**
+ * A result's size in a callback body, without encoding the whole result (every result passes
+ * here): the fixed fields take at most 128 bytes, and a message its UTF-8 length plus quotes
+ * unless it has characters JSON escapes, which are rare and are then counted exactly.
+ */
+function encodedBytes(result: HandleCallbackParam): number {
+  const msg = result.handleMsg;
+  if (msg === null) return FIXED_FIELDS_BYTES;
+  const text = JSON_ESCAPED.test(msg) ? JSON.stringify(msg) : msg;
+  return FIXED_FIELDS_BYTES + Buffer.byteLength(text) + 2;
+}
+
+const FIXED_FIELDS_BYTES = 128;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON escapes
+const JSON_ESCAPED = /["\\\u0000-\u001f]/;
 
 /**
  * Makes the rename itself durable. Opening a folder to fsync it works on Linux and macOS; where

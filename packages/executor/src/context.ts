@@ -52,13 +52,18 @@ export interface HandlerRun {
   outcomeOfError(err: unknown): RunOutcome;
 }
 
-/** Builds the context of one run; `writeLog` receives each `ctx.log(...)` call's arguments. */
+/**
+ * Builds the context of one run; `writeLog` receives each `ctx.log(...)` call's arguments.
+ * `signal` is the run's AbortSignal, or a function giving it: the lane makes one only for a run
+ * that reads `ctx.signal` (most never do, and each costs an AbortController).
+ */
 export function createHandlerRun(
   trigger: TriggerParam,
   writeLog: (...args: unknown[]) => void,
-  signal: AbortSignal,
+  signal: AbortSignal | (() => AbortSignal),
 ): HandlerRun {
   let explicit: RunOutcome | undefined;
+  const signalOf = typeof signal === 'function' ? signal : () => signal;
   const context: JobContext = {
     jobId: trigger.jobId,
     logId: trigger.logId,
@@ -67,7 +72,9 @@ export function createHandlerRun(
     shardTotal: trigger.broadcastTotal,
     logDateTime: trigger.logDateTime,
     log: writeLog,
-    signal,
+    get signal() {
+      return signalOf();
+    },
     success(msg?: string) {
       explicit = { code: HandleCode.SUCCESS, msg: capHandleMsg(msg ?? null) };
     },

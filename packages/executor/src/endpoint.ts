@@ -2,6 +2,12 @@
  * The executor's HTTP endpoint: the server's calls of PROTOCOL.md (`beat`, `idleBeat`, `run` /
  * `trigger`, `kill`, `log`), matched exactly as XXL-JOB matches them, behind the access token.
  * Every answer is HTTP 200 with a ReturnT body carrying its payload under `content` and `data`.
+ *
+ * Tickwheel's own `runBatch` takes many triggers in one request (a server under load sends the
+ * runs of one turn together): each is decided exactly as its own `run` would be, in order, and
+ * the answer lists their ReturnT codes and messages. Every answer announces it in the
+ * `Tickwheel-Run-Batch` header, so a Tickwheel server learns which executors take batches from
+ * their ordinary answers; XXL-JOB servers ignore the header and never call the path.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
@@ -13,11 +19,12 @@ import {
   type LogParam,
   type LogResult,
   MAX_BODY_BYTES,
+  MAX_RUN_BATCH,
   parseIdleBeatParam,
   parseKillParam,
   parseLogParam,
-  parseTriggerParam,
   type ReturnT,
+  RUN_BATCH_HEADER,
   returnFail,
   returnSuccess,
   TickwheelError,
@@ -25,6 +32,7 @@ import {
   WireMessages,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
+import { readTriggerParam } from './trigger-param.js';
 
 /** What the endpoint asks the executor to do, one method per call. */
 export interface ExecutorCalls {
@@ -45,7 +53,7 @@ export interface EndpointOptions {
 /** Serves one request whose call path (the URL after the mount prefix) is `callPath`. */
 export type Endpoint = (req: http.IncomingMessage, res: http.ServerResponse, callPath: string) => void;
 
-type CallName = 'beat' | 'idleBeat' | 'run' | 'kill' | 'log';
+type CallName = 'beat' | 'idleBeat' | 'run' | 'runBatch' | 'kill' | 'log';
 
 /** Exact paths; G4 servers send `trigger` where older ones send `run`. */
 const CALL_PATHS: Readonly<Record<string, CallName>> = {
@@ -53,9 +61,16 @@ const CALL_PATHS: Readonly<Record<string, CallName>> = {
   '/idleBeat': 'idleBeat',
   '/run': 'run',
   '/trigger': 'run',
+  '/runBatch': 'runBatch',
   '/kill': 'kill',
   '/log': 'log',
 };
+
+/** What `runBatch` answers for one trigger: the code and message its own `run` would have answered. */
+export interface RunAnswer {
+  code: number;
+  msg: string | null;
+}
 
 const ACCESS_TOKEN_HEADER_LOWER = 'xxl-job-access-token';
 
@@ -97,7 +112,9 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   ): ReturnT<unknown> | Promise<ReturnT<unknown>> {
     switch (call) {
       case 'run':
-        return options.calls.run(parseTriggerParam(body));
+        return options.calls.run(readTriggerParam(body));
+      case 'runBatch':
+        return runBatch(body);
       case 'idleBeat':
         return options.calls.idleBeat(parseIdleBeatParam(body));
       case 'kill':
@@ -106,7 +123,43 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         return options.calls.log(parseLogParam(body));
     }
   }
+
+  /**
+   * Decides each trigger in order as `run` would. Past the body check every trigger gets its own
+   * answer, so a batch is never refused half-applied: the server re-sending the whole batch one
+   * run at a time would meet the runs accepted already as repeats.
+   */
+  function runBatch(body: unknown): ReturnT<RunAnswer[]> {
+    if (!Array.isArray(body)) {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_FIELD',
+        'body: a runBatch body must be an array of TriggerParam',
+      );
+    }
+    if (body.length > MAX_RUN_BATCH) {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_FIELD',
+        `body: at most ${MAX_RUN_BATCH} triggers in one runBatch`,
+      );
+    }
+    const answers: RunAnswer[] = new Array(body.length);
+    for (let i = 0; i < body.length; i++) answers[i] = runOne(body[i]);
+    return returnSuccess(answers);
+  }
+
+  function runOne(item: unknown): RunAnswer {
+    try {
+      const answer = options.calls.run(readTriggerParam(item));
+      return { code: answer.code, msg: answer.msg };
+    } catch (err) {
+      if (isTickwheelError(err)) return { code: 500, msg: err.message };
+      options.logger.error({ err }, 'a run of a runBatch failed');
+      return { code: 500, msg: `executor error: ${(err as Error)?.message ?? String(err)}` };
+    }
+  }
 }
+
+const RUN_BATCH_LIMIT = String(MAX_RUN_BATCH);
 
 function answer(
   res: http.ServerResponse,
@@ -117,6 +170,7 @@ function answer(
   res.writeHead(200, {
     'Content-Type': JSON_CONTENT_TYPE,
     'Content-Length': Buffer.byteLength(text),
+    [RUN_BATCH_HEADER]: RUN_BATCH_LIMIT,
     ...headers,
   });
   res.end(text);
@@ -196,7 +250,7 @@ async function readBody(req: http.IncomingMessage, maxBodyBytes: number): Promis
 }
 
 function parseJson(text: string): unknown {
-  if (text.trim() === '') return null;
+  if (!/\S/.test(text)) return null;
   try {
     return JSON.parse(text);
   } catch (err) {

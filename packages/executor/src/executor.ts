@@ -99,6 +99,7 @@ export class Executor {
   private mountPrefix: string | undefined;
   private mountedServer: { server: http.Server; unmount: () => void } | undefined;
   private relay: CallbackRelay | undefined;
+  private serverClient: ServerClient | undefined;
   private heartbeat: RegistryHeartbeat | undefined;
   private stopping: Promise<void> | undefined;
   private boundAddress: string | undefined;
@@ -265,7 +266,9 @@ export class Executor {
     await this.lanes.whenIdle(1_000);
     await Promise.all([...this.reports]);
     await this.relay?.stop();
+    this.serverClient?.close();
     this.jobLogs.stopRetention();
+    await this.jobLogs.close();
     await this.closeEndpoint();
     this.state = 'stopped';
     this.options.logger.info({ appName: this.options.appName }, 'tickwheel executor stopped');
@@ -339,6 +342,7 @@ export class Executor {
       timeoutMs: this.options.serverCallTimeoutMs,
       logger,
     });
+    this.serverClient = client;
     this.relay = new CallbackRelay({
       client,
       protocol,

@@ -3,13 +3,13 @@
  * it goes, read back by the server's `log` call in capped pages, and deleted by a daily sweep
  * once older than the retention.
  */
-import { close as fsClose, open as fsOpen, write as fsWrite } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { type FileHandle, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 import { type LogResult, WireMessages } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
+import { type LogFileSource, LogFileThread, type LogFileWrite } from './log-file-thread.js';
 
 /** Appends lines to one run's log file. Writes are ordered; `close` flushes. */
 export interface JobLogWriter {
@@ -64,6 +64,7 @@ export class JobLogs {
   private readonly maxBytesPerRead: number;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly thread: LogFileThread;
   private retentionTimer: NodeJS.Timeout | undefined;
 
   constructor(options: JobLogsOptions & { logger?: Logger; now?: () => number }) {
@@ -73,6 +74,7 @@ export class JobLogs {
     this.maxBytesPerRead = options.maxBytesPerRead ?? DEFAULT_MAX_BYTES_PER_READ;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
     this.now = options.now ?? Date.now;
+    this.thread = new LogFileThread(this.logger);
   }
 
   /**
@@ -86,7 +88,7 @@ export class JobLogs {
 
   /** The writer of one run's log; the file (and its date folder) is created on the first line. */
   open(logId: number, logDateTime: number, source: string = DEFAULT_LOG_SOURCE): JobLogWriter {
-    return new FileJobLogWriter(this.logFilePath(logId, logDateTime), source, this.now, this.logger);
+    return new FileJobLogWriter(this.logFilePath(logId, logDateTime), source, this.now, this.thread);
   }
 
   /** Appends one timestamped line to a run's log, e.g. after its writer was closed. */
@@ -96,7 +98,13 @@ export class JobLogs {
     line: string,
     source: string = DEFAULT_LOG_SOURCE,
   ): Promise<void> {
-    await appendToFile(this.logFilePath(logId, logDateTime), formatLine(this.now(), source, line));
+    const write = {
+      id: ++lastWriterId,
+      path: this.logFilePath(logId, logDateTime),
+      text: formatLine(this.now(), source, line),
+      close: true,
+    };
+    await this.thread.mark({ takeWrite: () => write });
   }
 
   /**
@@ -107,6 +115,8 @@ export class JobLogs {
    */
   async read(logId: number, logDateTim: number, fromLineNum: number): Promise<LogResult> {
     const from = Math.max(1, Math.trunc(fromLineNum));
+    // Lines logged before this read are on disk before it opens the file.
+    await this.thread.settled();
     let handle: FileHandle;
     try {
       handle = await open(this.logFilePath(logId, logDateTim), 'r');
@@ -197,22 +207,31 @@ export class JobLogs {
     clearInterval(this.retentionTimer);
     this.retentionTimer = undefined;
   }
+
+  /**
+   * Waits until every line logged so far is on disk and ends the writer thread. Call it once
+   * the runs are over (the executor does at stop); a line logged later starts the thread again.
+   */
+  close(): Promise<void> {
+    return this.thread.close();
+  }
 }
 
+let lastWriterId = 0;
+
 /**
- * A writer that never blocks the event loop: `log` and `write` queue text, and one pump appends
- * whatever has queued in a single write, so the order of calls is the order in the file and a
- * chatty handler costs one write per turn rather than one per line.
- *
- * Cost per run matters here (a no-op run is mostly its log file): the file is opened once, on
- * the first line, and stays open until `close`; the text is taken only once the file is open,
- * so a quick run's start and end lines share one write; and plain file descriptors are used
- * rather than FileHandle objects, which cost a GC-tracked object and extra copies per write.
+ * A writer that never blocks the event loop: `log` and `write` gather text, and at the end of
+ * the turn the log file thread (log-file-thread.ts) appends all of it in one write, so the order
+ * of calls is the order in the file and a chatty handler costs one write per turn rather than
+ * one per line. The thread opens the file on the first text and keeps it open until `close`; a
+ * quick run's start and end lines share one write. Lines logged after `close` are appended
+ * one-off (open, write, close).
  */
-class FileJobLogWriter implements JobLogWriter {
-  private pending: string[] = [];
-  private pumping: Promise<void> | undefined;
-  private fd: number | undefined;
+class FileJobLogWriter implements JobLogWriter, LogFileSource {
+  private readonly id = ++lastWriterId;
+  private pending = '';
+  /** Handed to the thread for the end of this turn. */
+  private marked = false;
   private closed = false;
   /** False while raw output has left a line open, so the next `log` line starts afresh. */
   private atLineStart = true;
@@ -221,7 +240,7 @@ class FileJobLogWriter implements JobLogWriter {
     readonly path: string,
     private readonly source: string,
     private readonly now: () => number,
-    private readonly logger: Logger,
+    private readonly thread: LogFileThread,
   ) {}
 
   log(...args: unknown[]): void {
@@ -235,99 +254,32 @@ class FileJobLogWriter implements JobLogWriter {
     this.atLineStart = chunk.endsWith('\n');
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     if (!this.atLineStart) this.write('\n');
-    this.closed = true;
-    await this.pumping;
-    const fd = this.fd;
-    this.fd = undefined;
-    if (fd !== undefined) await closeFd(fd);
+    if (!this.closed) {
+      this.closed = true;
+      this.markForFlush();
+    }
+    return this.thread.settled();
+  }
+
+  takeWrite(): LogFileWrite {
+    const write = { id: this.id, path: this.path, text: this.pending, close: this.closed };
+    this.pending = '';
+    this.marked = false;
+    return write;
   }
 
   private enqueue(text: string): void {
-    this.pending.push(text);
-    this.pumping ??= this.pump();
+    this.pending += text;
+    this.markForFlush();
   }
 
-  private async pump(): Promise<void> {
-    while (this.pending.length > 0) {
-      try {
-        await this.appendPending();
-      } catch (err) {
-        // A full disk must not fail the run; the lines are lost and the executor's own log says so.
-        this.pending = [];
-        this.logger.error({ err, file: this.path }, 'job log write failed');
-      }
-    }
-    // Cleared in the same turn as the emptiness check, so text queued later always starts a new pump.
-    this.pumping = undefined;
+  private markForFlush(): void {
+    if (this.marked) return;
+    this.marked = true;
+    void this.thread.mark(this);
   }
-
-  /** Keeps one descriptor open while the run lasts; lines logged after `close` are appended one-off. */
-  private async appendPending(): Promise<void> {
-    if (this.closed && this.fd === undefined) {
-      await appendToFile(this.path, this.takePending());
-      return;
-    }
-    this.fd ??= await openForAppend(this.path);
-    await writeAll(this.fd, this.takePending());
-  }
-
-  private takePending(): string {
-    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
-    this.pending = [];
-    return text;
-  }
-}
-
-/**
- * Opens `file` for appending, creating it. The date folder is created only when the open finds
- * it missing: one folder serves a whole day of runs, so a `mkdir` per run would be wasted work.
- */
-async function openForAppend(file: string): Promise<number> {
-  try {
-    return await openFd(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await mkdir(path.dirname(file), { recursive: true });
-    return openFd(file);
-  }
-}
-
-async function appendToFile(file: string, text: string): Promise<void> {
-  const fd = await openForAppend(file);
-  try {
-    await writeAll(fd, text);
-  } finally {
-    await closeFd(fd);
-  }
-}
-
-function openFd(file: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    fsOpen(file, 'a', (err, fd) => (err ? reject(err) : resolve(fd)));
-  });
-}
-
-/** Writes all of `text`; a short write (rare on files, e.g. a nearly full disk) goes on with the rest. */
-function writeAll(fd: number, text: string): Promise<void> {
-  const bytes = Buffer.from(text, 'utf8');
-  return new Promise((resolve, reject) => {
-    const writeFrom = (offset: number) => {
-      fsWrite(fd, bytes, offset, bytes.length - offset, null, (err, written) => {
-        if (err) reject(err);
-        else if (offset + written < bytes.length) writeFrom(offset + written);
-        else resolve();
-      });
-    };
-    writeFrom(0);
-  });
-}
-
-function closeFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    fsClose(fd, (err) => (err ? reject(err) : resolve()));
-  });
 }
 
 /** `yyyy-MM-dd HH:mm:ss.SSS [source] message\n`, in local time like the file's date folder. */

@@ -10,7 +10,7 @@
 import { capHandleMsg, HandleCode, type TriggerParam, WireMessages } from '@tickwheel/protocol';
 import { errorMessage } from './context.js';
 import type { JobLogWriter } from './job-log.js';
-import type { Runner, RunOutcome, StopReason } from './runner.js';
+import type { Runner, RunOutcome, RunRequest, StopReason } from './runner.js';
 
 export interface LaneDeps {
   /** Opens the log file of one run. */
@@ -106,13 +106,12 @@ export class Lane {
    * run directly rather than through a listener on the signal.
    */
   private async outcomeOf(trigger: TriggerParam, log: JobLogWriter): Promise<RunOutcome> {
-    const controller = new AbortController();
+    const abort = new RunAbort();
     const runLog = new RunLog(log);
     let timer: NodeJS.Timeout | undefined;
     const outcome = await new Promise<RunOutcome>((settle) => {
       const stop = (reason: StopReason) => {
-        if (controller.signal.aborted) return;
-        controller.abort(reason);
+        if (!abort.abort(reason)) return;
         settle(outcomeOfStop(reason));
       };
       this.current = { trigger, stop };
@@ -120,7 +119,14 @@ export class Lane {
       if (trigger.executorTimeout > 0) {
         timer = setTimeout(() => stop({ kind: 'timeout' }), trigger.executorTimeout * 1000);
       }
-      this.runner.run({ trigger, log: runLog, signal: controller.signal }).then(settle, (err: unknown) => {
+      const request: RunRequest = {
+        trigger,
+        log: runLog,
+        get signal() {
+          return abort.signal;
+        },
+      };
+      this.runner.run(request).then(settle, (err: unknown) => {
         settle({ code: HandleCode.FAIL, msg: errorMessage(err) });
       });
     });
@@ -164,6 +170,31 @@ function startLine(t: TriggerParam, runner: string): string {
 
 function endLine(outcome: RunOutcome): string {
   return `----------- tickwheel run end: handleCode=${outcome.code} handleMsg=${outcome.msg ?? 'null'}`;
+}
+
+/**
+ * A run's abort, with its AbortController made only when someone reads the signal: a signal
+ * read after the stop is made already aborted, with the stop's reason.
+ */
+class RunAbort {
+  private controller: AbortController | undefined;
+  private reason: StopReason | undefined;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts with `reason`; false when the run was stopped already. */
+  abort(reason: StopReason): boolean {
+    if (this.reason !== undefined) return false;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    return true;
+  }
 }
 
 /** The log a runner writes through; detached once the lane has settled the run. */

@@ -19,9 +19,10 @@ export interface RunRequest {
   /**
    * Aborted on timeout, kill and cover-early; `signal.reason` is a {@link StopReason}. A runner
    * must settle promptly after the abort when it can stop the code (worker, script); the lane
-   * does not wait for an in-process handler that ignores the signal.
+   * does not wait for an in-process handler that ignores the signal. A getter: the lane makes
+   * the AbortController on first read, so read it only when the runner needs it.
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
 }
 
 export type StopReason =

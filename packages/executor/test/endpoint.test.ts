@@ -4,7 +4,13 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ACCESS_TOKEN_HEADER, MAX_BODY_BYTES, WireMessages } from '@tickwheel/protocol';
+import {
+  ACCESS_TOKEN_HEADER,
+  MAX_BODY_BYTES,
+  MAX_RUN_BATCH,
+  RUN_BATCH_HEADER,
+  WireMessages,
+} from '@tickwheel/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
 import { type ExecutorFixture, startExecutor, TOKEN } from './helpers/executor-fixture.js';
@@ -174,6 +180,68 @@ describe('run', () => {
     );
     expect(answer.returnT.code).toBe(500);
     expect(answer.returnT.msg).toMatch(/^glueType\[GLUE_SHELL\] is not enabled.*enableScripts/);
+  });
+});
+
+describe('runBatch', () => {
+  it('decides each trigger as its own run would, in order, and answers one code and message per trigger', async () => {
+    const ran = freshLogId();
+    const unknown = freshLogId();
+    const answer = await fx.call('runBatch', [
+      trigger({ logId: ran, executorParams: 'batch' }),
+      trigger({ logId: unknown, executorHandler: 'nope' }),
+      trigger({ logId: ran, executorParams: 'again' }),
+      trigger({ logId: freshLogId(), jobId: 'seven' }),
+    ]);
+    expect(answer.returnT.code).toBe(200);
+    expect(answer.json.content).toEqual([
+      { code: 200, msg: 'Success' },
+      { code: 500, msg: WireMessages.handlerNotFound('nope') },
+      { code: 500, msg: WireMessages.repeatTrigger(ran) },
+      { code: 500, msg: 'jobId: must be a number' },
+    ]);
+    expect(answer.json.data).toEqual(answer.json.content);
+    expect(await fx.server.callbackFor(ran)).toMatchObject({ handleCode: 200, handleMsg: 'hello batch' });
+  });
+
+  it('runs every trigger of a batch, each under its own logId', async () => {
+    const logIds = Array.from({ length: 20 }, () => freshLogId());
+    const answer = await fx.call(
+      'runBatch',
+      logIds.map((logId, i) => trigger({ logId, jobId: 100 + i, executorParams: `n${i}` })),
+    );
+    expect((answer.json.content as Array<{ code: number }>).map((a) => a.code)).toEqual(
+      logIds.map(() => 200),
+    );
+    for (const [i, logId] of logIds.entries()) {
+      expect(await fx.server.callbackFor(logId)).toMatchObject({ handleCode: 200, handleMsg: `hello n${i}` });
+    }
+  });
+
+  it('refuses a body that is not an array of triggers as a whole, running none', async () => {
+    const answer = await fx.call('runBatch', trigger({ logId: freshLogId() }));
+    expect(answer.returnT).toMatchObject({
+      code: 500,
+      msg: 'body: a runBatch body must be an array of TriggerParam',
+    });
+  });
+
+  it('refuses more triggers than it announces', async () => {
+    const triggers = Array.from({ length: MAX_RUN_BATCH + 1 }, () => trigger({ logId: freshLogId() }));
+    const answer = await fx.call('runBatch', triggers);
+    expect(answer.returnT).toMatchObject({
+      code: 500,
+      msg: `body: at most ${MAX_RUN_BATCH} triggers in one runBatch`,
+    });
+  });
+
+  it('announces runBatch and its limit on every answer, refusals included', async () => {
+    const url = `${fx.address}beat`;
+    const beat = await fetch(url, { method: 'POST', headers: { [ACCESS_TOKEN_HEADER]: TOKEN } });
+    expect(beat.headers.get(RUN_BATCH_HEADER)).toBe(String(MAX_RUN_BATCH));
+    const refused = await fetch(url, { method: 'POST', headers: { [ACCESS_TOKEN_HEADER]: 'wrong' } });
+    expect(await refused.json()).toMatchObject({ code: 500, msg: WireMessages.wrongToken });
+    expect(refused.headers.get(RUN_BATCH_HEADER)).toBe(String(MAX_RUN_BATCH));
   });
 });
 

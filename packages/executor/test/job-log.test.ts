@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobLogs, type JobLogsOptions } from '../src/job-log.js';
@@ -119,6 +120,24 @@ describe('JobLogs files', () => {
     expect(lines).toHaveLength(3);
   });
 
+  it('logs a write that fails (the folder is a file) and still lets the run close its log', async () => {
+    const notAFolder = path.join(logDir, 'not-a-folder');
+    await writeFile(notAFolder, 'x');
+    const lines: Array<{ msg?: string; file?: string }> = [];
+    const logger = pino(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(JSON.parse(chunk.toString('utf8')));
+          done();
+        },
+      }),
+    );
+    const writer = new JobLogs({ logDir: notAFolder, retentionDays: 30, logger }).open(1, Date.now());
+    writer.log('lost');
+    await writer.close();
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'job log write failed', file: writer.path }));
+  });
+
   it('still records lines logged after close', async () => {
     const writer = jobLogs().open(1, Date.now());
     writer.log('during');
@@ -155,6 +174,29 @@ describe('JobLogs read', () => {
       logContent: 'readLog fail, logFile not exists',
       isEnd: true,
     });
+  });
+
+  it('sees the lines a running run logged just before the read, its file still open', async () => {
+    const logs = jobLogs();
+    const at = Date.now();
+    const writer = logs.open(11, at);
+    writer.log('first');
+    writer.write('second\n');
+    const page = await logs.read(11, at, 1);
+    expect(page.toLineNum).toBe(2);
+    expect(page.logContent).toMatch(/\[job\] first\nsecond\n$/);
+    await writer.close();
+  });
+
+  it('writes the logs of many runs of one turn, each to its own file', async () => {
+    const logs = jobLogs();
+    const at = Date.now();
+    const writers = Array.from({ length: 200 }, (_, i) => logs.open(1_000 + i, at));
+    for (const [i, writer] of writers.entries()) writer.log(`run ${i}`);
+    await Promise.all(writers.map((writer) => writer.close()));
+    for (const [i, writer] of writers.entries()) {
+      expect(await readFile(writer.path, 'utf8')).toMatch(new RegExp(`\\[job\\] run ${i}\n$`));
+    }
   });
 
   it('answers no lines and toLineNum = fromLineNum - 1 when asked beyond the end', async () => {

@@ -228,6 +228,22 @@ describe('timeouts', () => {
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(950);
     expect(gates.stopReasons.get(logId)).toEqual({ kind: 'timeout' });
   });
+
+  it('a handler that reads ctx.signal only after its run was stopped finds it aborted with the reason', async () => {
+    let readLater: (() => void) | undefined;
+    const seen: Array<{ aborted: boolean; reason: unknown }> = [];
+    fx = await startExecutor((ex) => {
+      ex.handle('late-reader', (ctx) => {
+        readLater = () => seen.push({ aborted: ctx.signal.aborted, reason: ctx.signal.reason });
+        return new Promise(() => {});
+      });
+    });
+    const logId = freshLogId();
+    await fx.call('run', trigger({ jobId: 20, logId, executorHandler: 'late-reader', executorTimeout: 1 }));
+    expect(await fx.server.callbackFor(logId)).toMatchObject({ handleCode: 502 });
+    readLater?.();
+    expect(seen).toEqual([{ aborted: true, reason: { kind: 'timeout' } }]);
+  });
 });
 
 describe('lane lifecycle', () => {

@@ -10,6 +10,18 @@ export const DEAD_TIMEOUT_MS = 90_000;
 /** Default timeout of one call in either direction. */
 export const DEFAULT_CALL_TIMEOUT_MS = 3_000;
 
+/**
+ * Tickwheel's optional batched `run` (not in XXL-JOB): `POST <executor>/runBatch` with a JSON
+ * array of TriggerParam, answered by a ReturnT whose payload is one `{code, msg}` per trigger, in
+ * order, each what `run` would have answered for it alone. A Tickwheel executor announces it on
+ * every answer with the header below, whose value is the most triggers it takes in one batch; a
+ * server sends batches only to an address that announced it and otherwise calls `run`.
+ */
+export const RUN_BATCH_CALL = 'runBatch';
+export const RUN_BATCH_HEADER = 'Tickwheel-Run-Batch';
+/** The most triggers a Tickwheel executor takes in one `runBatch`. */
+export const MAX_RUN_BATCH = 1_000;
+
 /** Messages peers match on; keep the spelling (including XXL-JOB's full-width colon). */
 export const WireMessages = {
   wrongToken: 'The access token is wrong.',

@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MAX_RUN_BATCH, RUN_BATCH_HEADER } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallRecord, ExecutorClient } from '../src/dispatch/executor-client.js';
 import { closeAll, deadAddress, startExecutors, TOKEN, target } from './helpers/dispatch-fixtures.js';
@@ -301,5 +305,181 @@ describe('executor client against XXL-JOB-like executors', () => {
     expect(records[0]).toMatchObject({ call: 'beat', ok: true, address: m.address });
     expect(records[0]!.latencyMs).toBeGreaterThanOrEqual(45);
     expect(answer.latencyMs).toBe(records[0]!.latencyMs);
+  });
+});
+
+/**
+ * A loopback executor that takes Tickwheel's `runBatch`: it announces it on every answer (unless
+ * told not to), records every request, and answers each trigger of a batch 200 unless its logId
+ * is in `refused`. `batchAnswer: 'not-found'` answers a batch the way an executor without the
+ * call does; `hangBatches` never answers one.
+ */
+class BatchingExecutor {
+  readonly requests: Array<{ url: string; body: unknown }> = [];
+  readonly refused = new Set<number>();
+  announce = true;
+  batchAnswer: 'answers' | 'not-found' = 'answers';
+  hangBatches = false;
+  private server: http.Server | undefined;
+
+  get address(): string {
+    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/`;
+  }
+
+  requestsTo(url: string) {
+    return this.requests.filter((r) => r.url === url);
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const body: unknown = text === '' ? null : JSON.parse(text);
+        this.requests.push({ url: req.url ?? '', body });
+        if (req.url === '/runBatch' && this.hangBatches) return;
+        const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+        if (this.announce) headers[RUN_BATCH_HEADER] = String(MAX_RUN_BATCH);
+        res.writeHead(200, headers);
+        res.end(JSON.stringify(this.answer(req.url ?? '', body)));
+      });
+    });
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  private answer(url: string, body: unknown): Record<string, unknown> {
+    const one = (logId: number) =>
+      this.refused.has(logId) ? { code: 500, msg: `refused ${logId}` } : { code: 200, msg: 'Success' };
+    if (url === '/run') return { ...one((body as { logId: number }).logId), content: null };
+    if (url === '/runBatch') {
+      if (this.batchAnswer === 'not-found')
+        return { code: 500, msg: 'invalid request, uri-mapping(/runBatch) not found.' };
+      const answers = (body as Array<{ logId: number }>).map((t) => one(t.logId));
+      return { code: 200, msg: 'Success', content: answers, data: answers };
+    }
+    return { code: 200, msg: 'Success', content: null, data: null };
+  }
+}
+
+describe('runs of one turn, batched', () => {
+  async function batching(): Promise<BatchingExecutor> {
+    return track(await new BatchingExecutor().start());
+  }
+
+  it('go to an executor that announced runBatch as one request, each with its own outcome', async () => {
+    const e = await batching();
+    e.refused.add(602);
+    const records: CallRecord[] = [];
+    const recording = track(
+      new ExecutorClient({
+        accessToken: TOKEN,
+        timeoutMs: 3_000,
+        connectionsPerExecutor: 8,
+        pipelining: 1,
+        onCall: (r) => records.push(r),
+      }),
+    );
+    await recording.beat(target(e.address));
+    const answers = await Promise.all(
+      [600, 601, 602, 603].map((logId) => recording.run(target(e.address), trigger(logId))),
+    );
+    expect(answers.map((a) => [a.ok, a.code, a.msg])).toEqual([
+      [true, 200, 'Success'],
+      [true, 200, 'Success'],
+      [false, 500, 'refused 602'],
+      [true, 200, 'Success'],
+    ]);
+    expect(e.requestsTo('/run')).toHaveLength(0);
+    expect(
+      e.requestsTo('/runBatch').map((r) => (r.body as Array<{ logId: number }>).map((t) => t.logId)),
+    ).toEqual([[600, 601, 602, 603]]);
+    expect(records.filter((r) => r.call === 'run')).toHaveLength(4);
+  });
+
+  it('go one run call each to an executor that announced nothing, as XXL-JOB executors', async () => {
+    const m = await mimic('3.x');
+    const c = client();
+    await c.beat(target(m.address));
+    const answers = await Promise.all(
+      [610, 611, 612].map((logId) => c.run(target(m.address), trigger(logId))),
+    );
+    expect(answers.every((a) => a.ok)).toBe(true);
+    expect(m.requestsTo('/run')).toHaveLength(3);
+    expect(m.requestsTo('/runBatch')).toHaveLength(0);
+  });
+
+  it('send a run alone in its turn as a plain run call', async () => {
+    const e = await batching();
+    const c = client();
+    await c.beat(target(e.address));
+    expect((await c.run(target(e.address), trigger(620))).ok).toBe(true);
+    expect(e.requestsTo('/run')).toHaveLength(1);
+    expect(e.requestsTo('/runBatch')).toHaveLength(0);
+  });
+
+  it('are sent again one run call each when a batch gets no batch answer, and later turns too', async () => {
+    const e = await batching();
+    const c = client();
+    await c.beat(target(e.address));
+    e.batchAnswer = 'not-found';
+    e.announce = false;
+    const first = await Promise.all([630, 631].map((logId) => c.run(target(e.address), trigger(logId))));
+    expect(first.every((a) => a.ok)).toBe(true);
+    expect(e.requestsTo('/runBatch')).toHaveLength(1);
+    expect(e.requestsTo('/run').map((r) => (r.body as { logId: number }).logId)).toEqual([630, 631]);
+    const later = await Promise.all([632, 633].map((logId) => c.run(target(e.address), trigger(logId))));
+    expect(later.every((a) => a.ok)).toBe(true);
+    expect(e.requestsTo('/runBatch')).toHaveLength(1);
+    expect(e.requestsTo('/run')).toHaveLength(4);
+  });
+
+  it('all fail with the timeout when the executor does not answer the batch', async () => {
+    const e = await batching();
+    const c = client({ timeoutMs: 300 });
+    await c.beat(target(e.address));
+    e.hangBatches = true;
+    const started = performance.now();
+    const answers = await Promise.all(
+      [640, 641, 642].map((logId) => c.run(target(e.address), trigger(logId))),
+    );
+    expect(answers.map((a) => [a.failure, a.msg])).toEqual(
+      answers.map(() => ['timeout', 'timeout after 300 ms']),
+    );
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(e.requestsTo('/run')).toHaveLength(0);
+  });
+
+  it('reach a real Tickwheel executor, which runs each under its own logId or refuses it alone', async () => {
+    const executors = await startExecutors(1, (ex) => ex.handle('hello', (ctx) => `hi ${ctx.param}`));
+    opened.push({ close: () => closeAll(executors) });
+    const executor = target(executors[0]!.address);
+    const c = client();
+    await c.beat(executor);
+    const logIds = [7_101, 7_102, 7_103, 7_104];
+    const answers = await Promise.all(
+      logIds.map((logId, i) =>
+        c.run(executor, { ...trigger(logId, 70 + i), executorHandler: i === 2 ? 'nope' : 'hello' }),
+      ),
+    );
+    expect(answers.map((a) => [a.ok, a.msg])).toEqual([
+      [true, 'Success'],
+      [true, 'Success'],
+      [false, 'job handler [nope] not found.'],
+      [true, 'Success'],
+    ]);
+    for (const logId of [7_101, 7_102, 7_104]) {
+      expect(await executors[0]!.server.callbackFor(logId)).toMatchObject({
+        handleCode: 200,
+        handleMsg: 'hi p',
+      });
+    }
   });
 });

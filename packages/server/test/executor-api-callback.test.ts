@@ -329,10 +329,11 @@ describe('the result recorder', () => {
     await database.drop();
   });
 
-  function countingRecorder(maxBatchSize?: number) {
+  function countingRecorder(maxBatchSize?: number, writeSpacingMs?: number) {
     const calls: number[] = [];
     const hookCalls: number[][] = [];
     const recorder = new ResultRecorder({
+      writeSpacingMs,
       fires: {
         ...store.fires,
         finishFires: (results: readonly FireResult[]) => {
@@ -366,6 +367,24 @@ describe('the result recorder', () => {
     expect(answers.map((finished) => finished.map((f) => f.fireId))).toEqual(ids.map((id) => [id]));
     await recorder.idle();
     expect(hookCalls).toEqual([ids]);
+  });
+
+  it('results that come soon after a write wait out the spacing and share the next write; a lone one goes at once', async () => {
+    const target = await createAppWithJob(store, Date.now());
+    const ids = await createDispatchedFires(store, target, 4, 'http://10.0.0.1:9999/', Date.now());
+    const { recorder, calls } = countingRecorder(undefined, 300);
+    let started = performance.now();
+    await recorder.record([result(ids[0]!)]);
+    expect(performance.now() - started).toBeLessThan(250);
+    started = performance.now();
+    const later = await Promise.all([
+      recorder.record([result(ids[1]!)]),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => recorder.record([result(ids[2]!)])),
+      new Promise((resolve) => setTimeout(resolve, 100)).then(() => recorder.record([result(ids[3]!)])),
+    ]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(calls).toEqual([1, 3]);
+    expect(later.map((finished) => finished.map((f) => f.fireId))).toEqual([[ids[1]], [ids[2]], [ids[3]]]);
   });
 
   it('a large batch is written in transactions of at most the batch size', async () => {

@@ -32,6 +32,33 @@ describe('wheel', () => {
     expect(wheel.size).toBe(0);
   });
 
+  it('with a resolution, hands fires over together at the next grid point, never before their time', async () => {
+    const clock = new ManualClock(T0);
+    const batches: { at: number; fires: DueFire[] }[] = [];
+    const wheel = new Wheel({
+      clock,
+      onDue: (fires) => batches.push({ at: clock.now(), fires }),
+      resolutionMs: 5,
+    });
+    for (const [id, at] of [
+      [1, 1],
+      [2, 3],
+      [3, 5],
+      [4, 6],
+      [5, 9],
+      [6, 11],
+    ] as const) {
+      wheel.add(id, T0 + at);
+    }
+    await clock.advance(1_000);
+    expect(batches.map((b) => [b.at - T0, b.fires.map((f) => f.fireId)])).toEqual([
+      [5, [1, 2, 3]],
+      [10, [4, 5]],
+      [15, [6]],
+    ]);
+    for (const { at, fires } of batches) for (const fire of fires) expect(fire.dueAt).toBeLessThanOrEqual(at);
+  });
+
   it('drains every fire due at one wake as one batch', async () => {
     const { clock, wheel, batches } = wheelOnManualClock();
     for (let id = 1; id <= 10_000; id++) wheel.add(id, T0 + 1_000);

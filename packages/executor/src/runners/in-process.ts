@@ -28,10 +28,18 @@ export class InProcessRunner implements Runner {
     this.description = name;
   }
 
-  async run({ trigger, log, signal }: RunRequest): Promise<RunOutcome> {
-    const initFailure = await this.initOnce();
-    if (initFailure) return initFailure;
-    const run = createHandlerRun(trigger, (...args) => log.log(...args), signal);
+  async run(request: RunRequest): Promise<RunOutcome> {
+    const { trigger, log } = request;
+    if (!this.initialized) {
+      const initFailure = await this.initOnce();
+      if (initFailure) return initFailure;
+    }
+    // The signal is read only if the handler reads `ctx.signal`.
+    const run = createHandlerRun(
+      trigger,
+      (...args) => log.log(...args),
+      () => request.signal,
+    );
     try {
       return run.outcomeOfReturn(await this.handler(run.context));
     } catch (err) {

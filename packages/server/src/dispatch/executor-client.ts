@@ -6,6 +6,13 @@
  *
  * No call throws: an HTTP error status, a timeout, a refused connection or an answer that is not
  * a ReturnT comes back as a failed {@link CallOutcome} whose message says which.
+ *
+ * Runs are batched per executor: the `run` calls of one turn of the event loop to one address
+ * go out together at the end of the turn. One alone, or to an executor that has not announced
+ * Tickwheel's `runBatch` (the `Tickwheel-Run-Batch` header on its answers; no XXL-JOB executor
+ * does), goes as its own `run`; several to a Tickwheel executor go as one `runBatch` request, and
+ * each still gets the outcome its own `run` would have had. An aligned burst or a busy server
+ * then costs both sides one HTTP request per batch instead of one per run.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -19,6 +26,8 @@ import {
   type ProtocolGeneration,
   parseReturnT,
   type ReturnT,
+  RUN_BATCH_CALL,
+  RUN_BATCH_HEADER,
   type TriggerParam,
 } from '@tickwheel/protocol';
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
@@ -80,6 +89,20 @@ interface Endpoint {
 /** Parsed addresses kept at most; past this the cache starts over (addresses churn slowly). */
 const ENDPOINT_CACHE_LIMIT = 10_000;
 const BODY_SNIPPET_CHARS = 120;
+/**
+ * Characters of trigger bodies in one `runBatch` at most (3 MiB of UTF-8 at worst): far under the executor's 5 MiB body limit,
+ * so a batch of script jobs with large sources is split rather than refused.
+ */
+const RUN_BATCH_MAX_BYTES = 1024 * 1024;
+const RUN_BATCH_HEADER_LOWER = RUN_BATCH_HEADER.toLowerCase();
+
+/** A `run` waiting for the end of the turn, to go out alone or in its executor's batch. */
+interface QueuedRun {
+  target: ExecutorAddress;
+  body: string;
+  started: number;
+  settle: (outcome: CallOutcome<null>) => void;
+}
 
 export class ExecutorClient {
   private readonly agent: Agent;
@@ -87,6 +110,11 @@ export class ExecutorClient {
   private readonly endpoints = new Map<string, Endpoint | null>();
   private readonly commonHeaders: Record<string, string>;
   private readonly slots: OriginSlots;
+  /** Most runs per `runBatch` each address announced; absent or below 2: it gets `run` calls only. */
+  private readonly batchLimits = new Map<string, number>();
+  /** Runs of this turn by address, sent at its end (`flushRuns`). */
+  private queuedRuns = new Map<string, QueuedRun[]>();
+  private flushScheduled = false;
 
   constructor(private readonly options: ExecutorClientOptions) {
     this.deadlines = new CallDeadlines(options.timeoutMs);
@@ -108,9 +136,24 @@ export class ExecutorClient {
     return this.post(target, 'idleBeat', JSON.stringify({ jobId })) as Promise<CallOutcome<null>>;
   }
 
-  /** Queues one run; G4 executors get it on `trigger`. */
+  /**
+   * Queues one run; G4 executors get it on `trigger`. It goes out at the end of the turn, in one
+   * `runBatch` with the other runs of the turn to the same executor when the executor takes
+   * batches.
+   */
   run(target: ExecutorAddress, trigger: TriggerParam): Promise<CallOutcome<null>> {
-    return this.post(target, 'run', JSON.stringify(trigger)) as Promise<CallOutcome<null>>;
+    const started = performance.now();
+    const body = JSON.stringify(trigger);
+    return new Promise((settle) => {
+      const queue = this.queuedRuns.get(target.address);
+      const run = { target, body, started, settle };
+      if (queue === undefined) this.queuedRuns.set(target.address, [run]);
+      else queue.push(run);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flushRuns());
+      }
+    });
   }
 
   /** Stops the job's running run and drops its queue. */
@@ -125,12 +168,134 @@ export class ExecutorClient {
 
   /** Waits for calls in flight (each ends by its timeout at the latest), then closes every connection. */
   async close(): Promise<void> {
+    // Runs queued for the end of this turn go out first, so they are in flight, not refused.
+    if (this.flushScheduled) this.flushRuns();
     await this.agent.close();
     this.deadlines.stop();
   }
 
-  private async post(target: ExecutorAddress, call: ExecutorCall, body: string): Promise<CallOutcome> {
-    const started = performance.now();
+  /** Sends the runs of the turn: per address one `runBatch` per batch, or `run` calls. */
+  private flushRuns(): void {
+    this.flushScheduled = false;
+    const queued = this.queuedRuns;
+    this.queuedRuns = new Map();
+    for (const [address, runs] of queued) {
+      const limit = this.batchLimits.get(address) ?? 0;
+      if (runs.length === 1 || limit < 2) {
+        for (const run of runs) void this.sendRun(run);
+        continue;
+      }
+      for (const batch of batchesOf(runs, limit)) {
+        if (batch.length === 1) void this.sendRun(batch[0] as QueuedRun);
+        else void this.sendBatch(address, batch);
+      }
+    }
+  }
+
+  /** One run on its own: `run` (G4 `trigger`). */
+  private async sendRun(run: QueuedRun): Promise<void> {
+    run.settle((await this.post(run.target, 'run', run.body, run.started)) as CallOutcome<null>);
+  }
+
+  /**
+   * Several runs to one executor in one `runBatch`. A timeout or a broken connection fails each
+   * as it would have failed its own call. An answer that is no batch answer (an executor that
+   * no longer takes batches: replaced, or downgraded) means none of them was taken: the address
+   * is sent `run` calls from now on, these included, until it announces batches again.
+   */
+  private async sendBatch(address: string, runs: readonly QueuedRun[]): Promise<void> {
+    const target = (runs[0] as QueuedRun).target;
+    const endpoint = this.endpointOf(address);
+    if (endpoint === null) {
+      for (const run of runs) void this.sendRun(run);
+      return;
+    }
+    const answers = await this.requestBatch(target, endpoint, runs);
+    if (answers === undefined) {
+      this.batchLimits.delete(address);
+      for (const run of runs) void this.sendRun(run);
+      return;
+    }
+    const ended = performance.now();
+    for (let i = 0; i < runs.length; i++) {
+      const run = runs[i] as QueuedRun;
+      const answer = answers[i] as RunAnswerOrFailure;
+      const outcome: CallOutcome<null> =
+        'failure' in answer
+          ? { ...answer, latencyMs: ended - run.started }
+          : {
+              call: 'run',
+              address,
+              ok: answer.code === 200,
+              code: answer.code,
+              msg: answer.msg,
+              content: null,
+              failure: null,
+              latencyMs: ended - run.started,
+            };
+      this.options.onCall?.(outcome);
+      run.settle(outcome);
+    }
+  }
+
+  /**
+   * The `runBatch` request: per run its answer or the failure shared by all (timeout,
+   * connection), or undefined when the executor gave no batch answer.
+   */
+  private async requestBatch(
+    target: ExecutorAddress,
+    endpoint: Endpoint,
+    runs: readonly QueuedRun[],
+  ): Promise<RunAnswerOrFailure[] | undefined> {
+    const failAll = (failure: CallFailure, msg: string) =>
+      runs.map(() => failed('run', target.address, failure, msg) as RunAnswerOrFailure);
+    const waitForSlot = this.slots.acquire(endpoint.origin);
+    if (waitForSlot !== undefined && !(await waitForSlot)) {
+      return failAll('timeout', `timeout after ${this.options.timeoutMs} ms`);
+    }
+    const deadline = this.deadlines.start();
+    try {
+      const response = await this.agent.request({
+        origin: endpoint.origin,
+        path: endpoint.basePath + RUN_BATCH_CALL,
+        method: 'POST',
+        headers: this.headersFor(target),
+        body: `[${runs.map((run) => run.body).join(',')}]`,
+        signal: deadline,
+      });
+      this.noteBatchLimit(target.address, response.headers);
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        await response.body.dump();
+        return undefined;
+      }
+      const text = await readCapped(response.body);
+      return text === null ? undefined : batchAnswers(text, runs.length);
+    } catch (err) {
+      if (deadline.aborted) return failAll('timeout', `timeout after ${this.options.timeoutMs} ms`);
+      return failAll('connection', connectionMessage(err));
+    } finally {
+      deadline.settle();
+      this.slots.release(endpoint.origin, deadline.aborted);
+    }
+  }
+
+  /** Remembers whether the executor at `address` takes `runBatch`, and how many runs at most. */
+  private noteBatchLimit(address: string, headers: UndiciDispatcher.ResponseData['headers']): void {
+    const announced = headers[RUN_BATCH_HEADER_LOWER];
+    const limit = typeof announced === 'string' ? Number.parseInt(announced, 10) : 0;
+    if (limit >= 2) {
+      if (this.batchLimits.get(address) !== limit) this.batchLimits.set(address, limit);
+    } else if (this.batchLimits.has(address)) {
+      this.batchLimits.delete(address);
+    }
+  }
+
+  private async post(
+    target: ExecutorAddress,
+    call: ExecutorCall,
+    body: string,
+    started = performance.now(),
+  ): Promise<CallOutcome> {
     const endpoint = this.endpointOf(target.address);
     const outcome =
       endpoint === null
@@ -166,6 +331,7 @@ export class ExecutorClient {
         body,
         signal: deadline,
       });
+      this.noteBatchLimit(target.address, response.headers);
       return await readAnswer(call, target.address, response);
     } catch (err) {
       if (deadline.aborted) {
@@ -239,6 +405,53 @@ class OriginSlots {
     if (running === 0) this.running.delete(origin);
     else this.running.set(origin, running);
   }
+}
+
+/** A run's answer within a `runBatch`, or the failure of the whole request. */
+type RunAnswerOrFailure = { code: number; msg: string | null } | CallOutcome<null>;
+
+/** The runs split into batches of at most `limit` runs and about RUN_BATCH_MAX_BYTES characters of bodies. */
+function batchesOf(runs: readonly QueuedRun[], limit: number): QueuedRun[][] {
+  const batches: QueuedRun[][] = [];
+  let batch: QueuedRun[] = [];
+  let bytes = 0;
+  for (const run of runs) {
+    if (batch.length > 0 && (batch.length >= limit || bytes + run.body.length > RUN_BATCH_MAX_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(run);
+    bytes += run.body.length + 1;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
+ * The answers of a `runBatch` answer: a ReturnT with code 200 whose payload lists `count`
+ * `{code, msg}`. Anything else is no batch answer (undefined).
+ */
+function batchAnswers(text: string, count: number): RunAnswerOrFailure[] | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const answer = readReturnT(json);
+  if (answer === null || answer.code !== 200) return undefined;
+  const items = answer.content;
+  if (!Array.isArray(items) || items.length !== count) return undefined;
+  const answers: RunAnswerOrFailure[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const item = items[i] as { code?: unknown; msg?: unknown } | null;
+    if (typeof item !== 'object' || item === null || !Number.isInteger(item.code)) return undefined;
+    const msg = item.msg;
+    if (msg != null && typeof msg !== 'string') return undefined;
+    answers[i] = { code: item.code as number, msg: (msg as string | null | undefined) ?? null };
+  }
+  return answers;
 }
 
 /** The path of a call: G4 executors take a run on `trigger`. */

@@ -21,8 +21,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
 import { nextFixDelayFireAt, scheduleOf } from '../scheduling/misfire.js';
 import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
-import { loadDueFires } from '../store/hot/due-load.js';
-import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, JobRow, Store } from '../store/index.js';
+import { type DueFire, type DueJob, loadDueFires } from '../store/hot/due-load.js';
+import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, Store } from '../store/index.js';
 import type { Dispatcher, DispatchOutcome, FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
 import { MarkBatcher } from './mark-batcher.js';
@@ -42,7 +42,7 @@ export interface FirePipelineOptions {
   /** Records loaded and marks written per statement. */
   batchSize: number;
   /** Called for every dispatch outcome, with the record it was for (metrics). */
-  onDispatched?: (fire: FireRow, outcome: DispatchOutcome) => void;
+  onDispatched?: (fire: DueFire, outcome: DispatchOutcome) => void;
 }
 
 /** What a trigger-once (or a retry) adds to its fire's dispatch. */
@@ -51,6 +51,13 @@ export interface DispatchRequest {
   addressOverride?: string[];
   /** Send this one shard of a broadcast (a retry of a failed shard) instead of broadcasting. */
   shard?: { index: number; total: number };
+}
+
+/** A due record with the job and app it is sent for. */
+interface SendableFire {
+  fire: DueFire;
+  job: DueJob;
+  app: AppGroupRow;
 }
 
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
@@ -81,14 +88,14 @@ export class FirePipeline implements DueFireSink {
   /** Ids being loaded now. */
   private loading = 0;
   /** Loaded records waiting for a dispatch slot. */
-  private ready: { fire: FireRow; job: JobRow; app: AppGroupRow }[] = [];
+  private ready: SendableFire[] = [];
   private readyHead = 0;
   /** Dispatches handed to the dispatcher and not finished. */
   private dispatches = 0;
   /** Set when a stop ran out of time: what has not been sent stays `pending` for the next start. */
   private abandoned = false;
   /** Records being dispatched, by id: the broadcast hook reads its fire's app here. */
-  private readonly dispatching = new Map<number, FireRow>();
+  private readonly dispatching = new Map<number, DueFire>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private accepting = true;
   /**
@@ -304,9 +311,7 @@ export class FirePipeline implements DueFireSink {
    * The jobs and apps of `fires`. Records whose job was stopped or deleted (a scheduled fire) or
    * whose app is gone are skipped here and left out.
    */
-  private async withJobsAndApps(
-    fires: readonly FireRow[],
-  ): Promise<{ fire: FireRow; job: JobRow; app: AppGroupRow }[]> {
+  private async withJobsAndApps(fires: readonly FireRow[]): Promise<SendableFire[]> {
     if (fires.length === 0) return [];
     const jobs = byId(await this.options.store.jobs.findJobsByIds([...new Set(fires.map((f) => f.job_id))]));
     return this.sendable(fires, jobs, await this.appsById(fires.map((f) => f.app_id)));
@@ -314,13 +319,13 @@ export class FirePipeline implements DueFireSink {
 
   /** The records with their job and app; the others (job stopped or gone, app gone) are skipped. */
   private async sendable(
-    fires: readonly FireRow[],
-    jobs: Map<number, JobRow>,
+    fires: readonly DueFire[],
+    jobs: Map<number, DueJob>,
     apps: Map<number, AppGroupRow>,
-  ): Promise<{ fire: FireRow; job: JobRow; app: AppGroupRow }[]> {
+  ): Promise<SendableFire[]> {
     const { store, clock } = this.options;
     const gone = new Map<number, string>();
-    const loaded: { fire: FireRow; job: JobRow; app: AppGroupRow }[] = [];
+    const loaded: SendableFire[] = [];
     for (const fire of fires) {
       const job = jobs.get(fire.job_id);
       const app = apps.get(fire.app_id);
@@ -355,8 +360,8 @@ export class FirePipeline implements DueFireSink {
    * record stays `pending` until marked and recovery covers a crash meanwhile.
    */
   private async dispatchOne(
-    fire: FireRow,
-    job: JobRow,
+    fire: DueFire,
+    job: DueJob,
     app: AppGroupRow,
     request: DispatchRequest,
     awaitMarks: boolean,
@@ -394,7 +399,7 @@ export class FirePipeline implements DueFireSink {
     }
   }
 
-  private rememberScheduleType(fireId: number, job: JobRow): void {
+  private rememberScheduleType(fireId: number, job: DueJob): void {
     if (this.fixDelayByFire.size >= SCHEDULE_TYPES_REMEMBERED) {
       // The oldest entries are the likeliest to have lost their result: drop them first.
       const oldest = this.fixDelayByFire.keys().next().value;
@@ -404,7 +409,7 @@ export class FirePipeline implements DueFireSink {
   }
 
   /** Sets the next fire of FIX_DELAY jobs that are running and have none yet, one delay after `endedAt`. */
-  private async continueFixDelay(jobs: readonly JobRow[], endedAt: number): Promise<void> {
+  private async continueFixDelay(jobs: readonly DueJob[], endedAt: number): Promise<void> {
     for (const job of jobs) {
       if (job.schedule_type !== 'FIX_DELAY' || job.trigger_status !== 1 || job.next_fire_at !== null)
         continue;
@@ -431,7 +436,7 @@ export class FirePipeline implements DueFireSink {
   }
 }
 
-function toDispatch(fire: FireRow, job: JobRow, app: AppGroupRow, request: DispatchRequest): FireToDispatch {
+function toDispatch(fire: DueFire, job: DueJob, app: AppGroupRow, request: DispatchRequest): FireToDispatch {
   return {
     fireId: fire.id,
     jobId: job.id,
@@ -456,7 +461,7 @@ function toDispatch(fire: FireRow, job: JobRow, app: AppGroupRow, request: Dispa
  * records, and the fire's own record takes a summary: `dispatched` while any shard was accepted
  * (its result comes once every shard has settled), else `dispatch_failed`.
  */
-function marksOf(fire: FireRow, outcomes: readonly DispatchOutcome[]): DispatchMark[] {
+function marksOf(fire: DueFire, outcomes: readonly DispatchOutcome[]): DispatchMark[] {
   const marks: DispatchMark[] = outcomes.map((outcome) => ({
     fireId: outcome.fireId,
     triggerAt: outcome.triggerAt,

@@ -63,12 +63,20 @@ function callbackItems(body: unknown): unknown[] | null {
   return null;
 }
 
-/** One item, normalised by the protocol package's parser; null (logged) when it cannot be read. */
+/**
+ * One item, normalised by the protocol package's parser; null (logged) when it cannot be read.
+ * Every result passes here, so the usual shape — what Tickwheel and XXL-JOB executors send: an
+ * integer `logId` and `handleCode`, a string or null `handleMsg`, a `logDateTim` or
+ * `logDateTime` — is read directly (the schema validation costs several µs a result); anything
+ * else goes to the parser, which reads the other generations' shapes or names what is wrong.
+ */
 function callbackParamOf(
   item: unknown,
   index: number,
   logger: Pick<Logger, 'warn'>,
 ): HandleCallbackParam | null {
+  const usual = usualCallbackParam(item);
+  if (usual !== undefined) return usual;
   try {
     const [param] = parseCallbackBody([item]);
     return param ?? null;
@@ -79,4 +87,28 @@ function callbackParamOf(
     );
     return null;
   }
+}
+
+/** The item when it has the usual shape (see `callbackParamOf`), else undefined. */
+function usualCallbackParam(item: unknown): HandleCallbackParam | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { logId, handleCode, handleMsg, logDateTim, logDateTime, executeResult } = item as Record<
+    string,
+    unknown
+  >;
+  if (!isCount(logId) || !Number.isSafeInteger(handleCode) || executeResult != null) return undefined;
+  if (handleMsg != null && typeof handleMsg !== 'string') return undefined;
+  if ((logDateTim != null && !isCount(logDateTim)) || (logDateTime != null && !isCount(logDateTime))) {
+    return undefined;
+  }
+  return {
+    logId,
+    logDateTim: (logDateTim ?? logDateTime ?? 0) as number,
+    handleCode: handleCode as number,
+    handleMsg: (handleMsg as string | null | undefined) ?? null,
+  };
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }

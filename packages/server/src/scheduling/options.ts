@@ -40,6 +40,13 @@ export interface SchedulingOptions {
   tickIntervalMs?: number;
   /** A fire claimed later than this after its time follows the job's misfire policy. Default 5,000 ms. */
   misfireWindowMs?: number;
+  /**
+   * The wheel hands fires over on a grid of this many milliseconds: a fire due between two grid
+   * points goes at the next one (never early), together with the others due in between, so
+   * spread load reaches the pipeline in batches of a few milliseconds rather than one wake and
+   * one load per millisecond. 1 hands each fire over at its own millisecond. Default 5 ms.
+   */
+  wheelResolutionMs?: number;
   /** Jobs claimed per transaction (a tick runs as many as are due). Default 500. */
   claimBatchSize?: number;
   /**
@@ -67,6 +74,7 @@ export interface ResolvedSchedulingOptions {
   lookAheadMs: number;
   tickIntervalMs: number;
   misfireWindowMs: number;
+  wheelResolutionMs: number;
   claimBatchSize: number;
   recoveryPageSize: number;
   maxBacklog: number;
@@ -81,6 +89,7 @@ export const SCHEDULING_DEFAULTS = {
   lookAheadMs: 5_000,
   tickIntervalMs: 500,
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
+  wheelResolutionMs: 5,
   claimBatchSize: 500,
   recoveryPageSize: 10_000,
   maxBacklog: 20_000,
@@ -121,6 +130,13 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
       lookAheadMs - 1,
     ),
     misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
+    wheelResolutionMs: integerIn(
+      'wheelResolutionMs',
+      options.wheelResolutionMs,
+      d.wheelResolutionMs,
+      1,
+      1_000,
+    ),
     claimBatchSize: integerIn('claimBatchSize', options.claimBatchSize, d.claimBatchSize, 1, 10_000),
     recoveryPageSize: integerIn('recoveryPageSize', options.recoveryPageSize, d.recoveryPageSize, 1, 100_000),
     maxBacklog: integerIn('maxBacklog', options.maxBacklog, d.maxBacklog, 1, 10_000_000),

@@ -1,3 +1,4 @@
+import type { ClaimedJob } from '../store/hot/claim.js';
 import type {
   FirePlan,
   FireRepository,
@@ -44,6 +45,7 @@ export type PlannerOptions = Pick<
   | 'lookAheadMs'
   | 'tickIntervalMs'
   | 'misfireWindowMs'
+  | 'wheelResolutionMs'
   | 'claimBatchSize'
   | 'recoveryPageSize'
   | 'maxBacklog'
@@ -125,7 +127,11 @@ export class Planner {
 
   constructor(options: PlannerOptions) {
     this.options = options;
-    this.wheel = new Wheel({ clock: options.clock, onDue: (fires) => this.handOver(fires) });
+    this.wheel = new Wheel({
+      clock: options.clock,
+      onDue: (fires) => this.handOver(fires),
+      resolutionMs: options.wheelResolutionMs,
+    });
   }
 
   /** How many claimed fires are waiting in the wheel. */
@@ -261,7 +267,7 @@ export class Planner {
    * A skipped misfire is recorded `skipped` by that same transaction, so the log shows it and no
    * crash leaves it pending. A job given a fire-now misfire already in this tick gets a skip.
    */
-  private plan(job: JobRow, now: number, dueAts: Map<string, number>): FirePlan {
+  private plan(job: ClaimedJob, now: number, dueAts: Map<string, number>): FirePlan {
     const scheduledAt = job.next_fire_at as number;
     if (job.schedule_type === 'NONE') return { fires: [], nextFireAt: null };
     try {

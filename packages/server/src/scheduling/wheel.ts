@@ -14,6 +14,11 @@ export interface WheelOptions {
    * re-armed, so the wheel keeps running).
    */
   onDue: (fires: DueFire[]) => void;
+  /**
+   * Wake only on multiples of this many ms (epoch time): a fire due in between waits for the next
+   * one, never less than its own time. Default 1: each fire at its own millisecond.
+   */
+  resolutionMs?: number;
 }
 
 /**
@@ -21,9 +26,10 @@ export interface WheelOptions {
  * 60-slot ring once a second; this wakes at each fire's own millisecond).
  *
  * A binary min-heap on due time: insert and pop are O(log n), and it holds two numbers per fire,
- * never job objects. Exactly one timer is armed, for the earliest entry; an insert re-arms it
- * only when it is earlier still. A wake drains every entry that is due by then into one batch,
- * so an aligned burst (thousands due at the same millisecond) costs one wake.
+ * never job objects. Exactly one timer is armed, for the earliest entry (rounded up to the
+ * `resolutionMs` grid); an insert re-arms it only when it is earlier still. A wake drains every
+ * entry that is due by then into one batch, so an aligned burst (thousands due at the same
+ * millisecond) costs one wake, and with a resolution above 1 ms spread fires go in batches too.
  *
  * Lateness: on an idle event loop Node timers fire 0-2 ms after their time (they are
  * millisecond-granular and never early by more than the ~1 ms rounding between the monotonic
@@ -47,10 +53,12 @@ export class Wheel {
   private readonly live = new Map<number, number>();
   private timer: TimerHandle | undefined;
   private armedFor: number | undefined;
+  private readonly resolutionMs: number;
 
   constructor(options: WheelOptions) {
     this.clock = options.clock;
     this.onDue = options.onDue;
+    this.resolutionMs = options.resolutionMs ?? 1;
   }
 
   /** How many fires are waiting. */
@@ -131,10 +139,12 @@ export class Wheel {
       this.disarm();
       return;
     }
-    if (this.armedFor !== undefined && this.armedFor <= earliest) return;
+    const resolution = this.resolutionMs;
+    const wakeAt = resolution > 1 ? Math.ceil(earliest / resolution) * resolution : earliest;
+    if (this.armedFor !== undefined && this.armedFor <= wakeAt) return;
     this.disarm();
-    this.armedFor = earliest;
-    this.timer = this.clock.setTimer(() => this.wake(), earliest - this.clock.now());
+    this.armedFor = wakeAt;
+    this.timer = this.clock.setTimer(() => this.wake(), wakeAt - this.clock.now());
   }
 
   private disarm(): void {

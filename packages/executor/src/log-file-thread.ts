@@ -1,0 +1,230 @@
+/**
+ * The thread that writes job log files. A no-op run is mostly its log file (open, write its
+ * lines, close): done through Node's asynchronous `fs` calls, each of those steps is a round
+ * trip through the libuv thread pool, and together they cost a few times the run itself. Here
+ * the writers' text of one turn of the event loop goes to one worker thread in one message, and
+ * the worker makes the plain synchronous calls, many files per message. The event loop never
+ * waits on the disk, and the disk work costs no more than its system calls.
+ *
+ * The worker starts on the first write and ends after a while without any, so an executor that
+ * is idle (or a short-lived JobLogs) holds no thread. It is unref'd: it never keeps the process
+ * alive; whoever needs lines on disk waits for `settled()` (a writer's `close` does).
+ */
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+
+/** A file's share of one flush: the text to append, and whether to close it afterwards. */
+export interface LogFileWrite {
+  /** The writer's id: the worker keeps one descriptor open per id until a write closes it. */
+  id: number;
+  path: string;
+  text: string;
+  close: boolean;
+}
+
+/** Something with text to flush: asked for it once per flush, at the end of the turn it was marked in. */
+export interface LogFileSource {
+  takeWrite(): LogFileWrite;
+}
+
+/** How long the worker stays up without writes before it is ended. */
+const IDLE_END_MS = 10_000;
+
+/**
+ * The worker's code, run as a CommonJS script so it needs no file next to the compiled one
+ * (the sources run under test runners too). Per message: every write in order, each error
+ * reported with its file, then one answer with the message's sequence number.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const fds = new Map();
+function openForAppend(file) {
+  try {
+    return fs.openSync(file, 'a');
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    return fs.openSync(file, 'a');
+  }
+}
+function writeAll(fd, text) {
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+}
+function closeQuietly(id) {
+  const fd = fds.get(id);
+  fds.delete(id);
+  if (fd !== undefined) {
+    try { fs.closeSync(fd); } catch {}
+  }
+}
+parentPort.on('message', ({ seq, ids, paths, texts, lengths, closes }) => {
+  const errors = [];
+  let offset = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const file = paths[i];
+    const text = texts.slice(offset, offset + lengths[i]);
+    const close = closes[i] === 1;
+    offset += lengths[i];
+    try {
+      if (text !== '') {
+        let fd = fds.get(id);
+        if (fd === undefined) {
+          fd = openForAppend(file);
+          fds.set(id, fd);
+        }
+        writeAll(fd, text);
+      }
+      if (close) {
+        const fd = fds.get(id);
+        fds.delete(id);
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+    } catch (err) {
+      if (close) closeQuietly(id);
+      errors.push({ path: file, message: String((err && err.message) || err) });
+    }
+  }
+  parentPort.postMessage({ seq, errors });
+});
+`;
+
+interface Batch {
+  seq: number;
+  done: Promise<void>;
+  resolve: () => void;
+}
+
+interface Answer {
+  seq: number;
+  errors: { path: string; message: string }[];
+}
+
+export class LogFileThread {
+  private worker: Worker | undefined;
+  private dirty: LogFileSource[] = [];
+  /** The batch gathering this turn's writes; sent at the end of the turn. */
+  private gathering: Batch | undefined;
+  /** Batches sent and not answered, oldest first. */
+  private readonly sent: Batch[] = [];
+  private seq = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** Writers whose file the worker holds open: it is ended only when there are none. */
+  private readonly open = new Set<number>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Takes `source`'s text at the end of this turn; returns when that write is done. */
+  mark(source: LogFileSource): Promise<void> {
+    this.dirty.push(source);
+    return this.gather().done;
+  }
+
+  /** Resolves once every write marked so far is done (or failed, which is logged). */
+  settled(): Promise<void> {
+    if (this.gathering !== undefined) return this.gathering.done;
+    const last = this.sent.at(-1);
+    return last === undefined ? Promise.resolve() : last.done;
+  }
+
+  /** Waits for the writes marked so far, then ends the worker (a later write starts a new one). */
+  async close(): Promise<void> {
+    await this.settled();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.open.clear();
+    await worker?.terminate();
+  }
+
+  private gather(): Batch {
+    if (this.gathering !== undefined) return this.gathering;
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const batch = { seq: ++this.seq, done, resolve };
+    this.gathering = batch;
+    setImmediate(() => this.flush());
+    return batch;
+  }
+
+  private flush(): void {
+    const batch = this.gathering as Batch;
+    this.gathering = undefined;
+    const sources = this.dirty;
+    this.dirty = [];
+    // Flat arrays and one string: a message of many small objects costs several times as much to copy.
+    const count = sources.length;
+    const ids = new Float64Array(count);
+    const closes = new Uint8Array(count);
+    const lengths = new Uint32Array(count);
+    const paths: string[] = new Array(count);
+    let texts = '';
+    for (let i = 0; i < count; i++) {
+      const write = (sources[i] as LogFileSource).takeWrite();
+      if (write.close) this.open.delete(write.id);
+      else if (write.text !== '') this.open.add(write.id);
+      ids[i] = write.id;
+      closes[i] = write.close ? 1 : 0;
+      lengths[i] = write.text.length;
+      paths[i] = write.path;
+      texts += write.text;
+    }
+    this.sent.push(batch);
+    this.workerOf().postMessage({ seq: batch.seq, ids, paths, texts, lengths, closes });
+  }
+
+  private workerOf(): Worker {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.worker !== undefined) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    worker.unref();
+    worker.on('message', (answer: Answer) => this.answered(answer));
+    worker.on('error', (err) => this.lost(worker, err));
+    worker.on('exit', (code) => {
+      if (this.worker === worker && code !== 0) this.lost(worker, new Error(`exited with code ${code}`));
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private answered({ seq, errors }: Answer): void {
+    for (const error of errors) {
+      // A full disk must not fail the run: the lines are lost and the executor's own log says so.
+      this.logger.error({ err: new Error(error.message), file: error.path }, 'job log write failed');
+    }
+    while (this.sent.length > 0 && (this.sent[0] as Batch).seq <= seq) (this.sent.shift() as Batch).resolve();
+    if (this.sent.length === 0 && this.gathering === undefined && this.open.size === 0) this.endWhenIdle();
+  }
+
+  /** The worker died (it should not): what it had not answered is lost; the next write starts another. */
+  private lost(worker: Worker, err: unknown): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.logger.error(
+      { err, batches: this.sent.length },
+      'job log writer thread failed; its pending lines are lost',
+    );
+    this.open.clear();
+    for (const batch of this.sent.splice(0)) batch.resolve();
+  }
+
+  private endWhenIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      const worker = this.worker;
+      if (worker === undefined || this.sent.length > 0 || this.gathering !== undefined || this.open.size > 0)
+        return;
+      this.worker = undefined;
+      void worker.terminate();
+    }, IDLE_END_MS);
+    this.idleTimer.unref();
+  }
+}
