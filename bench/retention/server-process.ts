@@ -16,6 +16,10 @@ export interface RetentionServerConfig {
   retentionIntervalMs: number;
   batchSize: number;
   batchPauseMs: number;
+  /** Undefined: the server's default for the store (5 ms on SQLite); 0: fixed batches. */
+  batchBudgetMs?: number;
+  /** SQLite: the sweep's WAL checkpoints on a thread of their own (the server's default: true). */
+  checkpointThread: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as RetentionServerConfig;
@@ -34,6 +38,8 @@ const server = await createServer({
     retentionMonitorIntervalMs: config.retentionIntervalMs,
     retentionBatchSize: config.batchSize,
     retentionBatchPauseMs: config.batchPauseMs,
+    ...(config.batchBudgetMs === undefined ? {} : { retentionBatchBudgetMs: config.batchBudgetMs }),
+    retentionCheckpointThread: config.checkpointThread,
   },
 });
 process.send?.({ type: 'ready', url: server.url });

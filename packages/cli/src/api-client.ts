@@ -80,6 +80,23 @@ export interface ScriptVersionItem {
   createdAt: number;
 }
 
+/** An alarm channel; the server masks its secrets (`***`, tokens in URLs). */
+export interface AlarmChannel {
+  id: number;
+  name: string;
+  type: string;
+  enabled: boolean;
+  config: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AlarmChannelTestResult {
+  sent: boolean;
+  error: string | null;
+  durationMs: number;
+}
+
 export interface User {
   id: number;
   username: string;
@@ -191,6 +208,15 @@ export class ApiClient {
   listScriptVersions(jobId: number): Promise<{ items: ScriptVersionItem[] }> {
     return this.request('GET', `jobs/${jobId}/script/versions`);
   }
+  updateJobScript(
+    jobId: number,
+    body: { glueSource: string; glueRemark: string; glueType?: string },
+  ): Promise<Job> {
+    return this.request('PUT', `jobs/${jobId}/script`, { body });
+  }
+  restoreScriptVersion(jobId: number, versionId: number): Promise<Job> {
+    return this.request('POST', `jobs/${jobId}/script/versions/${versionId}/restore`);
+  }
   previewSchedule(query: Query): Promise<{ from: number; nextFireTimes: number[] }> {
     return this.request('GET', 'schedules/preview', { query });
   }
@@ -207,6 +233,26 @@ export class ApiClient {
   }
   killFire(id: number): Promise<Fire> {
     return this.request('POST', `fires/${id}/kill`);
+  }
+
+  // ---------------------------------------------------------------- alarm channels
+  listAlarmChannels(query: Query = {}): Promise<Page<AlarmChannel>> {
+    return this.request('GET', 'alarm-channels', { query });
+  }
+  getAlarmChannel(id: number): Promise<AlarmChannel> {
+    return this.request('GET', `alarm-channels/${id}`);
+  }
+  createAlarmChannel(body: Record<string, unknown>): Promise<AlarmChannel> {
+    return this.request('POST', 'alarm-channels', { body });
+  }
+  updateAlarmChannel(id: number, body: Record<string, unknown>): Promise<AlarmChannel> {
+    return this.request('PATCH', `alarm-channels/${id}`, { body });
+  }
+  deleteAlarmChannel(id: number): Promise<void> {
+    return this.request('DELETE', `alarm-channels/${id}`);
+  }
+  testAlarmChannel(id: number, body: { alarmEmail?: string }): Promise<AlarmChannelTestResult> {
+    return this.request('POST', `alarm-channels/${id}/test`, { body });
   }
 
   // ---------------------------------------------------------------- users and tokens

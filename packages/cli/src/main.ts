@@ -4,18 +4,30 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { registerAppCommand } from './commands/app.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerExecutorCommand } from './commands/executor.js';
-import { registerExportCommand } from './commands/export.js';
-import { registerFireCommand } from './commands/fire.js';
-import { registerImportCommand } from './commands/import.js';
-import { registerImportXxlJobCommand } from './commands/import-xxl-job.js';
-import { registerJobCommand } from './commands/job.js';
-import { registerMigrateCommand } from './commands/migrate.js';
-import { registerStartCommand } from './commands/start.js';
-import { registerTokenCommand } from './commands/token.js';
-import { registerUserCommand } from './commands/user.js';
+
+/**
+ * Each command's module by name, in the order the help lists them. Only the module of the
+ * command being run is loaded (every one for the help or an unknown command): `tickwheel job
+ * list` loads neither the server, nor the executor, nor the protocol's wire validation, and
+ * answers in the time of one HTTP request rather than of loading the platform.
+ */
+const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
+  start: async () => (await import('./commands/start.js')).registerStartCommand,
+  migrate: async () => (await import('./commands/migrate.js')).registerMigrateCommand,
+  executor: async () => (await import('./commands/executor.js')).registerExecutorCommand,
+  demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
+  // Over the REST API: exit codes in exit-codes.ts.
+  app: async () => (await import('./commands/app.js')).registerAppCommand,
+  job: async () => (await import('./commands/job.js')).registerJobCommand,
+  fire: async () => (await import('./commands/fire.js')).registerFireCommand,
+  script: async () => (await import('./commands/script.js')).registerScriptCommand,
+  channel: async () => (await import('./commands/channel.js')).registerChannelCommand,
+  user: async () => (await import('./commands/user.js')).registerUserCommand,
+  token: async () => (await import('./commands/token.js')).registerTokenCommand,
+  export: async () => (await import('./commands/export.js')).registerExportCommand,
+  import: async () => (await import('./commands/import.js')).registerImportCommand,
+  'import-xxl-job': async () => (await import('./commands/import-xxl-job.js')).registerImportXxlJobCommand,
+};
 
 /** Exit code of a usage error, as most command-line tools use it. */
 export const USAGE_ERROR_EXIT_CODE = 2;
@@ -31,7 +43,7 @@ const INFORMATIONAL_CODES = new Set(['commander.helpDisplayed', 'commander.help'
  * await main(['node', 'tickwheel', 'executor', '--app', 'reports', '--token', token]);
  */
 export async function main(argv: string[]): Promise<void> {
-  const program = createProgram();
+  const program = await createProgram(argv[2]);
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -41,7 +53,8 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-function createProgram(): Command {
+/** The program with the command `name` (every command when `name` is none of them). */
+async function createProgram(name: string | undefined): Promise<Command> {
   const program = new Command('tickwheel')
     .description(
       'Tickwheel, a distributed job scheduler that speaks the XXL-JOB executor protocol: the scheduling ' +
@@ -53,19 +66,11 @@ function createProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // Sub-commands created through `program.command()` inherit the settings above.
-  registerStartCommand(program);
-  registerMigrateCommand(program);
-  registerExecutorCommand(program);
-  registerDemoCommand(program);
-  // Over the REST API: exit codes in exit-codes.ts.
-  registerAppCommand(program);
-  registerJobCommand(program);
-  registerFireCommand(program);
-  registerUserCommand(program);
-  registerTokenCommand(program);
-  registerExportCommand(program);
-  registerImportCommand(program);
-  registerImportXxlJobCommand(program);
+  const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const registers = await Promise.all(
+    load === undefined ? Object.values(COMMANDS).map((l) => l()) : [load()],
+  );
+  for (const register of registers) register(program);
   return program;
 }
 

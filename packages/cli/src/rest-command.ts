@@ -6,7 +6,7 @@
  * The options live on each command group (`app`, `job`, ...), not on the program, because
  * `tickwheel start --token` already means the executor access token.
  */
-import { type ErrorCode, TickwheelError } from '@tickwheel/protocol';
+import type { ErrorCode } from '@tickwheel/protocol';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ApiClient, ApiClientError } from './api-client.js';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
@@ -22,14 +22,18 @@ export interface RestFlags {
 
 /**
  * A failure that is not the server's answer: a flag combination, a file that does not read, the
- * XXL-JOB database. Its code comes from the catalogue and decides the exit code.
+ * XXL-JOB database. Its code comes from the catalogue and decides the exit code. A plain Error
+ * with the catalogue's code, not a TickwheelError: the REST commands start without loading the
+ * protocol package, whose wire validation would be most of their start-up.
  */
-export class CliFailure extends TickwheelError {
+export class CliFailure extends Error {
+  readonly code: ErrorCode;
   readonly exitCode: ExitCode;
 
   constructor(code: ErrorCode, message: string) {
-    super(code, message);
+    super(message);
     this.name = 'CliFailure';
+    this.code = code;
     this.exitCode = EXIT_CODE_OF_FAILURE[code] ?? EXIT_CODES.failed;
   }
 }

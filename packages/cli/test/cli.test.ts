@@ -129,7 +129,9 @@ describe('tickwheel executor', () => {
     server = await startTestServer({ accessToken: TOKEN });
     cli = new CliProcess(executorArgs(server.address));
     const [, address] = await cli.waitForOutput(/listening on (http:\/\/\S+)/);
-    expect(cli.stdout).toContain(`Registering ${address} with ${server.address}`);
+    // The next line may come in a later chunk of the pipe: wait for it rather than read at once.
+    const [registering] = await cli.waitForOutput(/Registering \S+ with \S+/);
+    expect(registering).toBe(`Registering ${address} with ${server.address}`);
     await server.waitFor(() => server!.registrations.length > 0, 5_000, 'registration');
     expect(server.registrations[0]).toEqual({
       registryGroup: 'EXECUTOR',

@@ -115,8 +115,37 @@ describe('tickwheel start', () => {
     const badPort = runCli(startArgs('--port', 'eighty'));
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toMatch(/--port/);
+
+    const badProxy = runCli(startArgs('--trust-proxy', '10.0.0.1,10.0.0.300/8'));
+    expect(badProxy.code).toBe(2);
+    expect(badProxy.stderr).toMatch(/--trust-proxy .*10\.0\.0\.300\/8 is not an IP address, a CIDR/);
+  });
+
+  it('--trust-proxy names the proxies whose X-Forwarded-For is the client the sign-in limit counts', async () => {
+    const url = await start('--trust-proxy', '10.9.9.9, 127.0.0.1/32');
+    // 20 failed sign-ins of one client behind the proxy (the per-address limit): that client is
+    // held back, another client behind the same proxy is not.
+    for (let i = 0; i < 20; i++) expect((await signIn(url, `guess-${i}`, '203.0.113.5')).status).toBe(401);
+    expect((await signIn(url, 'admin', '203.0.113.5')).status).toBe(429);
+    expect((await signIn(url, 'admin', '203.0.113.6')).status).toBe(401);
+  });
+
+  it('--trust-proxy false (the default) counts the connection, whatever X-Forwarded-For says', async () => {
+    const url = await start('--trust-proxy', 'false');
+    for (let i = 0; i < 20; i++)
+      expect((await signIn(url, `guess-${i}`, `198.51.100.${i}`)).status).toBe(401);
+    expect((await signIn(url, 'admin', '198.51.100.200')).status).toBe(429);
   });
 });
+
+/** A sign-in with a wrong password, as forwarded by a proxy for `forwardedFor`. */
+function signIn(url: string, username: string, forwardedFor: string): Promise<Response> {
+  return fetch(`${url}api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+    body: JSON.stringify({ username, password: 'not the password' }),
+  });
+}
 
 describe('tickwheel migrate', () => {
   it('applies the migrations of a new database and then finds nothing to apply', () => {

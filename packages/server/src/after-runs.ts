@@ -2,7 +2,10 @@
  * What follows a finished run, past FIX_DELAY's next time (the pipeline's): a failure's retry
  * and alarm (retries/failure-decisions.ts), a success's child jobs (child-jobs/child-trigger.ts).
  * The result recorder calls it once per record it finished (its `onFiresFinished` hook); a
- * record the recorder finishes twice does not exist, so neither follows twice.
+ * record the recorder finishes twice does not exist, so neither follows twice. Both are owed on
+ * the record before this hook runs (the failure's decision by the retry sweep, the success's
+ * children by `children_status`), so a node that dies before or during it loses neither: the
+ * retry monitor and the owed-children sweep pay what it did not.
  */
 import type { ChildTrigger } from './child-jobs/child-trigger.js';
 import type { FailureDecisions } from './retries/failure-decisions.js';

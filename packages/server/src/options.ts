@@ -131,6 +131,18 @@ export interface ServerInternalOptions {
   retentionBatchSize?: number;
   /** Pause between two retention batches. Default 50 ms. */
   retentionBatchPauseMs?: number;
+  /**
+   * The time one retention batch should take; the batch size follows it, up to
+   * `retentionBatchSize`. 0: every batch is `retentionBatchSize`. Default 5 ms on SQLite (its
+   * deletes run on the server's thread), 0 on PostgreSQL and MySQL.
+   */
+  retentionBatchBudgetMs?: number;
+  /** SQLite: run a retention sweep's WAL checkpoints on a thread of their own. Default true. */
+  retentionCheckpointThread?: boolean;
+  /** How often the owed-children sweep fires child jobs a stopped node left owed. Default 60,000 ms. */
+  owedChildrenMonitorIntervalMs?: number;
+  /** How often the owed-alarm sweep sends alarms a stopped node left owed. Default 60,000 ms. */
+  owedAlarmMonitorIntervalMs?: number;
 }
 
 export interface ResolvedServerOptions {
@@ -169,6 +181,11 @@ export interface ResolvedServerOptions {
   retentionMonitorIntervalMs: number;
   retentionBatchSize: number;
   retentionBatchPauseMs: number;
+  /** undefined: the store's default (see ServerInternalOptions). */
+  retentionBatchBudgetMs: number | undefined;
+  retentionCheckpointThread: boolean;
+  owedChildrenMonitorIntervalMs: number;
+  owedAlarmMonitorIntervalMs: number;
 }
 
 export const SERVER_DEFAULTS = {
@@ -193,6 +210,8 @@ export const SERVER_DEFAULTS = {
   retentionMonitorIntervalMs: 3_600_000,
   retentionBatchSize: 1_000,
   retentionBatchPauseMs: 50,
+  owedChildrenMonitorIntervalMs: 60_000,
+  owedAlarmMonitorIntervalMs: 60_000,
 } as const;
 
 const MAX_NODE_ID_LENGTH = 64;
@@ -309,6 +328,29 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       d.retentionBatchPauseMs,
       0,
       60_000,
+    ),
+    retentionBatchBudgetMs:
+      internal.retentionBatchBudgetMs === undefined
+        ? undefined
+        : integerIn('internal.retentionBatchBudgetMs', internal.retentionBatchBudgetMs, 0, 0, 60_000),
+    retentionCheckpointThread: booleanOption(
+      'internal.retentionCheckpointThread',
+      internal.retentionCheckpointThread,
+      true,
+    ),
+    owedChildrenMonitorIntervalMs: integerIn(
+      'internal.owedChildrenMonitorIntervalMs',
+      internal.owedChildrenMonitorIntervalMs,
+      d.owedChildrenMonitorIntervalMs,
+      10,
+      3_600_000,
+    ),
+    owedAlarmMonitorIntervalMs: integerIn(
+      'internal.owedAlarmMonitorIntervalMs',
+      internal.owedAlarmMonitorIntervalMs,
+      d.owedAlarmMonitorIntervalMs,
+      10,
+      3_600_000,
     ),
   };
 }

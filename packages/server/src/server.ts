@@ -5,7 +5,8 @@
  *   → result recorder → monitors → HTTP (executor API, REST API, ops) → listen
  *
  * Starting runs the registry monitor first (the directory is filled before the first dispatch),
- * then the scheduler and the lost-run, reports and retention monitors, and opens HTTP last.
+ * then the scheduler and the lost-run, retry, reports, retention, owed-children and owed-alarm
+ * monitors, and opens HTTP last.
  *
  * `stop()` undoes it in reverse: stop taking HTTP, stop the scheduler (fires still waiting in
  * the wheel stay `pending` for the next start), drain the dispatches in flight (bounded),
@@ -25,12 +26,16 @@ import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
 import { ExecutorDirectory, manualAddresses } from './executors/directory.js';
 import type { ExecutorMetrics } from './executors/metrics.js';
 import { LostRunMonitor } from './monitors/lost-runs.js';
+import { OwedAlarmMonitor } from './monitors/owed-alarms.js';
+import { OwedChildrenMonitor } from './monitors/owed-children.js';
 import { RegistryMonitor } from './monitors/registry.js';
 import { ReportsMonitor } from './monitors/reports.js';
-import { RetentionMonitor } from './monitors/retention.js';
+import { RetentionMonitor, type RetentionMonitorOptions } from './monitors/retention.js';
 import { RetryMonitor } from './monitors/retries.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
+import { SQLITE_BATCH_BUDGET_MS } from './retention/delete-pacing.js';
+import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
 import { ensureSecrets } from './security/secrets.js';
@@ -185,6 +190,8 @@ async function startOnStore(
     settleBroadcasts: (fireIds) => recorder.settleBroadcasts(fireIds),
     clock,
     logger: logger.child({ part: 'retries' }),
+    // Owed alarms are held and renewed by the alarm queue; a sink of the embedder's keeps no record.
+    ...(o.alarmSink === undefined ? { alarmHoldMs: o.alarmLimits.holdMs } : {}),
   });
   const childTrigger = new ChildTrigger({
     store,
@@ -267,7 +274,32 @@ async function startOnStore(
     intervalMs: o.retentionMonitorIntervalMs,
     batchSize: o.retentionBatchSize,
     batchPauseMs: o.retentionBatchPauseMs,
+    ...retentionPacing(store, o, logger),
   });
+
+  const owedChildrenMonitor = new OwedChildrenMonitor({
+    childFires: store.childFires,
+    children: childTrigger,
+    lease,
+    clock,
+    logger: logger.child({ part: 'owed-children-monitor' }),
+    intervalMs: o.owedChildrenMonitorIntervalMs,
+  });
+  // Only the alarm queue holds owed alarms: with an embedder's sink, nothing is owed to sweep.
+  const owedAlarmMonitor =
+    o.alarmSink === undefined
+      ? new OwedAlarmMonitor({
+          owedAlarms: store.owedAlarms,
+          fires: store.fires,
+          jobs: store.jobs,
+          alarms: alarmQueue,
+          holdMs: o.alarmLimits.holdMs,
+          lease,
+          clock,
+          logger: logger.child({ part: 'owed-alarm-monitor' }),
+          intervalMs: o.owedAlarmMonitorIntervalMs,
+        })
+      : undefined;
 
   const app = buildHttpApp(logger, o.trustProxy);
   registerExecutorApi(app, {
@@ -318,6 +350,12 @@ async function startOnStore(
     started.push(() => reportsMonitor.stop());
     retentionMonitor.start();
     started.push(() => retentionMonitor.stop());
+    owedChildrenMonitor.start();
+    started.push(() => owedChildrenMonitor.stop());
+    if (owedAlarmMonitor !== undefined) {
+      owedAlarmMonitor.start();
+      started.push(() => owedAlarmMonitor.stop());
+    }
     await app.listen({ port: o.port, host: o.host });
   } catch (err) {
     for (const stopPart of started.reverse()) await stopPart();
@@ -334,8 +372,9 @@ async function startOnStore(
     await app.close();
     schedulerRunning = false;
     const waiting = await scheduler.stop();
-    // Retries are sent through the pipeline: stop sending before it drains (unsent ones stay pending).
-    await retries.stop();
+    // Retries and owed child jobs are sent through the pipeline: stop sending before it drains
+    // (unsent ones stay pending).
+    await Promise.all([retries.stop(), owedChildrenMonitor.stop()]);
     firePipeline.stopAccepting();
     const drained = await firePipeline.drain(o.stopTimeoutMs);
     await Promise.all([
@@ -343,6 +382,7 @@ async function startOnStore(
       registryMonitor.stop(),
       reportsMonitor.stop(),
       retentionMonitor.stop(),
+      owedAlarmMonitor?.stop(),
     ]);
     await recorder.idle();
     // Alarms raised by the last results get the rest of the stop time, then are recorded as not sent.
@@ -374,6 +414,27 @@ async function startOnStore(
       stopping ??= stop();
       return stopping;
     },
+  };
+}
+
+/**
+ * SQLite runs each delete on this thread: batches of a few milliseconds, and the WAL checkpoints
+ * on a thread of their own. The other databases run them on their own servers: whole batches.
+ */
+function retentionPacing(
+  store: Store,
+  o: ResolvedServerOptions,
+  logger: Logger,
+): Pick<RetentionMonitorOptions, 'batchBudgetMs' | 'checkpoints'> {
+  const sqlite = store.connection.dialect === 'sqlite' ? store.connection : undefined;
+  const budgetMs = o.retentionBatchBudgetMs ?? (sqlite === undefined ? 0 : SQLITE_BATCH_BUDGET_MS);
+  const checkpoints =
+    sqlite !== undefined && o.retentionCheckpointThread
+      ? sqliteSweepCheckpoints(sqlite, logger.child({ part: 'retention-monitor' }))
+      : undefined;
+  return {
+    ...(budgetMs > 0 ? { batchBudgetMs: budgetMs } : {}),
+    ...(checkpoints === undefined ? {} : { checkpoints }),
   };
 }
 

@@ -1,8 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetentionMonitor } from '../src/monitors/retention.js';
+import { DeletePacing, MIN_BATCH_SIZE } from '../src/retention/delete-pacing.js';
 import { writeRetentionSettings } from '../src/retention/settings.js';
+import {
+  type SweepCheckpoints,
+  sqliteSweepCheckpoints,
+  type WalCheckpoint,
+} from '../src/retention/sqlite-checkpoints.js';
 import { systemClock, type TimerHandle } from '../src/scheduling/clock.js';
-import type { Store } from '../src/store/index.js';
+import { openStore, type Store } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { type SeedFire, seedFires } from './helpers/report-fixtures.js';
@@ -10,6 +16,7 @@ import { type SeedFire, seedFires } from './helpers/report-fixtures.js';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-05-20T12:00:00Z');
 const silent = { error: () => {}, info: () => {} };
+const silentWarn = { warn: () => {} };
 
 function firesAt(scheduledAts: number[]): SeedFire[] {
   return scheduledAts.map((scheduledAt) => ({
@@ -125,5 +132,121 @@ describe('retention pacing', () => {
     expect(pauses[0]).toBe(50);
     expect(pauses[1]).toBeGreaterThanOrEqual(4 * 29);
     expect(pauses[2]).toBe(50);
+  });
+});
+
+describe('retention batch sizing', () => {
+  it('without a budget, every batch is the batch size', () => {
+    const pacing = new DeletePacing({ maxBatchSize: 1_000, minPauseMs: 50 });
+    for (const took of [1, 80, 3]) {
+      expect(pacing.batchSize).toBe(1_000);
+      pacing.afterBatch(took);
+    }
+  });
+
+  it('with a budget, sizes each batch to it: at once smaller after a slow batch, at most twice as large after a quick one', () => {
+    const pacing = new DeletePacing({ maxBatchSize: 1_000, minPauseMs: 50, batchBudgetMs: 5 });
+    const sizes: number[] = [];
+    // 20 µs a record: a budget of 5 ms fits 250 records.
+    for (let i = 0; i < 6; i++) {
+      sizes.push(pacing.batchSize);
+      pacing.afterBatch(pacing.batchSize * 0.02);
+    }
+    expect(sizes).toEqual([100, 200, 250, 250, 250, 250]);
+    // One slow batch (a checkpoint, a busy machine): the next is cut to fit, then grows back.
+    pacing.afterBatch(50);
+    expect(pacing.batchSize).toBe(25);
+    pacing.afterBatch(0.5);
+    expect(pacing.batchSize).toBe(50);
+    // Never below the smallest batch, never above the batch size.
+    pacing.afterBatch(10_000);
+    expect(pacing.batchSize).toBe(MIN_BATCH_SIZE);
+    for (let i = 0; i < 20; i++) pacing.afterBatch(0);
+    expect(pacing.batchSize).toBe(1_000);
+  });
+});
+
+describe('retention WAL checkpoints on SQLite', () => {
+  let database: TestDatabase;
+  let store: Store;
+  beforeEach(async () => {
+    database = await createTestDatabase('sqlite');
+    store = await database.open();
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  it("checkpoint on their own thread while a sweep deletes; the server's connection checkpoints itself again after", async () => {
+    await seedFires(store, firesAt(Array.from({ length: 3_000 }, (_, i) => NOW - 40 * DAY + i * 1_000)));
+    const conn = store.connection;
+    if (conn.dialect !== 'sqlite') throw new Error('unreachable');
+    const autocheckpoint = () => Number(conn.sqlite.pragma('wal_autocheckpoint', { simple: true }));
+    const before = autocheckpoint();
+    const during: number[] = [];
+    const checkpointed: Array<WalCheckpoint | undefined> = [];
+    // Every pause checkpoints here (a server's sweep: at most once a second).
+    const inner = sqliteSweepCheckpoints(conn, silentWarn, 0)!;
+    const checkpoints: SweepCheckpoints = {
+      begin: () => inner.begin(),
+      checkpoint: async () => {
+        const done = await inner.checkpoint();
+        checkpointed.push(done);
+        return done;
+      },
+      end: () => inner.end(),
+    };
+    const monitor = new RetentionMonitor({
+      fires: {
+        async deleteFiresBefore(cutoff, limit) {
+          during.push(autocheckpoint());
+          return store.fires.deleteFiresBefore(cutoff, limit);
+        },
+      },
+      settings: store.settings,
+      lease: { leases: store.leases, nodeId: 'node-a' },
+      clock: new ManualClock(NOW),
+      logger: silent,
+      batchSize: 500,
+      batchPauseMs: 0,
+      checkpoints,
+    });
+
+    expect(await monitor.sweep()).toMatchObject({ deleted: 3_000, batches: 7 });
+
+    // The first batch runs before the thread starts; every later one with the connection's own checkpoints off.
+    expect(during.slice(1)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(checkpointed).toHaveLength(6);
+    for (const done of checkpointed) {
+      expect(done!.walFrames).toBeGreaterThan(0);
+      expect(done!.checkpointedFrames).toBe(done!.walFrames);
+    }
+    expect(before).toBeGreaterThan(0);
+    expect(autocheckpoint()).toBe(before);
+    expect(await store.fires.countFires()).toBe(0);
+  });
+
+  it('checkpoints at most once an interval', async () => {
+    await seedFires(store, firesAt([NOW - 40 * DAY]));
+    const conn = store.connection;
+    if (conn.dialect !== 'sqlite') throw new Error('unreachable');
+    const checkpoints = sqliteSweepCheckpoints(conn, silentWarn, 60_000)!;
+    await checkpoints.begin();
+    try {
+      expect(await checkpoints.checkpoint()).toMatchObject({ walFrames: expect.any(Number) });
+      expect(await checkpoints.checkpoint()).toBeUndefined();
+    } finally {
+      await checkpoints.end();
+    }
+  });
+
+  it('leaves an in-memory database alone: it has no WAL another thread could checkpoint', async () => {
+    const inMemory = await openStore({ database: 'sqlite::memory:' });
+    try {
+      if (inMemory.connection.dialect !== 'sqlite') throw new Error('unreachable');
+      expect(sqliteSweepCheckpoints(inMemory.connection, silentWarn)).toBeUndefined();
+    } finally {
+      await inMemory.close();
+    }
   });
 });

@@ -1,12 +1,14 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, FireTable, Store } from '../src/index.js';
+import { selectOwedChildren } from '../src/store/child-fires.js';
 import {
   MYSQL_EXISTING_FIRES,
   MYSQL_SELECT_DUE,
   PG_SELECT_DUE,
   SQLITE_SELECT_DUE,
 } from '../src/store/hot/claim.js';
+import { selectUnheldAlarms } from '../src/store/owed-alarms.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
@@ -258,5 +260,18 @@ describe.each(DIALECTS)('query plans of the hot queries on %s', (dialect) => {
         .limit(1000),
     );
     expectIndexed(plan, /fire_scheduled_idx/);
+  });
+
+  it('the owed-children sweep reads only owed records, through their own index', async () => {
+    const plan = await explainBuilt(
+      store,
+      selectOwedChildren(store.db, { scheduledFrom: T0 - 86_400_000, finishedBefore: T0, limit: 200 }),
+    );
+    expectIndexed(plan, /fire_children_owed_idx/);
+  });
+
+  it('the owed-alarm sweep reads only owed alarms, through their own index', async () => {
+    const plan = await explainBuilt(store, selectUnheldAlarms(store.db, { heldBefore: T0, limit: 200 }));
+    expectIndexed(plan, /fire_alarm_owed_idx/);
   });
 });

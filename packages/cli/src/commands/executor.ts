@@ -3,8 +3,9 @@
  * the GLUE script jobs (shell, python, node, php, powershell) its servers send when
  * `--enable-scripts` is given, and registers under `--app` like any embedded executor.
  */
-import { createExecutor, type Executor, type ExecutorOptions } from '@tickwheel/executor';
-import { isTickwheelError, PROTOCOL_GENERATIONS, type ProtocolGeneration } from '@tickwheel/protocol';
+import type { Executor, ExecutorOptions } from '@tickwheel/executor';
+import type { ProtocolGeneration } from '@tickwheel/protocol';
+import { PROTOCOL_GENERATIONS } from '@tickwheel/protocol/enums';
 import { type Command, Option } from 'commander';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { stopOnSignals } from '../graceful-shutdown.js';
@@ -74,6 +75,11 @@ export function registerExecutorCommand(program: Command): void {
 }
 
 async function runExecutor(flags: ExecutorFlags, command: Command): Promise<void> {
+  // Loaded when an executor runs, not when `demo` (which reads ACCESS_TOKEN_ENV) or `--help` does.
+  const [{ createExecutor }, { isTickwheelError }] = await Promise.all([
+    import('@tickwheel/executor'),
+    import('@tickwheel/protocol'),
+  ]);
   let executor: Executor;
   try {
     executor = createExecutor(executorOptions(flags));

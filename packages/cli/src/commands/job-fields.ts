@@ -4,13 +4,15 @@
  * the REST API's job body as JSON (fields this CLI has no flag for).
  */
 import { readFileSync } from 'node:fs';
+// The enums alone: the package's index loads its wire validation too, which would double the
+// start-up of every `tickwheel job` command.
 import {
   BLOCK_STRATEGIES,
   GLUE_TYPES,
   MISFIRE_STRATEGIES,
   ROUTE_STRATEGIES,
   SCHEDULE_TYPES,
-} from '@tickwheel/protocol';
+} from '@tickwheel/protocol/enums';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseWholeNumber } from '../flag-parsers.js';
 import { CliFailure } from '../rest-command.js';

@@ -22,7 +22,7 @@ import {
   type ServerOptions,
 } from '@tickwheel/server/options';
 import { type Command, Option } from 'commander';
-import { parseWholeNumber } from '../flag-parsers.js';
+import { parseTrustProxy, parseWholeNumber } from '../flag-parsers.js';
 import { stopOnSignals } from '../graceful-shutdown.js';
 import { createDemoJobs, DEMO_APP, startDemoExecutor } from './start-demo.js';
 
@@ -34,6 +34,7 @@ interface StartFlags {
   token?: string;
   apiToken?: string;
   logLevel?: LogLevel;
+  trustProxy?: boolean | string[];
   demo?: boolean;
 }
 
@@ -47,6 +48,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   token: '--token',
   apiToken: '--api-token',
   logLevel: '--log-level',
+  trustProxy: '--trust-proxy',
   adminPassword: SERVER_ENV.adminPassword,
 };
 
@@ -84,6 +86,13 @@ export function registerStartCommand(program: Command): void {
       new Option('--log-level <level>', `server log level (default ${SERVER_DEFAULTS.logLevel})`).choices(
         LOG_LEVELS,
       ),
+    )
+    .option(
+      '--trust-proxy <true|false|list>',
+      'behind a reverse proxy: whose X-Forwarded-For names the client (the sign-in limit counts by it): ' +
+        'true for any hop (only when the proxy is the one way in), or the proxies as comma-separated ' +
+        'addresses, CIDRs or loopback/linklocal/uniquelocal (default false: the connection’s peer)',
+      parseTrustProxy,
     )
     .option('--demo', `also run a demo executor (app "${DEMO_APP}") and create a few demo jobs`)
     .action(async (flags: StartFlags, command: Command) => {
@@ -130,6 +139,7 @@ function serverOptions(flags: StartFlags): ServerOptions & { dataDir?: string } 
     accessToken: flags.token,
     apiToken: flags.apiToken,
     logLevel: flags.logLevel,
+    trustProxy: flags.trustProxy,
     // `tickwheel start` is how people first meet the server: give them a token to script with.
     generateApiToken: true,
   };

@@ -9,8 +9,8 @@
  * so the server keeps the history as script versions.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { TickwheelError } from '@tickwheel/protocol';
 import { type ApiClient, ApiClientError, type App, type Job } from '../api-client.js';
+import { CliFailure } from '../rest-command.js';
 import { type ExportDocument, type ExportedApp, type ExportedJob, type JobRef, jobKey } from './document.js';
 import { listAllApps, listAllJobs, serverCapabilities } from './server-state.js';
 
@@ -142,7 +142,7 @@ async function applyJob(
 ): Promise<{ job: Job; outcome: keyof Outcomes }> {
   const fields = writableFieldsOf(job, writable);
   if (matches.length > 1) {
-    throw new TickwheelError(
+    throw new CliFailure(
       'TW_ERR_CONFLICT',
       `${matches.length} jobs of app ${app.appName} are named "${job.name}" (ids ${matches.map((m) => m.id).join(', ')}); rename all but one`,
     );

@@ -17,7 +17,7 @@ import {
   MISFIRE_STRATEGIES,
   ROUTE_STRATEGIES,
   SCHEDULE_TYPES,
-} from '@tickwheel/protocol';
+} from '@tickwheel/protocol/enums';
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,

@@ -10,9 +10,12 @@
  * - once every channel of an alarm has settled, the fire record gets the result:
  *   `alarm_status` SENT (all took it) or FAILED, and `alarm_msg` with each channel's outcome.
  *
- * The queue lives in memory: alarms waiting when a node dies are lost (their records keep
- * status NONE). `stop()` lets the sends in flight and waiting finish within a bound, then
- * aborts the rest and records them as failed.
+ * The queue lives in memory, but an owed alarm (`alarm.owed`: the failure decision recorded it
+ * as PENDING on the fire record) is not lost with it: the queue holds it — renewing the record's
+ * hold every third of `holdMs` — until it records the outcome, and when its node dies the hold
+ * runs out and the owed-alarm sweep of a live node sends it again (monitors/owed-alarms.ts).
+ * `stop()` lets the sends in flight and waiting finish within a bound, then aborts the rest and
+ * records them as failed.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -30,9 +33,11 @@ import { type AlarmQueueLimits, type ResolvedAlarmQueueLimits, resolveAlarmQueue
 
 /** `alarm_msg` is TEXT; a storm of long errors is cut well before that. */
 const ALARM_MSG_MAX_CHARS = 4_000;
+/** Owed alarms whose hold one statement renews. */
+const RENEWALS_PER_STATEMENT = 500;
 
 export interface AlarmQueueOptions {
-  store: Pick<Store, 'alarmChannels' | 'apps' | 'fires'>;
+  store: Pick<Store, 'alarmChannels' | 'apps' | 'fires' | 'owedAlarms'>;
   clock: Clock;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   limits?: AlarmQueueLimits;
@@ -51,6 +56,8 @@ export interface DeliveryOutcome {
 /** One alarm on its way: the fire it is about and how its channels did. */
 interface AlarmRun {
   fireId: number;
+  /** Held by this queue until recorded (see `Alarm.owed`). */
+  owed: boolean;
   waiting: number;
   outcomes: DeliveryOutcome[];
 }
@@ -79,6 +86,9 @@ export class AlarmQueue implements AlarmSink {
   private readonly underWay = new Set<Promise<unknown>>();
   private readonly aborter = new AbortController();
   private stopping = false;
+  /** Owed alarms this queue holds, by fire id (an alarm sent again while the first is still here counts twice). */
+  private readonly held = new Map<number, number>();
+  private renewTimer: TimerHandle | undefined;
 
   constructor(options: AlarmQueueOptions) {
     this.options = options;
@@ -87,20 +97,31 @@ export class AlarmQueue implements AlarmSink {
 
   /** Takes the alarm and returns at once; sending and recording happen in the background. */
   raise(alarm: Alarm): void {
+    const owed = alarm.owed === true;
     if (this.stopping) {
-      this.options.logger.warn({ fireId: alarm.fire.id }, 'alarm raised while the server stops; not sent');
+      this.options.logger.warn(
+        { fireId: alarm.fire.id },
+        owed
+          ? 'alarm raised while the server stops; left owed, another node (or the next start) sends it'
+          : 'alarm raised while the server stops; not sent',
+      );
       return;
     }
+    if (owed) this.hold(alarm.fire.id);
     // Even reading the job's channels waits for the next microtask: the caller goes on at once.
     this.track(
       Promise.resolve()
         .then(() => this.enqueue(alarm))
-        .catch((err: unknown) =>
+        .catch((err: unknown) => {
+          // Let go of it: an owed alarm is sent again by the sweep once its hold runs out.
+          if (owed) this.release(alarm.fire.id);
           this.options.logger.error(
             { err, fireId: alarm.fire.id },
-            'preparing an alarm failed; it is not sent',
-          ),
-        ),
+            owed
+              ? 'preparing an alarm failed; the owed-alarm sweep sends it later'
+              : 'preparing an alarm failed; it is not sent',
+          );
+        }),
     );
   }
 
@@ -133,6 +154,8 @@ export class AlarmQueue implements AlarmSink {
       for (const delivery of lane.waiting.splice(0)) this.settle(delivery, 'not sent: the server stopped');
     }
     await this.idle();
+    if (this.renewTimer !== undefined) this.options.clock.clearTimer(this.renewTimer);
+    this.renewTimer = undefined;
   }
 
   private async enqueue(alarm: Alarm): Promise<void> {
@@ -143,7 +166,12 @@ export class AlarmQueue implements AlarmSink {
       { jobId: alarm.job.id, fireId: alarm.fire.id, channels: channels.map((channel) => channel.name) },
       `alarm: ${alarm.reason}`,
     );
-    if (channels.length === 0) return;
+    if (channels.length === 0) {
+      // Owed: the job names channels (or e-mail addresses), but none is enabled. Settle it as
+      // not alarmed, saying why, so no node sends it again.
+      if (alarm.owed === true) this.track(this.recordUnsent(alarm));
+      return;
+    }
     const message = buildAlarmMessage({
       ...alarm,
       app: await store.apps.findAppById(alarm.job.app_id),
@@ -151,7 +179,12 @@ export class AlarmQueue implements AlarmSink {
       jobResource: toJob(alarm.job),
       fireResource: toFire(alarm.fire),
     });
-    const run: AlarmRun = { fireId: alarm.fire.id, waiting: channels.length, outcomes: [] };
+    const run: AlarmRun = {
+      fireId: alarm.fire.id,
+      owed: alarm.owed === true,
+      waiting: channels.length,
+      outcomes: [],
+    };
     for (const channel of channels) {
       const delivery: Delivery = {
         run,
@@ -277,6 +310,65 @@ export class AlarmQueue implements AlarmSink {
       );
     } catch (err) {
       this.options.logger.error({ err, fireId: run.fireId }, 'recording the alarm result failed');
+    } finally {
+      if (run.owed) this.release(run.fireId);
+    }
+  }
+
+  /** An owed alarm of a job none of whose channels is enabled: recorded as not alarmed. */
+  private async recordUnsent(alarm: Alarm): Promise<void> {
+    const fireId = alarm.fire.id;
+    try {
+      await this.options.store.fires.recordAlarmResult(
+        fireId,
+        ALARM_STATUS.NONE,
+        'not sent: none of the job’s alarm channels is enabled (the alarm went to the log only)',
+      );
+    } catch (err) {
+      this.options.logger.error({ err, fireId }, 'recording the alarm result failed');
+    } finally {
+      this.release(fireId);
+    }
+  }
+
+  private hold(fireId: number): void {
+    this.held.set(fireId, (this.held.get(fireId) ?? 0) + 1);
+    this.scheduleRenewal();
+  }
+
+  private release(fireId: number): void {
+    const count = this.held.get(fireId) ?? 0;
+    if (count <= 1) this.held.delete(fireId);
+    else this.held.set(fireId, count - 1);
+  }
+
+  /** While the queue holds owed alarms, their holds are renewed every third of `holdMs`. */
+  private scheduleRenewal(): void {
+    if (this.renewTimer !== undefined || this.held.size === 0) return;
+    this.renewTimer = this.options.clock.setTimer(
+      () => {
+        this.renewTimer = undefined;
+        this.track(this.renewHolds().finally(() => this.scheduleRenewal()));
+      },
+      Math.max(1, Math.floor(this.limits.holdMs / 3)),
+    );
+  }
+
+  private async renewHolds(): Promise<void> {
+    const ids = [...this.held.keys()];
+    const heldUntil = this.options.clock.now() + this.limits.holdMs;
+    try {
+      for (let i = 0; i < ids.length; i += RENEWALS_PER_STATEMENT) {
+        await this.options.store.owedAlarms.renewAlarmHolds(
+          ids.slice(i, i + RENEWALS_PER_STATEMENT),
+          heldUntil,
+        );
+      }
+    } catch (err) {
+      this.options.logger.error(
+        { err, count: ids.length },
+        'renewing the holds of queued alarms failed; another node may send them again once they run out',
+      );
     }
   }
 

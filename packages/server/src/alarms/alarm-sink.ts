@@ -11,8 +11,14 @@ export interface Alarm {
   job: JobRow;
   fire: FireRow;
   reason: string;
+  /**
+   * The alarm is owed on the record (`alarm_status` PENDING, store/owed-alarms.ts): the sink
+   * holds it until it records the outcome, renewing the hold, so that another node sends it
+   * again only when this one stopped first. Default false.
+   */
+  owed?: boolean;
 }
 
 export interface AlarmSink {
-  raise(alarm: { job: JobRow; fire: FireRow; reason: string }): void;
+  raise(alarm: Alarm): void;
 }

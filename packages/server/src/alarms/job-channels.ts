@@ -14,6 +14,15 @@ export function parseChannelIds(stored: string): number[] {
     .filter((id) => Number.isInteger(id) && id > 0);
 }
 
+/**
+ * True when a job names alarm targets (channels or e-mail addresses): only its alarms are owed
+ * on the record and sent again after a crash. Whether a named channel is enabled is the
+ * queue's to find out when it sends.
+ */
+export function namesAlarmTargets(job: Pick<JobRow, 'alarm_channel_ids' | 'alarm_email'>): boolean {
+  return parseChannelIds(job.alarm_channel_ids).length > 0 || splitEmails(job.alarm_email).length > 0;
+}
+
 export async function channelsForJob(
   channels: Pick<AlarmChannelRepository, 'findAlarmChannelsByIds' | 'listAlarmChannels'>,
   job: Pick<JobRow, 'alarm_channel_ids' | 'alarm_email'>,

@@ -17,6 +17,12 @@ export interface AlarmQueueLimits {
   maxRetryDelayMs?: number;
   /** Alarms waiting for one channel; beyond, a new one fails at once (an alarm storm). Default 1,000. */
   maxWaitingPerChannel?: number;
+  /**
+   * How long the queue vouches for an owed alarm it holds (store/owed-alarms.ts) without renewing;
+   * it renews every third of it. An alarm whose node stopped is sent again by the owed-alarm
+   * sweep once this has passed since the last renewal (and the sweep has run). Default 120,000 ms.
+   */
+  holdMs?: number;
 }
 
 export type ResolvedAlarmQueueLimits = Required<AlarmQueueLimits>;
@@ -28,6 +34,7 @@ export const ALARM_QUEUE_DEFAULTS: ResolvedAlarmQueueLimits = {
   retryDelayMs: 2_000,
   maxRetryDelayMs: 60_000,
   maxWaitingPerChannel: 1_000,
+  holdMs: 120_000,
 };
 
 /** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
@@ -55,5 +62,6 @@ export function resolveAlarmQueueLimits(
     retryDelayMs: int('retryDelayMs', 0, 3_600_000),
     maxRetryDelayMs: int('maxRetryDelayMs', 0, 3_600_000),
     maxWaitingPerChannel: int('maxWaitingPerChannel', 1, 1_000_000),
+    holdMs: int('holdMs', 100, 86_400_000),
   };
 }

@@ -10,8 +10,11 @@
  * children fire once per broadcast, not once per shard (XXL-JOB issue #1116). A shard's own
  * success triggers nothing.
  *
- * The parent's record is finished exactly once (the store returns only records it changed), so
- * the children fire once however often the result was sent.
+ * Exactly once, crash or not: the statement that finishes a success of a job with child jobs
+ * marks the record as owing them (store/child-fires.ts), and the child records are created in
+ * one transaction with a compare-and-set of that mark. The result hook pays the debt at once
+ * (`afterSuccess`); when its node died first, the owed-children sweep pays it (`fireOwed`,
+ * monitors/owed-children.ts); when both try, one creates the children and the other nothing.
  */
 import type { Logger } from 'pino';
 import type { FirePipeline } from '../dispatch/fire-pipeline.js';
@@ -21,12 +24,21 @@ import type { FinishedFire, FireRow, JobRow, Store } from '../store/index.js';
 import { parseChildJobIds } from './child-job-ids.js';
 
 export interface ChildTriggerOptions {
-  store: Pick<Store, 'fires' | 'jobs'>;
+  store: Pick<Store, 'fires' | 'jobs' | 'childFires'>;
   pipeline: Pick<FirePipeline, 'dispatchCreated'>;
   /** Told of each child record as soon as it exists (see trigger.ts): recovery leaves it to this dispatch. */
   planner: Pick<Planner, 'rememberDispatching'>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'warn'>;
+}
+
+/** A record that owes its children: the parent's id, its job, and whether it hangs off another. */
+interface OwingRecord {
+  fireId: number;
+  jobId: number;
+  parentFireId: number | null;
+  /** The record as read, when the caller has it (the sweep does). */
+  row?: FireRow;
 }
 
 export class ChildTrigger {
@@ -37,38 +49,67 @@ export class ChildTrigger {
   }
 
   /**
-   * Fires the child jobs of the successful records among `finished`; resolves once the child
-   * records exist (their dispatch goes on). Returns the child records made. Never rejects.
+   * Fires the child jobs the records among `finished` owe (successes of jobs with child jobs);
+   * resolves once the child records exist (their dispatch goes on). Returns the child records
+   * made. Never rejects: what it could not pay stays owed for the sweep.
    */
   async afterSuccess(finished: readonly FinishedFire[]): Promise<number[]> {
-    const succeeded = finished.filter((fire) => fire.status === 'succeeded');
-    if (succeeded.length === 0) return [];
-    const { store, logger } = this.options;
+    const owing = finished.filter((fire) => fire.childrenOwed);
+    if (owing.length === 0) return [];
     try {
-      const parents = await store.jobs.findJobsByIds([...new Set(succeeded.map((fire) => fire.jobId))]);
-      const withChildren = new Map(
-        parents.filter((job) => parseChildJobIds(job.child_job_ids).length > 0).map((job) => [job.id, job]),
-      );
-      const triggering = succeeded.filter((fire) => withChildren.has(fire.jobId));
-      if (triggering.length === 0) return [];
-      const made: number[] = [];
-      for (const fire of triggering) {
-        if (await this.isShardSuccess(fire)) continue;
-        made.push(...(await this.fireChildren(fire.fireId, withChildren.get(fire.jobId)!)));
-      }
-      return made;
+      return await this.pay(owing);
     } catch (err) {
-      logger.error({ err, fireIds: succeeded.map((f) => f.fireId) }, 'could not fire child jobs');
+      this.options.logger.error(
+        { err, fireIds: owing.map((fire) => fire.fireId) },
+        'could not fire child jobs; the owed-children sweep will',
+      );
       return [];
     }
   }
 
+  /**
+   * Fires the child jobs the records `owing` (read back from the store by the sweep) still owe.
+   * Returns the child records made; rejects when the store failed (the sweep tries again).
+   */
+  fireOwed(owing: readonly FireRow[]): Promise<number[]> {
+    return this.pay(
+      owing.map((row) => ({ fireId: row.id, jobId: row.job_id, parentFireId: row.parent_fire_id, row })),
+    );
+  }
+
+  private async pay(owing: readonly OwingRecord[]): Promise<number[]> {
+    const { store } = this.options;
+    const jobs = new Map(
+      (await store.jobs.findJobsByIds([...new Set(owing.map((fire) => fire.jobId))])).map((job) => [
+        job.id,
+        job,
+      ]),
+    );
+    const made: number[] = [];
+    const owingNothing: number[] = [];
+    for (const fire of owing) {
+      const job = jobs.get(fire.jobId);
+      // The job was deleted, or its child jobs removed, since the run: nothing to fire.
+      if (
+        job === undefined ||
+        parseChildJobIds(job.child_job_ids).length === 0 ||
+        (await this.isShard(fire))
+      ) {
+        owingNothing.push(fire.fireId);
+        continue;
+      }
+      made.push(...(await this.fireChildren(fire.fireId, job)));
+    }
+    await store.childFires.clearOwedChildren(owingNothing);
+    return made;
+  }
+
   /** A shard (or a retry of one) that succeeded: its broadcast's record fires the children. */
-  private async isShardSuccess(fire: FinishedFire): Promise<boolean> {
+  private async isShard(fire: OwingRecord): Promise<boolean> {
     // A root record (an ordinary fire, a broadcast's own) is no shard. The executor address
     // tells nothing here: a result may be written before its dispatch mark.
     if (fire.parentFireId === null) return false;
-    const row = await this.options.store.fires.findFireById(fire.fireId);
+    const row = fire.row ?? (await this.options.store.fires.findFireById(fire.fireId));
     return row !== undefined && (await isShardAttempt(this.options.store.fires, row));
   }
 
@@ -80,10 +121,10 @@ export class ChildTrigger {
     if (missing.length > 0) {
       logger.warn({ jobId: parent.id, missing }, 'child jobs no longer exist; the others fire');
     }
-    if (children.length === 0) return [];
     const now = clock.now();
     const ordered = childIds.flatMap((id) => children.filter((child) => child.id === id));
-    const ids = await store.fires.createFires(
+    const ids = await store.childFires.createChildFires(
+      parentFireId,
       ordered.map((child) => ({
         jobId: child.id,
         appId: child.app_id,
@@ -96,9 +137,11 @@ export class ChildTrigger {
       })),
       now,
     );
+    // null: another node (the hook, or a sweep) created them first.
+    if (ids === null || ids.length === 0) return [];
     planner.rememberDispatching(ids);
     const records = await store.fires.findFiresByIds(ids);
-    for (const record of records) void pipeline.dispatchCreated(record as FireRow);
+    for (const record of records) void pipeline.dispatchCreated(record);
     return ids;
   }
 }

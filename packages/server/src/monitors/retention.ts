@@ -4,11 +4,15 @@
  * (`retention/settings.ts`, default 30). It deletes in small batches with a pause between them,
  * so no statement holds the fire table (or SQLite's write lock) for long and the planner's
  * claims and the executors' results slip in between: scheduling keeps its time while a million
- * old records go (bench/retention).
+ * old records go (bench/retention). How big and how far apart the batches are is
+ * `retention/delete-pacing.ts`; on SQLite the batches are sized to a few milliseconds each and
+ * the WAL checkpoints run on a thread of their own (`retention/sqlite-checkpoints.ts`).
  */
 import type { Logger } from 'pino';
 import { DAY_MS } from '../reports/days.js';
+import { DeletePacing } from '../retention/delete-pacing.js';
 import { readRetentionSettings } from '../retention/settings.js';
+import type { SweepCheckpoints } from '../retention/sqlite-checkpoints.js';
 import type { Clock, TimerHandle } from '../scheduling/clock.js';
 import type { FireRepository, SettingRepository } from '../store/index.js';
 import {
@@ -26,7 +30,7 @@ export interface RetentionMonitorOptions {
   logger: Pick<Logger, 'error' | 'info'>;
   /** Time between two sweeps. Default 3,600,000 ms (hourly); the first runs at start. */
   intervalMs?: number;
-  /** Records deleted per statement. Default 1,000. */
+  /** Records deleted per statement, at most. Default 1,000. */
   batchSize?: number;
   /**
    * Shortest pause between two batches, leaving the table to the scheduler. Default 50 ms. The
@@ -34,16 +38,15 @@ export interface RetentionMonitorOptions {
    * 0: no pause at all (an offline clean-up, tests).
    */
   batchPauseMs?: number;
+  /**
+   * The time one batch should take; the batch size follows it (up to `batchSize`). Default none:
+   * every batch is `batchSize`. The server sets `SQLITE_BATCH_BUDGET_MS` on SQLite, whose
+   * statements run on its own thread.
+   */
+  batchBudgetMs?: number;
+  /** SQLite: the sweep's WAL checkpoints, off the server's thread. Default none. */
+  checkpoints?: SweepCheckpoints;
 }
-
-/**
- * A sweep is busy at most one part in (1 + BUSY_RATIO) of its time: on SQLite a statement holds
- * the server's event loop (the driver is synchronous) and the write lock while it runs, so a
- * batch that took 10 ms is followed by at least 40 ms in which fires are claimed, dispatched and
- * finished undisturbed. A slow database (a loaded machine, a cold cache) slows the sweep, not
- * the scheduler.
- */
-export const BUSY_RATIO = 4;
 
 export const RETENTION_MONITOR_DEFAULTS = {
   intervalMs: 3_600_000,
@@ -71,6 +74,7 @@ export class RetentionMonitor {
   private readonly options: RetentionMonitorOptions;
   private readonly batchSize: number;
   private readonly batchPauseMs: number;
+  private readonly batchBudgetMs: number | undefined;
   private readonly loop: Periodic;
   private stopping = false;
   private pause: { timer: TimerHandle; wake: () => void } | undefined;
@@ -79,6 +83,7 @@ export class RetentionMonitor {
     this.options = options;
     this.batchSize = options.batchSize ?? RETENTION_MONITOR_DEFAULTS.batchSize;
     this.batchPauseMs = options.batchPauseMs ?? RETENTION_MONITOR_DEFAULTS.batchPauseMs;
+    this.batchBudgetMs = options.batchBudgetMs;
     this.loop = new Periodic({
       name: 'retention sweep',
       intervalMs: options.intervalMs ?? RETENTION_MONITOR_DEFAULTS.intervalMs,
@@ -117,20 +122,38 @@ export class RetentionMonitor {
     sweep.held = true;
     // Renewed well within its lifetime, so a long sweep never runs on a lease another node took.
     const renewEveryMs = (lease.ttlMs ?? DEFAULT_MAINTENANCE_LEASE_TTL_MS) / 4;
-    while (!this.stopping) {
-      const startedAt = performance.now();
-      const deleted = await this.options.fires.deleteFiresBefore(sweep.cutoff, this.batchSize);
-      const tookMs = performance.now() - startedAt;
-      sweep.deleted += deleted;
-      sweep.batches += 1;
-      if (deleted < this.batchSize || this.stopping) break;
-      if (this.batchPauseMs > 0) {
-        await this.pauseBetweenBatches(Math.max(this.batchPauseMs, Math.ceil(tookMs * BUSY_RATIO)));
+    const pacing = new DeletePacing({
+      maxBatchSize: this.batchSize,
+      minPauseMs: this.batchPauseMs,
+      ...(this.batchBudgetMs === undefined ? {} : { batchBudgetMs: this.batchBudgetMs }),
+    });
+    const { checkpoints } = this.options;
+    // Only a sweep with something to delete changes how the WAL is checkpointed.
+    let checkpointing = false;
+    try {
+      while (!this.stopping) {
+        const limit = pacing.batchSize;
+        const startedAt = performance.now();
+        const deleted = await this.options.fires.deleteFiresBefore(sweep.cutoff, limit);
+        const pauseMs = pacing.afterBatch(performance.now() - startedAt);
+        sweep.deleted += deleted;
+        sweep.batches += 1;
+        if (deleted < limit || this.stopping) break;
+        if (checkpoints !== undefined && !checkpointing) {
+          checkpointing = true;
+          await checkpoints.begin();
+        }
+        await Promise.all([
+          pauseMs > 0 ? this.pauseBetweenBatches(pauseMs) : undefined,
+          checkpointing ? checkpoints?.checkpoint() : undefined,
+        ]);
+        if (clock.now() - heldAt >= renewEveryMs) {
+          heldAt = clock.now();
+          if (!(await holdMaintenanceLease(lease, heldAt))) break;
+        }
       }
-      if (clock.now() - heldAt >= renewEveryMs) {
-        heldAt = clock.now();
-        if (!(await holdMaintenanceLease(lease, heldAt))) break;
-      }
+    } finally {
+      if (checkpointing) await checkpoints?.end();
     }
     if (sweep.deleted > 0) {
       this.options.logger.info(

@@ -15,10 +15,15 @@
  *   finished from the last attempt of each shard. That summary record is neither retried nor
  *   alarmed itself (its shards were). A broadcast no executor took at all is retried as a whole.
  * - A killed run is the user's decision, not a failure: neither retried nor alarmed.
+ *
+ * With `alarmHoldMs`, an alarm of a job that names alarm targets is owed on the record in the
+ * statement that takes the decision (store/owed-alarms.ts), so it is sent even when this node
+ * dies before its alarm queue sent it.
  */
 import type { Logger } from 'pino';
 import type { AlarmSink } from '../alarms/alarm-sink.js';
-import type { FireRow, JobRow, Store } from '../store/index.js';
+import { namesAlarmTargets } from '../alarms/job-channels.js';
+import type { FireRow, JobRow, OwedAlarm, Store } from '../store/index.js';
 import { RETRYABLE_STATUSES } from '../store/index.js';
 import { backoffOf, retryDelayMs } from './backoff.js';
 import { attemptOf, isBroadcastSummary } from './fire-chain.js';
@@ -30,6 +35,11 @@ export interface FailureDecisionsOptions {
   settleBroadcasts(fireIds: number[]): Promise<unknown>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'debug'>;
+  /**
+   * Record a decided alarm as owed, held by the alarm queue this long (the queue's `holdMs`).
+   * Unset: alarms are only raised (a sink that keeps no record, such as a test's).
+   */
+  alarmHoldMs?: number;
 }
 
 /** What one decision did (for tests and logs). */
@@ -105,21 +115,25 @@ export class FailureDecisions {
       return null;
     }
     const now = clock.now();
+    const retries = fire.retry_count > 0;
+    const alarmed = job.alarm_on !== 'FINAL_FAILURE' || !retries;
+    const holdMs = this.options.alarmHoldMs;
+    const owed: OwedAlarm | undefined =
+      alarmed && holdMs !== undefined && namesAlarmTargets(job) ? { heldUntil: now + holdMs } : undefined;
     let retryFireId: number | null = null;
     let reason: string;
-    if (fire.retry_count > 0) {
+    if (retries) {
       const attempt = await attemptOf(store.fires, fire);
       const delayMs = retryDelayMs(backoffOf(job), attempt);
-      retryFireId = await store.retries.createRetryFire(fire, now + delayMs, now);
+      retryFireId = await store.retries.createRetryFire(fire, now + delayMs, now, owed);
       if (retryFireId === null) return null;
       const left = fire.retry_count - 1;
-      reason = `${failureOf(fire)}; retry ${attempt} (fire ${retryFireId}) in ${seconds(delayMs)}, ${left} ${left === 1 ? 'retry' : 'retries'} left after it`;
+      reason = `${describeFailure(fire)}; retry ${attempt} (fire ${retryFireId}) in ${seconds(delayMs)}, ${left} ${left === 1 ? 'retry' : 'retries'} left after it`;
     } else {
-      if (!(await store.retries.decideWithoutRetry(fire.id))) return null;
-      reason = `${failureOf(fire)}; no retry left`;
+      if (!(await store.retries.decideWithoutRetry(fire.id, owed))) return null;
+      reason = `${describeFailure(fire)}; no retry left`;
     }
-    const alarmed = job.alarm_on !== 'FINAL_FAILURE' || retryFireId === null;
-    if (alarmed) this.options.alarms.raise({ job, fire, reason });
+    if (alarmed) this.options.alarms.raise({ job, fire, reason, owed: owed !== undefined });
     return { fireId: fire.id, retryFireId, alarmed };
   }
 }
@@ -129,7 +143,7 @@ function isUndecidedFailure(fire: FireRow): boolean {
 }
 
 /** `fire 42 (job 7) failed: <handle message>`, with the dispatch's message when no run happened. */
-function failureOf(fire: FireRow): string {
+export function describeFailure(fire: FireRow): string {
   const what =
     fire.status === 'timeout'
       ? 'timed out'

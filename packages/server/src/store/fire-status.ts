@@ -73,3 +73,17 @@ export function statusForHandleCode(handleCode: number): FinishedStatus {
   if (handleCode === HandleCode.TIMEOUT) return 'timeout';
   return 'failed';
 }
+
+/**
+ * The values of `fire.children_status`: what a record's success owes its job's child jobs
+ * (child-fires.ts). Set to OWED by the statement that finishes the record, left by a
+ * compare-and-set in the transaction that creates the child records.
+ */
+export const CHILDREN_STATUS = {
+  /** Nothing owed: not a success, a job without child jobs, or a shard (its broadcast owes them). */
+  NONE: 0,
+  /** The run succeeded and its job has child jobs; their records are not created yet. */
+  OWED: 1,
+  /** The child records were created (those of the child jobs that still existed). */
+  FIRED: 2,
+} as const;

@@ -83,36 +83,37 @@ export interface LostRunQuery {
 
 const FAILED_STATUSES: readonly FireStatus[] = ['failed', 'timeout', 'dispatch_failed'];
 
+/** The row of a record the dispatcher creates itself: pending, no claim key, nothing owed. */
+export function newFireRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> {
+  return {
+    job_id: fire.jobId,
+    app_id: fire.appId,
+    parent_fire_id: fire.parentFireId ?? null,
+    claim_job_id: null,
+    scheduled_at: fire.scheduledAt,
+    trigger_type: fire.triggerType,
+    trigger_at: null,
+    executor_address: null,
+    executor_handler: fire.executorHandler,
+    executor_param: fire.executorParam,
+    shard_index: fire.shardIndex ?? 0,
+    shard_total: fire.shardTotal ?? 1,
+    trigger_code: null,
+    trigger_msg: null,
+    handle_at: null,
+    handle_code: null,
+    handle_msg: null,
+    status: 'pending',
+    retry_count: fire.retryCount ?? 0,
+    alarm_status: 0,
+    claimed_by_epoch: 0,
+    triggered_by_fire_id: fire.triggeredByFireId ?? null,
+    created_at: nowMs,
+  };
+}
+
 export function createFireRepository(conn: StoreConnection) {
   const { db } = conn;
-
-  function toRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> {
-    return {
-      job_id: fire.jobId,
-      app_id: fire.appId,
-      parent_fire_id: fire.parentFireId ?? null,
-      claim_job_id: null,
-      scheduled_at: fire.scheduledAt,
-      trigger_type: fire.triggerType,
-      trigger_at: null,
-      executor_address: null,
-      executor_handler: fire.executorHandler,
-      executor_param: fire.executorParam,
-      shard_index: fire.shardIndex ?? 0,
-      shard_total: fire.shardTotal ?? 1,
-      trigger_code: null,
-      trigger_msg: null,
-      handle_at: null,
-      handle_code: null,
-      handle_msg: null,
-      status: 'pending',
-      retry_count: fire.retryCount ?? 0,
-      alarm_status: 0,
-      claimed_by_epoch: 0,
-      triggered_by_fire_id: fire.triggeredByFireId ?? null,
-      created_at: nowMs,
-    };
-  }
 
   /**
    * Records fires the dispatcher creates itself, pending, and returns their ids in order. They
@@ -120,7 +121,7 @@ export function createFireRepository(conn: StoreConnection) {
    */
   async function createFires(fires: readonly NewFire[], nowMs: number): Promise<number[]> {
     if (fires.length === 0) return [];
-    const rows = fires.map((fire) => toRow(fire, nowMs));
+    const rows = fires.map((fire) => newFireRow(fire, nowMs));
     if (conn.dialect !== 'mysql') {
       const inserted = await db.insertInto('fire').values(rows).returning('id').execute();
       return inserted.map((row) => row.id);
@@ -333,13 +334,13 @@ export function createFireRepository(conn: StoreConnection) {
 
   /**
    * Records how an alarm of the fire went (alarms/alarm-status.ts has the values) and what each
-   * channel answered. Written once the alarm queue settled every channel; unconditional, since
-   * the queue is the only writer of these values.
+   * channel answered, which settles an owed alarm (owed-alarms.ts). Written once the alarm queue
+   * settled every channel; unconditional, since the queue is the only writer of these values.
    */
   async function recordAlarmResult(id: number, alarmStatus: number, alarmMsg: string | null): Promise<void> {
     await db
       .updateTable('fire')
-      .set({ alarm_status: alarmStatus, alarm_msg: alarmMsg })
+      .set({ alarm_status: alarmStatus, alarm_msg: alarmMsg, alarm_held_until: 0 })
       .where('id', '=', id)
       .execute();
   }

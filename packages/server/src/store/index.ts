@@ -3,11 +3,13 @@ export { type AccountTransaction, inAccountTransaction } from './account-transac
 export type { AlarmChannelPatch, AlarmChannelRepository, NewAlarmChannel } from './alarm-channels.js';
 export type { AppFilter, AppPatch, AppRepository, NewApp } from './apps.js';
 export type { AuditFilter, AuditRepository, NewAuditEntry } from './audit.js';
+export type { ChildFireRepository, OwedChildrenQuery } from './child-fires.js';
 export type { ClusterNodeRepository, NodeHeartbeat } from './cluster-nodes.js';
 export { openStore, type StoreOptions } from './connect.js';
 export type { StoreConnection } from './connection.js';
 export type { DialectName } from './database-url.js';
 export {
+  CHILDREN_STATUS,
   canTransition,
   DISPATCHABLE_STATUSES,
   FINAL_STATUSES,
@@ -49,6 +51,12 @@ export {
 } from './jobs.js';
 export { type HeldLease, type LeaseRepository, MAINTENANCE_LEASE, shardLeaseName } from './leases.js';
 export { migrate } from './migrate.js';
+export {
+  ALARM_OWED,
+  type OwedAlarm,
+  type OwedAlarmQuery,
+  type OwedAlarmRepository,
+} from './owed-alarms.js';
 export type { RegistryEntry, RegistryRepository } from './registry.js';
 export type { AppDayFigures, ReportRepository } from './reports.js';
 export {

@@ -5,11 +5,14 @@
  * A failed record is decided exactly once, whichever node sees it first (the node that wrote
  * its result, the node whose dispatch failed, the sweep after a crash): the decision is a
  * compare-and-set of `retry_fire_id` from NULL, and a retry's record is inserted in the same
- * transaction, so a retry exists exactly when its failure says so, and never twice.
+ * transaction, so a retry exists exactly when its failure says so, and never twice. A decision
+ * that alarms records the alarm as owed in the same statement (owed-alarms.ts), so an alarm is
+ * owed exactly when its failure says so, whatever becomes of the node that is to send it.
  */
 import { inSqliteWrite, prepared, type SqliteConnection, type StoreConnection } from './connection.js';
 import type { FireStatus } from './fire-status.js';
 import { insertReturningId } from './insert-id.js';
+import { ALARM_OWED, type OwedAlarm } from './owed-alarms.js';
 import type { FireRow, FireTable } from './schema.js';
 
 /** Statuses a retry and an alarm follow: a failed run, a timed-out run, a dispatch nobody took. */
@@ -32,13 +35,13 @@ export function createRetryRepository(conn: StoreConnection) {
   const { db } = conn;
 
   /**
-   * Decides `failed` without a retry; true when this call took the decision (false: someone
-   * decided it already, or it is not a record that failed).
+   * Decides `failed` without a retry, owing `alarm` if given; true when this call took the
+   * decision (false: someone decided it already, or it is not a record that failed).
    */
-  async function decideWithoutRetry(fireId: number): Promise<boolean> {
+  async function decideWithoutRetry(fireId: number, alarm?: OwedAlarm): Promise<boolean> {
     const result = await db
       .updateTable('fire')
-      .set({ retry_fire_id: 0 })
+      .set({ retry_fire_id: 0, ...owedAlarmColumns(alarm) })
       .where('id', '=', fireId)
       .where('retry_fire_id', 'is', null)
       .executeTakeFirst();
@@ -46,14 +49,16 @@ export function createRetryRepository(conn: StoreConnection) {
   }
 
   /**
-   * Decides `failed` with a retry: takes the decision and inserts the RETRY record (pending, due
-   * at `scheduledAt`, one retry fewer left, the same shard, `parent_fire_id` = the failed record)
-   * in one transaction. Returns the retry's id, or null when the failure was decided already.
+   * Decides `failed` with a retry: takes the decision (owing `alarm` if given) and inserts the
+   * RETRY record (pending, due at `scheduledAt`, one retry fewer left, the same shard,
+   * `parent_fire_id` = the failed record) in one transaction. Returns the retry's id, or null
+   * when the failure was decided already.
    */
   async function createRetryFire(
     failed: FireRow,
     scheduledAt: number,
     nowMs: number,
+    alarm?: OwedAlarm,
   ): Promise<number | null> {
     const retry: Omit<FireTable, 'id'> = {
       job_id: failed.job_id,
@@ -82,11 +87,11 @@ export function createRetryRepository(conn: StoreConnection) {
       dispatch_claimed_at: 0,
       created_at: nowMs,
     };
-    if (conn.dialect === 'sqlite') return createRetryFireSqlite(conn, failed.id, retry);
+    if (conn.dialect === 'sqlite') return createRetryFireSqlite(conn, failed.id, retry, alarm);
     return db.transaction().execute(async (trx) => {
       const taken = await trx
         .updateTable('fire')
-        .set({ retry_fire_id: 0 })
+        .set({ retry_fire_id: 0, ...owedAlarmColumns(alarm) })
         .where('id', '=', failed.id)
         .where('retry_fire_id', 'is', null)
         .executeTakeFirst();
@@ -168,12 +173,13 @@ function createRetryFireSqlite(
   conn: SqliteConnection,
   failedId: number,
   retry: Omit<FireTable, 'id'>,
+  alarm: OwedAlarm | undefined,
 ): Promise<number | null> {
   const { db } = conn;
   return inSqliteWrite(conn, () => {
     const take = db
       .updateTable('fire')
-      .set({ retry_fire_id: 0 })
+      .set({ retry_fire_id: 0, ...owedAlarmColumns(alarm) })
       .where('id', '=', failedId)
       .where('retry_fire_id', 'is', null)
       .compile();
@@ -184,4 +190,9 @@ function createRetryFireSqlite(
     prepared(conn, link.sql).run(...link.parameters);
     return id;
   });
+}
+
+/** The columns a decision that alarms sets besides the decision itself. */
+function owedAlarmColumns(alarm: OwedAlarm | undefined) {
+  return alarm === undefined ? {} : { alarm_status: ALARM_OWED, alarm_held_until: alarm.heldUntil };
 }

@@ -123,8 +123,16 @@ export interface FireTable {
   status: FireStatus;
   /** Retries this fire may still get (XXL-JOB's executor_fail_retry_count on the log row). */
   retry_count: number;
-  /** 0 = not yet looked at by the alarm monitor; the monitor owns the other values. */
+  /**
+   * The alarm of the record (alarms/alarm-status.ts): 0 none, -1 owed (decided, not yet sent:
+   * see `alarm_held_until`), 2 sent, 3 failed.
+   */
   alarm_status: number;
+  /**
+   * While the alarm is owed: until when the alarm queue holding it vouches for it (it renews
+   * this); past it, the owed-alarm sweep sends it again. Optional on insert: 0.
+   */
+  alarm_held_until?: number;
   /**
    * What the alarm queue recorded with the alarm status: each channel's error (or that it was
    * sent). Optional on insert: a record starts with none.
@@ -140,6 +148,11 @@ export interface FireTable {
   retry_fire_id?: number | null;
   /** PARENT fires: the parent job's record whose success triggered this one. */
   triggered_by_fire_id?: number | null;
+  /**
+   * The child jobs this record's success owes (store/child-fires.ts): 0 none, 1 owed, 2 fired.
+   * Optional on insert: 0.
+   */
+  children_status?: number;
   /** RETRY records: when a node claimed it for dispatch (0 = unclaimed); monitors/retries.ts. */
   dispatch_claimed_at?: number;
   created_at: number;

@@ -3,12 +3,14 @@ import type { Kysely } from 'kysely';
 import { type AlarmChannelRepository, createAlarmChannelRepository } from './alarm-channels.js';
 import { type AppRepository, createAppRepository } from './apps.js';
 import { type AuditRepository, createAuditRepository } from './audit.js';
+import { type ChildFireRepository, createChildFireRepository } from './child-fires.js';
 import { type ClusterNodeRepository, createClusterNodeRepository } from './cluster-nodes.js';
 import type { StoreConnection } from './connection.js';
 import type { DialectName } from './database-url.js';
 import { createFireRepository, type FireRepository } from './fires.js';
 import { createJobRepository, type JobRepository } from './jobs.js';
 import { createLeaseRepository, type LeaseRepository } from './leases.js';
+import { createOwedAlarmRepository, type OwedAlarmRepository } from './owed-alarms.js';
 import { createRegistryRepository, type RegistryRepository } from './registry.js';
 import { createReportRepository, type ReportRepository } from './reports.js';
 import { createRetryRepository, type RetryRepository } from './retries.js';
@@ -29,6 +31,10 @@ export interface Store {
   readonly fires: FireRepository;
   /** Failure decisions and RETRY records (retries/). */
   readonly retries: RetryRepository;
+  /** Child records a success owes, created once (child-jobs/). */
+  readonly childFires: ChildFireRepository;
+  /** Alarms decided and not yet sent, and the holds of the queues sending them (alarms/). */
+  readonly owedAlarms: OwedAlarmRepository;
   readonly leases: LeaseRepository;
   readonly nodes: ClusterNodeRepository;
   readonly users: UserRepository;
@@ -52,6 +58,8 @@ export function createStore(connection: StoreConnection): Store {
     jobs: createJobRepository(connection),
     fires: createFireRepository(connection),
     retries: createRetryRepository(connection),
+    childFires: createChildFireRepository(connection),
+    owedAlarms: createOwedAlarmRepository(connection),
     leases: createLeaseRepository(connection),
     nodes: createClusterNodeRepository(connection),
     users: createUserRepository(connection),

@@ -5,6 +5,10 @@
  * finalise (FINISHABLE_STATUSES), and the function returns exactly the records this call
  * changed. A duplicated callback, or the same result reaching two server nodes, therefore
  * finalises a record once and triggers its child jobs once. Unknown ids change nothing.
+ *
+ * A success of a job with child jobs owes them: the same statement sets the record's
+ * `children_status` to OWED (child-fires.ts), so a node that dies right after leaves the debt
+ * on the record for the owed-children sweep.
  */
 import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql2/promise';
 import {
@@ -17,7 +21,12 @@ import {
   type SqliteConnection,
   type StoreConnection,
 } from '../connection.js';
-import { FINISHABLE_STATUSES, type FinishedStatus, statusForHandleCode } from '../fire-status.js';
+import {
+  CHILDREN_STATUS,
+  FINISHABLE_STATUSES,
+  type FinishedStatus,
+  statusForHandleCode,
+} from '../fire-status.js';
 
 /** One run's result. */
 export interface FireResult {
@@ -41,6 +50,8 @@ export interface FinishedFire {
   status: FinishedStatus;
   handleCode: number;
   retryCount: number;
+  /** A success whose job has child jobs: their records are owed (child-jobs/child-trigger.ts). */
+  childrenOwed: boolean;
 }
 
 interface FinishedFireRow {
@@ -54,10 +65,15 @@ interface FinishedFireRow {
   status: FinishedStatus;
   handle_code: number;
   retry_count: number;
+  children_status: number;
 }
 
 const RETURNED_COLUMNS =
-  'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count';
+  'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count, children_status';
+
+/** True when the job of the fire record `fire` has child jobs (`job.child_job_ids` is never NULL). */
+const HAS_CHILDREN = (fire: string) =>
+  `EXISTS (SELECT 1 FROM job WHERE job.id = ${fire}.job_id AND job.child_job_ids <> '')`;
 
 const FINISHABLE_SQL = FINISHABLE_STATUSES.map((status) => `'${status}'`).join(', ');
 
@@ -97,6 +113,7 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
     status: row.status,
     handleCode: row.handle_code,
     retryCount: row.retry_count,
+    childrenOwed: Number(row.children_status) === CHILDREN_STATUS.OWED,
   };
 }
 
@@ -108,7 +125,8 @@ const PG_FINISH = `WITH locked AS (
   SELECT id FROM fire WHERE id = ANY($1::bigint[]) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE
 )
 UPDATE fire AS f
-SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at
+SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
+  children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END
 FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[])
   AS v(id, status, handle_code, handle_msg, handle_at),
   locked
@@ -139,48 +157,62 @@ async function finishPostgres(
 }
 
 // MySQL has no RETURNING: lock the rows first (a locking read sees the newest committed
-// version), keep the finishable ones, update exactly those.
+// version), keep the finishable ones, update exactly those. The job's child jobs are read in a
+// subquery, which a locking read does not lock (nor would READ COMMITTED), so a finish never
+// waits on a claim that holds the job row.
 async function finishMysql(
   conn: MysqlConnection,
   results: readonly FireResult[],
   statuses: readonly string[],
 ) {
   return inMysqlTransaction(conn, async (connection) => {
-    const [locked] = await connection.query<(FinishedFireRow & RowDataPacket)[]>(
-      `SELECT ${RETURNED_COLUMNS} FROM fire WHERE id IN (?) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE`,
+    const [locked] = await connection.query<(FinishedFireRow & { has_children: number } & RowDataPacket)[]>(
+      `SELECT ${RETURNED_COLUMNS}, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE`,
       [results.map((r) => r.fireId)],
     );
     if (locked.length === 0) return [];
-    const finishable = new Set(locked.map((row) => row.id));
-    const changes = results.flatMap((result, i) =>
-      finishable.has(result.fireId) ? [{ result, status: statuses[i]! }] : [],
-    );
+    const lockedById = new Map(locked.map((row) => [row.id, row]));
+    const changes = results.flatMap((result, i) => {
+      const row = lockedById.get(result.fireId);
+      if (row === undefined) return [];
+      const status = statuses[i]!;
+      const owes = status === 'succeeded' && Number(row.has_children) === 1;
+      return [{ result, status, childrenStatus: owes ? CHILDREN_STATUS.OWED : row.children_status }];
+    });
     await updateMysql(connection, changes);
     const byId = new Map(changes.map((c) => [c.result.fireId, c]));
-    return locked.map((row) => {
+    return locked.map(({ has_children: _, ...row }) => {
       const change = byId.get(row.id)!;
-      return { ...row, status: change.status as FinishedStatus, handle_code: change.result.handleCode };
+      return {
+        ...row,
+        status: change.status as FinishedStatus,
+        handle_code: change.result.handleCode,
+        children_status: change.childrenStatus,
+      };
     });
   });
 }
 
 async function updateMysql(
   connection: MysqlPoolConnection,
-  changes: readonly { result: FireResult; status: string }[],
+  changes: readonly { result: FireResult; status: string; childrenStatus: number }[],
 ) {
-  const row = 'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at';
-  const rows = [row, ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?')].join(
+  const row =
+    'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status';
+  const rows = [row, ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?')].join(
     ' UNION ALL ',
   );
   await connection.query(
     `UPDATE fire f JOIN (${rows}) v ON f.id = v.id
-SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_msg, f.handle_at = v.handle_at`,
-    changes.flatMap(({ result, status }) => [
+SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_msg, f.handle_at = v.handle_at,
+  f.children_status = v.children_status`,
+    changes.flatMap(({ result, status, childrenStatus }) => [
       result.fireId,
       status,
       result.handleCode,
       result.handleMsg,
       result.handleAt,
+      childrenStatus,
     ]),
   );
 }
@@ -188,7 +220,8 @@ SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_
 // Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at]; one statement per batch.
 // The unary `+` keeps SQLite off the status index: it would scan every open record, not look up the batch's ids.
 export const SQLITE_FINISH = `UPDATE fire
-SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->> 3, handle_at = v.value ->> 4
+SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->> 3, handle_at = v.value ->> 4,
+  children_status = CASE WHEN v.value ->> 1 = 'succeeded' AND ${HAS_CHILDREN('fire')} THEN ${CHILDREN_STATUS.OWED} ELSE fire.children_status END
 FROM json_each(?) AS v
 WHERE fire.id = v.value ->> 0 AND +fire.status IN (${FINISHABLE_SQL})
 RETURNING ${RETURNED_COLUMNS.split(', ')

@@ -10,16 +10,19 @@ import mysqlRetries from './mysql/0002_retries.js';
 import mysqlAlarms from './mysql/0003_alarms.js';
 import mysqlUsersAudit from './mysql/0004_users_audit.js';
 import mysqlReportsRetention from './mysql/0005_reports_retention.js';
+import mysqlOwedChildrenAlarms from './mysql/0006_owed_children_alarms.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
 import postgresUsersAudit from './postgres/0004_users_audit.js';
 import postgresReportsRetention from './postgres/0005_reports_retention.js';
+import postgresOwedChildrenAlarms from './postgres/0006_owed_children_alarms.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
 import sqliteUsersAudit from './sqlite/0004_users_audit.js';
 import sqliteReportsRetention from './sqlite/0005_reports_retention.js';
+import sqliteOwedChildrenAlarms from './sqlite/0006_owed_children_alarms.js';
 
 export interface Migration {
   version: number;
@@ -34,6 +37,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 3, name: 'alarms', sql: sqliteAlarms },
     { version: 4, name: 'users_audit', sql: sqliteUsersAudit },
     { version: 5, name: 'reports_retention', sql: sqliteReportsRetention },
+    { version: 6, name: 'owed_children_alarms', sql: sqliteOwedChildrenAlarms },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -41,6 +45,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 3, name: 'alarms', sql: postgresAlarms },
     { version: 4, name: 'users_audit', sql: postgresUsersAudit },
     { version: 5, name: 'reports_retention', sql: postgresReportsRetention },
+    { version: 6, name: 'owed_children_alarms', sql: postgresOwedChildrenAlarms },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -48,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 3, name: 'alarms', sql: mysqlAlarms },
     { version: 4, name: 'users_audit', sql: mysqlUsersAudit },
     { version: 5, name: 'reports_retention', sql: mysqlReportsRetention },
+    { version: 6, name: 'owed_children_alarms', sql: mysqlOwedChildrenAlarms },
   ],
 };
 

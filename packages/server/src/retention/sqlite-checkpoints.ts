@@ -1,0 +1,190 @@
+/**
+ * The WAL checkpoints of a retention sweep on SQLite, on a thread of their own.
+ *
+ * Deleting a million records writes hundreds of megabytes of WAL. SQLite folds the WAL back into
+ * the database file (a checkpoint, with an fsync) on the commit that crosses 1,000 pages — a
+ * commit of the server's own connection, whose driver runs on the server's thread: every few
+ * batches, scheduling stalled for tens of milliseconds (a hundred and more on a loaded disk),
+ * whatever the size of the batch. During a sweep, the server's connection checkpoints no more
+ * (`wal_autocheckpoint = 0`) and a worker thread with its own connection to the same file runs
+ * a PASSIVE checkpoint in a pause between two batches, at most once a second: it waits for no
+ * reader or writer, so the server's statements go on while it copies and syncs, and a second's
+ * worth of deletes costs one sync of the database file (each sync also holds up the disk's other
+ * writers, the server's WAL appends among them). After the sweep the connection checkpoints on
+ * its own again.
+ *
+ * If the worker cannot start or fails, the connection simply checkpoints on its own again (as
+ * before the sweep): slower to the scheduler, never a WAL that grows without bound.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { SqliteConnection } from '../store/connection.js';
+
+/** Least time between two checkpoints of a sweep. */
+export const CHECKPOINT_INTERVAL_MS = 1_000;
+
+/** What one checkpoint did, in WAL frames (pages): SQLite's own counts. */
+export interface WalCheckpoint {
+  /** Frames in the WAL. */
+  walFrames: number;
+  /** Frames now in the database file (all of them, unless a reader still needed older ones). */
+  checkpointedFrames: number;
+}
+
+/** What a sweep does around its batches (the retention monitor calls it). */
+export interface SweepCheckpoints {
+  /** Before the first batch: the server's connection stops checkpointing on its own. */
+  begin(): Promise<void>;
+  /**
+   * Between two batches: folds the WAL written so far into the database file, off the server's
+   * thread, unless the last checkpoint is less than CHECKPOINT_INTERVAL_MS old. Resolves with
+   * what it did; undefined when it did nothing (too soon, or the thread is not running).
+   */
+  checkpoint(): Promise<WalCheckpoint | undefined>;
+  /** After the last batch (or a failure): the server's connection checkpoints on its own again. */
+  end(): Promise<void>;
+}
+
+/**
+ * The worker's code, run as a CommonJS script so it needs no file next to the compiled one (the
+ * sources run under test runners too). It opens the database on `ready`, answers each
+ * `checkpoint` with SQLite's counts, and closes the connection on `close`.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+let db;
+try {
+  db = new Database(workerData.file, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  parentPort.postMessage({ type: 'ready' });
+} catch (err) {
+  parentPort.postMessage({ type: 'failed', message: String((err && err.message) || err) });
+}
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    try { db && db.close(); } catch {}
+    parentPort.close();
+    return;
+  }
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ type: 'checkpointed', log: result.log, checkpointed: result.checkpointed });
+  } catch (err) {
+    parentPort.postMessage({ type: 'failed', message: String((err && err.message) || err) });
+  }
+});
+`;
+
+type WorkerAnswer =
+  | { type: 'ready' }
+  | { type: 'checkpointed'; log: number; checkpointed: number }
+  | { type: 'failed'; message: string };
+
+/**
+ * The sweep checkpoints of the SQLite database behind `conn`; undefined for an in-memory one
+ * (no WAL, no file another connection could open).
+ */
+export function sqliteSweepCheckpoints(
+  conn: Pick<SqliteConnection, 'sqlite'>,
+  logger: Pick<Logger, 'warn'>,
+  intervalMs = CHECKPOINT_INTERVAL_MS,
+): SweepCheckpoints | undefined {
+  const { sqlite } = conn;
+  if (sqlite.memory || sqlite.name === '' || sqlite.name === ':memory:') return undefined;
+  return new WorkerCheckpoints(sqlite, logger, intervalMs);
+}
+
+class WorkerCheckpoints implements SweepCheckpoints {
+  private readonly sqlite: SqliteConnection['sqlite'];
+  private readonly logger: Pick<Logger, 'warn'>;
+  private worker: Worker | undefined;
+  /** Resolves once the worker has exited (however: closed, failed, terminated). */
+  private exited: Promise<void> = Promise.resolve();
+  /** The connection's own `wal_autocheckpoint` before the sweep, restored after it. */
+  private autocheckpoint: number | undefined;
+  private readonly intervalMs: number;
+  /** `performance.now()` when the last checkpoint started. */
+  private lastCheckpointAt = Number.NEGATIVE_INFINITY;
+
+  constructor(sqlite: SqliteConnection['sqlite'], logger: Pick<Logger, 'warn'>, intervalMs: number) {
+    this.sqlite = sqlite;
+    this.logger = logger;
+    this.intervalMs = intervalMs;
+  }
+
+  async begin(): Promise<void> {
+    if (this.worker !== undefined) return;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        file: this.sqlite.name,
+      },
+    });
+    // Never what keeps the process alive: a sweep cut short by a stop still ends it.
+    worker.unref();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const answer = await this.answerOf(worker);
+    if (answer.type !== 'ready') {
+      this.logger.warn(
+        { reason: answer.type === 'failed' ? answer.message : answer.type },
+        'retention: the checkpoint thread did not start; the server checkpoints the WAL itself',
+      );
+      await worker.terminate();
+      return;
+    }
+    this.worker = worker;
+    this.exited = exited;
+    this.autocheckpoint = Number(this.sqlite.pragma('wal_autocheckpoint', { simple: true }));
+    this.sqlite.pragma('wal_autocheckpoint = 0');
+  }
+
+  async checkpoint(): Promise<WalCheckpoint | undefined> {
+    const worker = this.worker;
+    if (worker === undefined || performance.now() - this.lastCheckpointAt < this.intervalMs) return undefined;
+    this.lastCheckpointAt = performance.now();
+    worker.postMessage('checkpoint');
+    const answer = await this.answerOf(worker);
+    if (answer.type === 'checkpointed') {
+      return { walFrames: answer.log, checkpointedFrames: answer.checkpointed };
+    }
+    this.logger.warn(
+      { reason: answer.type === 'failed' ? answer.message : answer.type },
+      'retention: a checkpoint on its own thread failed; the server checkpoints the WAL itself',
+    );
+    await this.end();
+    return undefined;
+  }
+
+  async end(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (this.autocheckpoint !== undefined) {
+      this.sqlite.pragma(`wal_autocheckpoint = ${this.autocheckpoint}`);
+      this.autocheckpoint = undefined;
+    }
+    if (worker === undefined) return;
+    worker.postMessage('close');
+    await this.exited;
+  }
+
+  /** The worker's next answer; its death (or an error) reads as a failure. */
+  private answerOf(worker: Worker): Promise<WorkerAnswer> {
+    return new Promise((resolve) => {
+      const settle = (answer: WorkerAnswer) => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        resolve(answer);
+      };
+      const onMessage = (answer: WorkerAnswer) => settle(answer);
+      const onError = (err: Error) => settle({ type: 'failed', message: err.message });
+      const onExit = (code: number) => settle({ type: 'failed', message: `the thread exited (${code})` });
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+  }
+}
