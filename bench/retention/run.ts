@@ -3,7 +3,7 @@
  *
  *   npm run bench:retention -- [--store sqlite|postgres] [--records 1000000] [--jobs 1000]
  *     [--warmup-seconds 10] [--baseline-seconds 20] [--batch 1000] [--pause-ms 50] [--max-sweep-seconds 300]
- *     [--budget-ms 5] [--checkpoint-thread true|false]
+ *     [--budget-ms 0] [--checkpoint-thread false]
  *     [--postgres-url postgres://…/test] [--log-dir /dev/shm] [--json]
  *
  * A fresh database gets `--jobs` every-second jobs (FIX_RATE 1 s, spread evenly over the second)
@@ -12,11 +12,12 @@
  * real executor with a no-op handler in this one. After `--warmup-seconds` the baseline window is
  * measured; then the retention is set to 30 days through the REST API (`updateRetentionSettings`)
  * and the server's retention monitor (swept every second here) deletes the million records in
- * batches of at most `--batch` with at least `--pause-ms` between them: on SQLite each batch is
- * sized to take about `--budget-ms` (the server's default 5 ms; 0 for whole batches) and the
- * WAL checkpoints run on a thread of their own unless `--checkpoint-thread false`. The fires scheduled while it deletes are
- * the second window, and a window as long as the baseline after it the third (the two quiet
- * windows bracket the sweep, so a change of the machine's load shows). For each window: the fires scheduled in it (every one expected), their
+ * batches of `--batch` with at least `--pause-ms` between them. Two experiments, off by default:
+ * `--budget-ms n` sizes each batch to take about n ms (at most `--batch`), and
+ * `--checkpoint-thread true` runs a SQLite sweep's WAL checkpoints on a thread of their own.
+ * The fires scheduled while it deletes are the second window, and a window as long as the
+ * baseline after it the third (the two quiet windows bracket the sweep, so a change of the
+ * machine's load shows). For each window: the fires scheduled in it (every one expected), their
  * dispatch lateness (the fire record's dispatch time − scheduled time, what the dashboard
  * reports) and their run-start lateness (the handler's start − scheduled time, at the executor).
  */
@@ -43,8 +44,8 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '1000' },
     'pause-ms': { type: 'string', default: '50' },
     'max-sweep-seconds': { type: 'string', default: '300' },
-    'budget-ms': { type: 'string' },
-    'checkpoint-thread': { type: 'string', default: 'true' },
+    'budget-ms': { type: 'string', default: '0' },
+    'checkpoint-thread': { type: 'string', default: 'false' },
     'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     'log-dir': { type: 'string', default: existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir() },
     json: { type: 'boolean', default: false },
@@ -60,8 +61,7 @@ const warmupMs = positiveInteger(values['warmup-seconds'], '--warmup-seconds') *
 const batchSize = positiveInteger(values.batch, '--batch');
 const pauseMs = nonNegativeInteger(values['pause-ms'], '--pause-ms');
 const maxSweepMs = positiveInteger(values['max-sweep-seconds'], '--max-sweep-seconds') * 1000;
-const budgetMs =
-  values['budget-ms'] === undefined ? undefined : nonNegativeInteger(values['budget-ms'], '--budget-ms');
+const budgetMs = nonNegativeInteger(values['budget-ms'], '--budget-ms');
 if (values['checkpoint-thread'] !== 'true' && values['checkpoint-thread'] !== 'false') {
   throw new Error('--checkpoint-thread: true or false');
 }
@@ -118,8 +118,8 @@ const log = (line: string) => (values.json ? console.error(line) : console.log(l
 async function main(): Promise<void> {
   log(
     `bench/retention: ${storeName}, ${records.toLocaleString('en')} old records, ${jobCount} every-second jobs, ` +
-      `batches of at most ${batchSize} (${budgetText()}) with pauses of at least ${pauseMs} ms, ` +
-      `WAL checkpoints ${checkpointThread ? 'on their own thread (SQLite)' : "on the server's thread"}; ` +
+      `${batchText()} with pauses of at least ${pauseMs} ms` +
+      `${checkpointThread ? ', WAL checkpoints on their own thread' : ''}; ` +
       `${os.cpus().length} CPUs, Node ${process.version}`,
   );
   const database = await createDatabase();
@@ -223,7 +223,7 @@ function startServer(
     retentionIntervalMs: 1_000,
     batchSize,
     batchPauseMs: pauseMs,
-    ...(budgetMs === undefined ? {} : { batchBudgetMs: budgetMs }),
+    batchBudgetMs: budgetMs,
     checkpointThread,
   };
   const child = fork(new URL('./server-process.js', import.meta.url), [JSON.stringify(config)], {
@@ -398,7 +398,7 @@ function report(results: WindowResult[], sweep: Sweep, seedSeconds: number): voi
           jobs: jobCount,
           batchSize,
           pauseMs,
-          budgetMs: budgetMs ?? 'default',
+          budgetMs,
           checkpointThread,
           seedSeconds,
           sweep,
@@ -434,10 +434,10 @@ async function createDatabase(): Promise<{ url: string; dir: string; drop(): Pro
   };
 }
 
-/** What sizes the batches: the server's default for the store, a budget, or none. */
-function budgetText(): string {
-  if (budgetMs === undefined) return 'sized to the server’s default budget: 5 ms on SQLite';
-  return budgetMs === 0 ? 'whole batches' : `sized to take about ${budgetMs} ms`;
+/** `batches of 1000`, or with a budget `batches of at most 1000 sized to take about 5 ms`. */
+function batchText(): string {
+  if (budgetMs === 0) return `batches of ${batchSize}`;
+  return `batches of at most ${batchSize} sized to take about ${budgetMs} ms`;
 }
 
 async function sleepUntil(epochMs: number): Promise<void> {

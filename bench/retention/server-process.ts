@@ -16,9 +16,9 @@ export interface RetentionServerConfig {
   retentionIntervalMs: number;
   batchSize: number;
   batchPauseMs: number;
-  /** Undefined: the server's default for the store (5 ms on SQLite); 0: fixed batches. */
-  batchBudgetMs?: number;
-  /** SQLite: the sweep's WAL checkpoints on a thread of their own (the server's default: true). */
+  /** The time one batch should take (`retentionBatchBudgetMs`); 0: whole batches. */
+  batchBudgetMs: number;
+  /** SQLite: the sweep's WAL checkpoints on a thread of their own (`retentionCheckpointThread`). */
   checkpointThread: boolean;
 }
 
@@ -38,7 +38,7 @@ const server = await createServer({
     retentionMonitorIntervalMs: config.retentionIntervalMs,
     retentionBatchSize: config.batchSize,
     retentionBatchPauseMs: config.batchPauseMs,
-    ...(config.batchBudgetMs === undefined ? {} : { retentionBatchBudgetMs: config.batchBudgetMs }),
+    retentionBatchBudgetMs: config.batchBudgetMs,
     retentionCheckpointThread: config.checkpointThread,
   },
 });

@@ -133,11 +133,15 @@ export interface ServerInternalOptions {
   retentionBatchPauseMs?: number;
   /**
    * The time one retention batch should take; the batch size follows it, up to
-   * `retentionBatchSize`. 0: every batch is `retentionBatchSize`. Default 5 ms on SQLite (its
-   * deletes run on the server's thread), 0 on PostgreSQL and MySQL.
+   * `retentionBatchSize` (retention/delete-pacing.ts). Default 0: every batch is
+   * `retentionBatchSize`. An experiment of bench/retention (`--budget-ms`).
    */
   retentionBatchBudgetMs?: number;
-  /** SQLite: run a retention sweep's WAL checkpoints on a thread of their own. Default true. */
+  /**
+   * SQLite: run a retention sweep's WAL checkpoints on a thread of their own
+   * (retention/sqlite-checkpoints.ts). Default false. An experiment of bench/retention
+   * (`--checkpoint-thread`).
+   */
   retentionCheckpointThread?: boolean;
   /** How often the owed-children sweep fires child jobs a stopped node left owed. Default 60,000 ms. */
   owedChildrenMonitorIntervalMs?: number;
@@ -181,8 +185,7 @@ export interface ResolvedServerOptions {
   retentionMonitorIntervalMs: number;
   retentionBatchSize: number;
   retentionBatchPauseMs: number;
-  /** undefined: the store's default (see ServerInternalOptions). */
-  retentionBatchBudgetMs: number | undefined;
+  retentionBatchBudgetMs: number;
   retentionCheckpointThread: boolean;
   owedChildrenMonitorIntervalMs: number;
   owedAlarmMonitorIntervalMs: number;
@@ -210,6 +213,8 @@ export const SERVER_DEFAULTS = {
   retentionMonitorIntervalMs: 3_600_000,
   retentionBatchSize: 1_000,
   retentionBatchPauseMs: 50,
+  retentionBatchBudgetMs: 0,
+  retentionCheckpointThread: false,
   owedChildrenMonitorIntervalMs: 60_000,
   owedAlarmMonitorIntervalMs: 60_000,
 } as const;
@@ -329,14 +334,17 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       0,
       60_000,
     ),
-    retentionBatchBudgetMs:
-      internal.retentionBatchBudgetMs === undefined
-        ? undefined
-        : integerIn('internal.retentionBatchBudgetMs', internal.retentionBatchBudgetMs, 0, 0, 60_000),
+    retentionBatchBudgetMs: integerIn(
+      'internal.retentionBatchBudgetMs',
+      internal.retentionBatchBudgetMs,
+      d.retentionBatchBudgetMs,
+      0,
+      60_000,
+    ),
     retentionCheckpointThread: booleanOption(
       'internal.retentionCheckpointThread',
       internal.retentionCheckpointThread,
-      true,
+      d.retentionCheckpointThread,
     ),
     owedChildrenMonitorIntervalMs: integerIn(
       'internal.owedChildrenMonitorIntervalMs',

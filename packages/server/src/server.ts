@@ -34,7 +34,6 @@ import { RetentionMonitor, type RetentionMonitorOptions } from './monitors/reten
 import { RetryMonitor } from './monitors/retries.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
-import { SQLITE_BATCH_BUDGET_MS } from './retention/delete-pacing.js';
 import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
@@ -417,23 +416,18 @@ async function startOnStore(
   };
 }
 
-/**
- * SQLite runs each delete on this thread: batches of a few milliseconds, and the WAL checkpoints
- * on a thread of their own. The other databases run them on their own servers: whole batches.
- */
+/** The retention's experimental pacing (bench/retention): time-boxed batches, WAL checkpoints on a thread (SQLite). */
 function retentionPacing(
   store: Store,
   o: ResolvedServerOptions,
   logger: Logger,
 ): Pick<RetentionMonitorOptions, 'batchBudgetMs' | 'checkpoints'> {
-  const sqlite = store.connection.dialect === 'sqlite' ? store.connection : undefined;
-  const budgetMs = o.retentionBatchBudgetMs ?? (sqlite === undefined ? 0 : SQLITE_BATCH_BUDGET_MS);
   const checkpoints =
-    sqlite !== undefined && o.retentionCheckpointThread
-      ? sqliteSweepCheckpoints(sqlite, logger.child({ part: 'retention-monitor' }))
+    store.connection.dialect === 'sqlite' && o.retentionCheckpointThread
+      ? sqliteSweepCheckpoints(store.connection, logger.child({ part: 'retention-monitor' }))
       : undefined;
   return {
-    ...(budgetMs > 0 ? { batchBudgetMs: budgetMs } : {}),
+    ...(o.retentionBatchBudgetMs > 0 ? { batchBudgetMs: o.retentionBatchBudgetMs } : {}),
     ...(checkpoints === undefined ? {} : { checkpoints }),
   };
 }

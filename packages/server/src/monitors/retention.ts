@@ -5,8 +5,8 @@
  * so no statement holds the fire table (or SQLite's write lock) for long and the planner's
  * claims and the executors' results slip in between: scheduling keeps its time while a million
  * old records go (bench/retention). How big and how far apart the batches are is
- * `retention/delete-pacing.ts`; on SQLite the batches are sized to a few milliseconds each and
- * the WAL checkpoints run on a thread of their own (`retention/sqlite-checkpoints.ts`).
+ * `retention/delete-pacing.ts`; `retention/sqlite-checkpoints.ts` can move a SQLite sweep's WAL
+ * checkpoints off the server's thread (both experiments of bench/retention, off by default).
  */
 import type { Logger } from 'pino';
 import { DAY_MS } from '../reports/days.js';
@@ -40,8 +40,7 @@ export interface RetentionMonitorOptions {
   batchPauseMs?: number;
   /**
    * The time one batch should take; the batch size follows it (up to `batchSize`). Default none:
-   * every batch is `batchSize`. The server sets `SQLITE_BATCH_BUDGET_MS` on SQLite, whose
-   * statements run on its own thread.
+   * every batch is `batchSize`.
    */
   batchBudgetMs?: number;
   /** SQLite: the sweep's WAL checkpoints, off the server's thread. Default none. */

@@ -15,6 +15,10 @@
  *
  * If the worker cannot start or fails, the connection simply checkpoints on its own again (as
  * before the sweep): slower to the scheduler, never a WAL that grows without bound.
+ *
+ * An experiment of bench/retention (`--checkpoint-thread`), off by default: it makes a sweep of
+ * a million records faster (no checkpoint on the server's thread), but the lateness it saves did
+ * not show above the noise of the shared machine it was measured on.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
