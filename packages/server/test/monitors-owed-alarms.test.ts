@@ -214,8 +214,8 @@ describe.each(DIALECTS)('owed alarms on %s', (dialect) => {
       Date.now(),
     );
     const muted = await failure({ alarm_channel_ids: String(disabled.id) });
+    // Owed by the decision (PENDING), then settled by the queue, which may already have done so.
     await decisions.decide([muted.fire.id]);
-    expect((await fireOf(muted.fire.id)).alarm_status).toBe(ALARM_STATUS.PENDING);
     await queue.idle();
     expect(await fireOf(muted.fire.id)).toMatchObject({
       alarm_status: ALARM_STATUS.NONE,
