@@ -2,7 +2,7 @@
  * bench/retention — does deleting a million old fire records move the scheduler's lateness?
  *
  *   npm run bench:retention -- [--store sqlite|postgres] [--records 1000000] [--jobs 1000]
- *     [--warmup-seconds 10] [--baseline-seconds 20] [--batch 1000] [--pause-ms 50] [--max-sweep-seconds 300]
+ *     [--warmup-seconds 10] [--baseline-seconds 20] [--batch 1000] [--pause-ms 50] [--max-sweep-seconds 300] [--control-seconds 0]
  *     [--budget-ms 0] [--checkpoint-thread false]
  *     [--postgres-url postgres://…/test] [--log-dir /dev/shm] [--json]
  *
@@ -15,6 +15,9 @@
  * batches of `--batch` with at least `--pause-ms` between them. Two experiments, off by default:
  * `--budget-ms n` sizes each batch to take about n ms (at most `--batch`), and
  * `--checkpoint-thread true` runs a SQLite sweep's WAL checkpoints on a thread of their own.
+ * `--control-seconds n`: the control arm — the same run, but the retention is left alone and the
+ * middle window lasts n seconds (give it a sweep's length), so what the windows do on their own
+ * over a run of that length (a growing fire table, the machine) shows apart from the sweep.
  * The fires scheduled while it deletes are the second window, and a window as long as the
  * baseline after it the third (the two quiet windows bracket the sweep, so a change of the
  * machine's load shows). For each window: the fires scheduled in it (every one expected), their
@@ -44,6 +47,7 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '1000' },
     'pause-ms': { type: 'string', default: '50' },
     'max-sweep-seconds': { type: 'string', default: '300' },
+    'control-seconds': { type: 'string', default: '0' },
     'budget-ms': { type: 'string', default: '0' },
     'checkpoint-thread': { type: 'string', default: 'false' },
     'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
@@ -62,6 +66,7 @@ const batchSize = positiveInteger(values.batch, '--batch');
 const pauseMs = nonNegativeInteger(values['pause-ms'], '--pause-ms');
 const maxSweepMs = positiveInteger(values['max-sweep-seconds'], '--max-sweep-seconds') * 1000;
 const budgetMs = nonNegativeInteger(values['budget-ms'], '--budget-ms');
+const controlSeconds = nonNegativeInteger(values['control-seconds'], '--control-seconds');
 if (values['checkpoint-thread'] !== 'true' && values['checkpoint-thread'] !== 'false') {
   throw new Error('--checkpoint-thread: true or false');
 }
@@ -173,12 +178,20 @@ async function main(): Promise<void> {
     };
     await sleepUntil(baseline.to + 1_000);
 
-    const cutoffAfterChange = Date.now() - RETENTION_DAYS * DAY_MS;
-    const oldest = await oldestOldRecord(store, cutoffAfterChange);
-    await setRetentionDays(url, RETENTION_DAYS);
-    const sweep = await watchSweep(store, swept, cutoffAfterChange, oldest);
+    let sweep: Sweep;
+    if (controlSeconds > 0) {
+      // The control arm: the same run with the retention left alone for as long as a sweep takes.
+      const startedAt = Date.now();
+      await sleep(controlSeconds * 1000);
+      sweep = { deleted: 0, batches: 0, startedAt, endedAt: Date.now(), complete: true };
+    } else {
+      const cutoffAfterChange = Date.now() - RETENTION_DAYS * DAY_MS;
+      const oldest = await oldestOldRecord(store, cutoffAfterChange);
+      await setRetentionDays(url, RETENTION_DAYS);
+      sweep = await watchSweep(store, swept, cutoffAfterChange, oldest);
+    }
     const during: Window = {
-      name: 'retention sweeping',
+      name: controlSeconds > 0 ? 'control: no retention, as long as a sweep' : 'retention sweeping',
       from: Math.ceil(sweep.startedAt / 1000) * 1000,
       to: Math.floor(sweep.endedAt / 1000) * 1000,
     };
@@ -400,6 +413,7 @@ function report(results: WindowResult[], sweep: Sweep, seedSeconds: number): voi
           pauseMs,
           budgetMs,
           checkpointThread,
+          controlSeconds,
           seedSeconds,
           sweep,
           results,

@@ -40,6 +40,9 @@ const server = await createServer({
     retentionBatchPauseMs: config.batchPauseMs,
     retentionBatchBudgetMs: config.batchBudgetMs,
     retentionCheckpointThread: config.checkpointThread,
+    ...(process.env.TW_BENCH_REPORTS_MS
+      ? { reportsMonitorIntervalMs: Number(process.env.TW_BENCH_REPORTS_MS) }
+      : {}),
   },
 });
 process.send?.({ type: 'ready', url: server.url });

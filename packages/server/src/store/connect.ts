@@ -13,6 +13,7 @@ import type { MysqlConnection, PostgresConnection, SqliteConnection, StoreConnec
 import { type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
 import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
+import { SqliteReaderThread } from './sqlite-reader-thread.js';
 import { createStore, type Store } from './store.js';
 
 export interface StoreOptions {
@@ -99,7 +100,14 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { dialect: 'sqlite', db, sqlite, statements: new Map() };
+  const reader = file === ':memory:' ? undefined : new SqliteReaderThread(sqlite, db);
+  return {
+    dialect: 'sqlite',
+    db,
+    sqlite,
+    statements: new Map(),
+    ...(reader === undefined ? {} : { reader }),
+  };
 }
 
 /** BIGINT (20) and NUMERIC (1700) as JS numbers: ids and epoch milliseconds stay far below 2^53. */

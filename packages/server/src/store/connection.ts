@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'mysql2/promise';
 import type pg from 'pg';
 import type { Database } from './schema.js';
+import type { SqliteReaderThread } from './sqlite-reader-thread.js';
 
 export interface SqliteConnection {
   dialect: 'sqlite';
@@ -15,6 +16,8 @@ export interface SqliteConnection {
   sqlite: BetterSqlite3.Database;
   /** Prepared statements by SQL text, compiled once per connection. */
   statements: Map<string, BetterSqlite3.Statement>;
+  /** Long reads (a day of fire records) off the server's thread; none for an in-memory database. */
+  reader?: SqliteReaderThread;
 }
 
 export interface PostgresConnection {

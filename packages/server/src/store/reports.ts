@@ -2,9 +2,11 @@
  * Daily figures per app (`daily_app_report`): computed from the fire records of one UTC day by
  * the reports monitor, read by the dashboard. The two statements over `fire` read one day's
  * range of the scheduled_at index and hand back grouped rows only (counts by app and status;
- * lateness by app and fine bucket), so their answers stay small however busy the day was.
+ * lateness by app and fine bucket), so their answers stay small however busy the day was. On
+ * SQLite they run on the reader thread (`sqlite-reader-thread.ts`): reading a busy day takes
+ * hundreds of milliseconds, which must not be the server's event loop's.
  */
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import {
   coarsen,
   encodeHistogram,
@@ -47,6 +49,10 @@ const COUNTED: Record<FireStatus, keyof AppDayFigures> = {
 
 export function createReportRepository(conn: StoreConnection) {
   const { db } = conn;
+  // A day's records are read on the SQLite reader thread: never on the server's event loop.
+  const reader = conn.dialect === 'sqlite' ? conn.reader : undefined;
+  const readDay = <R>(query: CompiledQuery<R>): Promise<R[]> =>
+    reader === undefined ? db.executeQuery(query).then((result) => result.rows) : reader.read(query);
 
   /**
    * The figures of every app with fires scheduled in [from, to). Lateness is dispatch time −
@@ -101,7 +107,7 @@ export function createReportRepository(conn: StoreConnection) {
       AND status IN ('succeeded', 'failed', 'timeout', 'killed') THEN 1 ELSE 0 END`;
     const runMs = sql<number>`CASE WHEN trigger_at IS NOT NULL AND handle_at > trigger_at
       AND status IN ('succeeded', 'failed', 'timeout', 'killed') THEN handle_at - trigger_at ELSE 0 END`;
-    return db
+    const query = db
       .selectFrom('fire')
       .select((eb) => [
         'app_id',
@@ -113,13 +119,14 @@ export function createReportRepository(conn: StoreConnection) {
       .where('scheduled_at', '>=', from)
       .where('scheduled_at', '<', to)
       .groupBy(['app_id', 'status'])
-      .execute();
+      .compile();
+    return readDay(query);
   }
 
   function latenessOfDay(from: number, to: number) {
     const b = FINE_BUCKET_SQL;
     // Grouped in the database into a bounded number of buckets: exact milliseconds below 1 s.
-    return sql<{ app_id: number; bucket: number; n: number }>`
+    const query = sql<{ app_id: number; bucket: number; n: number }>`
       SELECT app_id, bucket, COUNT(*) AS n FROM (
         SELECT app_id, CASE
           WHEN d < ${sql.lit(b.exactBelowMs)} THEN d
@@ -134,9 +141,8 @@ export function createReportRepository(conn: StoreConnection) {
           WHERE scheduled_at >= ${from} AND scheduled_at < ${to} AND trigger_at IS NOT NULL
         ) lateness
       ) buckets
-      GROUP BY app_id, bucket`
-      .execute(db)
-      .then((result) => result.rows);
+      GROUP BY app_id, bucket`.compile(db);
+    return readDay(query);
   }
 
   /**

@@ -70,7 +70,10 @@ export function createStore(connection: StoreConnection): Store {
     alarmChannels: createAlarmChannelRepository(connection),
     close() {
       // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
-      closed ??= connection.db.destroy();
+      closed ??= (async () => {
+        if (connection.dialect === 'sqlite') await connection.reader?.close();
+        await connection.db.destroy();
+      })();
       return closed;
     },
   };
