@@ -84,6 +84,12 @@ describe('console: fire records', () => {
       .locator('tbody [data-status]')
       .evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-status')));
     expect(new Set(statuses)).toEqual(new Set(['succeeded']));
+    // The time range is open, so the filtered list keeps refreshing: a newer succeeded fire arrives.
+    const newest = Number(await rows.first().getAttribute('data-row-key'));
+    await waitFor(
+      async () => Number(await rows.first().getAttribute('data-row-key')) > newest,
+      'a newer succeeded fire in the status-filtered list',
+    );
     await screenshot(page, 'fires-en');
     await switchLanguage(page, '中文');
     await page.getByRole('heading', { name: '调度日志' }).waitFor();

@@ -1,7 +1,7 @@
 /**
  * Fire records: filters (app, job, status, scheduled time) kept in the URL, server paging, and a
- * refresh every few seconds while the filters can match fires still pending or running. A row
- * opens the record's detail.
+ * refresh every few seconds while the list can change by itself (an open time range, or one that
+ * can still hold fires pending or running). A row opens the record's detail.
  */
 import { DeleteOutlined, ReloadOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -28,7 +28,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { Time } from '../../components/Time';
 import { ClearFiresModal } from './ClearFiresModal';
 import { FireStatusTag } from './FireStatusTag';
-import { mayHoldInFlight, PAGE_SIZES, toListQuery, useFireFilters } from './fire-filters';
+import { mayChange, PAGE_SIZES, toListQuery, useFireFilters } from './fire-filters';
 import { FIRE_STATUSES, type FireStatusName } from './fire-status';
 import { JobSelect } from './JobSelect';
 import { useApps, useJob, useJobsById } from './lookups';
@@ -47,7 +47,7 @@ export default function FiresPage() {
   const apps = useApps();
 
   const query = toListQuery(filters);
-  const refreshing = autoRefresh && mayHoldInFlight(filters, Date.now());
+  const refreshing = autoRefresh && mayChange(filters, Date.now());
   const fires = useQuery({
     queryKey: ['listFires', query],
     queryFn: () => call(client.GET('/api/v1/fires', { params: { query } })),
@@ -157,7 +157,7 @@ export default function FiresPage() {
                 id="fires-auto-refresh"
                 size="small"
                 checked={refreshing}
-                disabled={!mayHoldInFlight(filters, Date.now())}
+                disabled={!mayChange(filters, Date.now())}
                 onChange={setAutoRefresh}
               />
               <label

@@ -76,12 +76,14 @@ export function toListQuery(filters: FireFilters): Query<'listFires'> {
 }
 
 /**
- * Whether the filters can match fires still pending or running — those change by themselves, so
- * the list is worth refreshing: no status filter or one naming them, and no end in the past.
+ * Whether the list of these filters can change by itself, so it is worth refreshing: while the
+ * time range is open (no end, or an end still ahead) new fires arrive and finish into any status;
+ * with an end in the past, only records still pending or running change, so only a filter that
+ * can match those (no status filter, or one naming them) keeps refreshing.
  */
-export function mayHoldInFlight(filters: FireFilters, now: number): boolean {
-  const statusAllows = filters.status.length === 0 || filters.status.some(isInFlight);
-  return statusAllows && (filters.to === undefined || filters.to > now);
+export function mayChange(filters: FireFilters, now: number): boolean {
+  if (filters.to === undefined || filters.to > now) return true;
+  return filters.status.length === 0 || filters.status.some(isInFlight);
 }
 
 /** The filters read from the URL, and a setter that writes them back (a filter change goes to page 1). */

@@ -9,7 +9,7 @@ export default {
     empty: 'No fire records match these filters',
     autoRefresh: 'Auto-refresh',
     autoRefreshHint:
-      'Refreshes every {{seconds}} s while the filters can match fires still pending or running',
+      'Refreshes every {{seconds}} s while new fires can still arrive or change under these filters',
     filters: {
       label: 'Filters',
       app: 'App',
@@ -135,7 +135,7 @@ export default {
     jobRecords: '该任务的全部记录',
     empty: '没有符合筛选条件的调度记录',
     autoRefresh: '自动刷新',
-    autoRefreshHint: '筛选条件可能包含待调度或运行中的记录时，每 {{seconds}} 秒刷新一次',
+    autoRefreshHint: '筛选条件下仍可能有新记录或记录状态变化时，每 {{seconds}} 秒刷新一次',
     filters: {
       label: '筛选',
       app: '执行器',
