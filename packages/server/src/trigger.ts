@@ -5,8 +5,8 @@
  *
  * A record left pending (the server died before dispatching it) is sent by the next recovery
  * of its job's shard, like a claimed fire, or follows the job's misfire policy when it is more
- * than the window late. That dispatch goes by the job's route among the app's executors: an
- * address override is not stored with the record.
+ * than the window late. The address override is stored with the record (`address_override`), so
+ * that dispatch goes to the executors the trigger named, not by the job's route.
  *
  * An address override must be one of the app's known addresses (its registered executors or
  * its typed list): XXL-JOB's SSRF advisories came from sending runs wherever a user said.
@@ -100,6 +100,7 @@ export async function fireOnce(
         executorParam: run.executorParam,
         // A run fired by hand is retried like a scheduled one (XXL-JOB does the same).
         retryCount: job.executor_fail_retry_count,
+        addressOverride: run.addressOverride,
       },
     ],
     now,

@@ -36,6 +36,9 @@ let dataDir: string;
 let store: Store | undefined;
 let executor: Executor | undefined;
 let relay: Relay | undefined;
+/** More executors and relays of a test, stopped after it. */
+const extraExecutors: Executor[] = [];
+const extraRelays: Relay[] = [];
 const processes: ChildProcess[] = [];
 
 beforeAll(() => {
@@ -46,6 +49,8 @@ afterEach(async () => {
   for (const child of processes.splice(0)) await child.kill();
   await executor?.stop({ timeoutMs: 0 });
   await relay?.close();
+  for (const extra of extraExecutors.splice(0)) await extra.stop({ timeoutMs: 0 });
+  for (const extra of extraRelays.splice(0)) await extra.close();
   await store?.close();
   executor = undefined;
   relay = undefined;
@@ -140,12 +145,15 @@ async function startCli(port: number): Promise<ChildProcess> {
   return cli;
 }
 
-/** Fires a job once through the REST API (a script's trigger: type API); returns its record's id. */
-async function triggerOnce(url: string, jobId: number): Promise<number> {
+/**
+ * Fires a job once through the REST API (a script's trigger: type API), on `addressList` when
+ * given; returns its record's id.
+ */
+async function triggerOnce(url: string, jobId: number, addressList?: string[]): Promise<number> {
   const response = await fetch(`${url}api/v1/jobs/${jobId}/trigger`, {
     method: 'POST',
     headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-    body: '{}',
+    body: JSON.stringify(addressList === undefined ? {} : { addressList }),
   });
   expect(response.status).toBe(200);
   const { fireIds } = (await response.json()) as { fireIds: number[] };
@@ -251,5 +259,80 @@ describe('recovery of pending fires end to end', () => {
     expect(fireNowRecord.trigger_type).toBe('API');
     expect(doNothingRecord.trigger_type).toBe('API');
     expect(doNothingRecord.handle_msg).toMatch(/server stopped before dispatching/);
+  }, 30_000);
+
+  it('sends a trigger-once record a SIGKILLed server left pending to the executor its address list named', async () => {
+    dataDir = await tempDir();
+    store = await openStore({ database: `sqlite:${path.join(dataDir, 'tickwheel.db')}` });
+    const appId = await createApp(store, APP);
+    // FIRST would send both runs to one executor: only the stored lists can part them.
+    const job = await createJob(store, {
+      app_id: appId,
+      name: 'trigger-once on a chosen executor',
+      schedule_type: 'NONE',
+      schedule_conf: '',
+      executor_handler: 'where',
+      executor_route_strategy: 'FIRST',
+      misfire_strategy: 'FIRE_ONCE_NOW',
+    });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    const first = await startCli(port);
+
+    // Two executors, each behind a relay that holds its runs until the crash.
+    const ranOn = new Map<number, string[]>();
+    const relays: Relay[] = [];
+    for (const name of ['a', 'b']) {
+      const executorPort = await freePort();
+      const itsRelay = await Relay.start(`http://127.0.0.1:${executorPort}/`);
+      extraRelays.push(itsRelay);
+      relays.push(itsRelay);
+      const itsExecutor = createExecutor({
+        appName: APP,
+        serverAddresses: [url],
+        accessToken: E2E_TOKEN,
+        host: '127.0.0.1',
+        port: executorPort,
+        advertisedAddress: itsRelay.url,
+        logDir: path.join(dataDir, `executor-logs-${name}`),
+        logger: pino({ level: 'silent' }),
+        internal: { heartbeatIntervalMs: 500, callbackRetryIntervalMs: 500 },
+      });
+      itsExecutor.handle('where', async (ctx) => {
+        ranOn.set(ctx.logId, [...(ranOn.get(ctx.logId) ?? []), itsRelay.url]);
+      });
+      extraExecutors.push(itsExecutor);
+      await itsExecutor.start();
+    }
+    const [relayA, relayB] = relays as [Relay, Relay];
+    await waitFor(async () => (await store!.registry.listAlive(0, APP)).length === 2, {
+      what: 'both executors registered at their relays',
+    });
+
+    const onA = await triggerOnce(url, job.id, [relayA.url]);
+    const onB = await triggerOnce(url, job.id, [relayB.url]);
+    await waitFor(() => relayA.held.length === 1 && relayB.held.length === 1, {
+      what: 'each record dispatched to its own relay',
+    });
+    expect([relayA.held[0], relayB.held[0]]).toEqual([onA, onB]);
+    await first.kill();
+    const atCrash = await Promise.all([onA, onB].map(record));
+    expect(atCrash.map((f) => [f.status, f.address_override])).toEqual([
+      ['pending', JSON.stringify([relayA.url])],
+      ['pending', JSON.stringify([relayB.url])],
+    ]);
+
+    relayA.holding = false;
+    relayB.holding = false;
+    await startCli(port);
+    await waitFor(
+      async () => (await record(onA)).status === 'succeeded' && (await record(onB)).status === 'succeeded',
+      { what: 'the recovered records settled' },
+    );
+    await sleep(500);
+    expect(Object.fromEntries(ranOn)).toEqual({ [onA]: [relayA.url], [onB]: [relayB.url] });
+    const [recordA, recordB] = await Promise.all([onA, onB].map(record));
+    expect(recordA.executor_address).toBe(relayA.url);
+    expect(recordB.executor_address).toBe(relayB.url);
   }, 30_000);
 });

@@ -367,12 +367,14 @@ export class FirePipeline implements DueFireSink {
     awaitMarks: boolean,
   ): Promise<DispatchOutcome[]> {
     const { dispatcher, executors, logger, onDispatched } = this.options;
+    // A trigger-once record sent by recovery (its server died before sending it) keeps its list.
+    const sending = request.addressOverride?.length ? request : withStoredOverride(fire, request, logger);
     this.dispatching.set(fire.id, fire);
     if (fire.claim_job_id !== null) this.rememberScheduleType(fire.id, job);
     try {
       // The override list replaces the online ones, so the online list is not even read then.
-      const addresses = request.addressOverride?.length ? [] : await executors.addressesOf(app);
-      const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, request), addresses);
+      const addresses = sending.addressOverride?.length ? [] : await executors.addressesOf(app);
+      const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, sending), addresses);
       // A stop that ran out of time closed the connections under this send: it did not happen.
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
       const written = marksOf(fire, outcomes).map((mark) =>
@@ -434,6 +436,29 @@ export class FirePipeline implements DueFireSink {
       .execute();
     return new Map(rows.map((app) => [app.id, app]));
   }
+}
+
+/**
+ * `request` with the address list stored on a trigger-once record (`address_override`, checked
+ * against the app when the trigger was asked). A list that does not read is logged and left out:
+ * the record then goes by the job's route, as it did before the list was stored.
+ */
+function withStoredOverride(fire: DueFire, request: DispatchRequest, logger: Logger): DispatchRequest {
+  const stored = fire.address_override;
+  if (stored === null || stored === undefined) return request;
+  try {
+    const list: unknown = JSON.parse(stored);
+    if (Array.isArray(list) && list.length > 0 && list.every((address) => typeof address === 'string')) {
+      return { ...request, addressOverride: list };
+    }
+  } catch {
+    // Logged below, with the record.
+  }
+  logger.warn(
+    { fireId: fire.id, addressOverride: stored },
+    'the stored address list of a fire does not read; routing it',
+  );
+  return request;
 }
 
 function toDispatch(fire: DueFire, job: DueJob, app: AppGroupRow, request: DispatchRequest): FireToDispatch {

@@ -28,6 +28,8 @@ export interface NewFire {
   retryCount?: number;
   /** PARENT fires: the parent job's record whose success triggered this one. */
   triggeredByFireId?: number | null;
+  /** Trigger-once: the executors to run on instead of the job's route (checked by the caller). */
+  addressOverride?: readonly string[];
 }
 
 export interface FireFilter {
@@ -108,6 +110,7 @@ export function newFireRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> 
     alarm_status: 0,
     claimed_by_epoch: 0,
     triggered_by_fire_id: fire.triggeredByFireId ?? null,
+    address_override: fire.addressOverride?.length ? JSON.stringify(fire.addressOverride) : null,
     created_at: nowMs,
   };
 }

@@ -155,6 +155,11 @@ export interface FireTable {
   children_status?: number;
   /** RETRY records: when a node claimed it for dispatch (0 = unclaimed); monitors/retries.ts. */
   dispatch_claimed_at?: number;
+  /**
+   * Trigger-once records given an address list: that list, a JSON array (migration 0007);
+   * NULL otherwise. Optional on insert: NULL.
+   */
+  address_override?: string | null;
   created_at: number;
 }
 

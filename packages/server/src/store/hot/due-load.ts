@@ -28,6 +28,7 @@ export const DUE_FIRE_COLUMNS = [
   'retry_count',
   'retry_fire_id',
   'created_at',
+  'address_override',
 ] as const;
 
 /** What dispatching a fire reads of its job: whether it still runs, how to send it, FIX_DELAY's schedule. */
@@ -105,6 +106,7 @@ function dueFireOf(row: unknown[]): DueFire {
     retry_count: r[9],
     retry_fire_id: r[10],
     created_at: r[11],
+    address_override: r[12],
   };
 }
 
@@ -140,6 +142,7 @@ type DueFireRow = [
   DueFire['retry_count'],
   DueFire['retry_fire_id'],
   DueFire['created_at'],
+  DueFire['address_override'],
 ];
 
 type DueJobRow = [
