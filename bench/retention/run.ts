@@ -2,7 +2,7 @@
  * bench/retention — does deleting a million old fire records move the scheduler's lateness?
  *
  *   npm run bench:retention -- [--store sqlite|postgres] [--records 1000000] [--jobs 1000]
- *     [--warmup-seconds 10] [--baseline-seconds 20] [--batch 1000] [--pause-ms 50] [--max-sweep-seconds 300] [--control-seconds 0]
+ *     [--warmup-seconds 10] [--baseline-seconds 20] [--batch N] [--pause-ms N] [--max-sweep-seconds 300] [--control-seconds 0]
  *     [--budget-ms 0] [--checkpoint-thread false]
  *     [--postgres-url postgres://…/test] [--log-dir /dev/shm] [--json]
  *
@@ -12,7 +12,8 @@
  * real executor with a no-op handler in this one. After `--warmup-seconds` the baseline window is
  * measured; then the retention is set to 30 days through the REST API (`updateRetentionSettings`)
  * and the server's retention monitor (swept every second here) deletes the million records in
- * batches of `--batch` with at least `--pause-ms` between them. Two experiments, off by default:
+ * batches of `--batch` with at least `--pause-ms` between them (unset: the server's defaults for
+ * the store, 100 and 5 ms on SQLite, 1,000 and 50 ms on PostgreSQL). Two experiments, off by default:
  * `--budget-ms n` sizes each batch to take about n ms (at most `--batch`), and
  * `--checkpoint-thread true` runs a SQLite sweep's WAL checkpoints on a thread of their own.
  * `--control-seconds n`: the control arm — the same run, but the retention is left alone and the
@@ -33,7 +34,13 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createExecutor, type ExecutorOptions } from '@tickwheel/executor';
-import { openStore, RETENTION_LIMITS, type Store, writeRetentionSettings } from '@tickwheel/server';
+import {
+  openStore,
+  RETENTION_BATCH_DEFAULTS,
+  RETENTION_LIMITS,
+  type Store,
+  writeRetentionSettings,
+} from '@tickwheel/server';
 import { APP_NAME, HANDLER, seedJobs, seedOldFires } from './seed.js';
 import type { RetentionServerConfig } from './server-process.js';
 
@@ -44,8 +51,9 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '1000' },
     'baseline-seconds': { type: 'string', default: '20' },
     'warmup-seconds': { type: 'string', default: '10' },
-    batch: { type: 'string', default: '1000' },
-    'pause-ms': { type: 'string', default: '50' },
+    // Unset: the server's defaults for the store (RETENTION_BATCH_DEFAULTS).
+    batch: { type: 'string' },
+    'pause-ms': { type: 'string' },
     'max-sweep-seconds': { type: 'string', default: '300' },
     'control-seconds': { type: 'string', default: '0' },
     'budget-ms': { type: 'string', default: '0' },
@@ -62,8 +70,14 @@ const records = positiveInteger(values.records, '--records');
 const jobCount = positiveInteger(values.jobs, '--jobs');
 const baselineSeconds = positiveInteger(values['baseline-seconds'], '--baseline-seconds');
 const warmupMs = positiveInteger(values['warmup-seconds'], '--warmup-seconds') * 1000;
-const batchSize = positiveInteger(values.batch, '--batch');
-const pauseMs = nonNegativeInteger(values['pause-ms'], '--pause-ms');
+const batchSize =
+  values.batch === undefined
+    ? RETENTION_BATCH_DEFAULTS[storeName].batchSize
+    : positiveInteger(values.batch, '--batch');
+const pauseMs =
+  values['pause-ms'] === undefined
+    ? RETENTION_BATCH_DEFAULTS[storeName].pauseMs
+    : nonNegativeInteger(values['pause-ms'], '--pause-ms');
 const maxSweepMs = positiveInteger(values['max-sweep-seconds'], '--max-sweep-seconds') * 1000;
 const budgetMs = nonNegativeInteger(values['budget-ms'], '--budget-ms');
 const controlSeconds = nonNegativeInteger(values['control-seconds'], '--control-seconds');

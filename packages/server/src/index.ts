@@ -22,6 +22,7 @@ export {
   type ServerInternalOptions,
   type ServerOptions,
 } from './options.js';
+export { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 export {
   RETENTION_LIMITS,
   type RetentionSettings,

@@ -127,9 +127,13 @@ export interface ServerInternalOptions {
   reportsMonitorIntervalMs?: number;
   /** How often the retention monitor deletes old fire records. Default 3,600,000 ms. */
   retentionMonitorIntervalMs?: number;
-  /** Fire records the retention monitor deletes per statement. Default 1,000. */
+  /**
+   * Fire records the retention monitor deletes per statement. Default by database
+   * (retention/delete-pacing.ts `RETENTION_BATCH_DEFAULTS`): 100 on SQLite, 1,000 on PostgreSQL
+   * and MySQL.
+   */
   retentionBatchSize?: number;
-  /** Pause between two retention batches. Default 50 ms. */
+  /** Shortest pause between two retention batches. Default 5 ms on SQLite, 50 ms on PostgreSQL and MySQL. */
   retentionBatchPauseMs?: number;
   /**
    * The time one retention batch should take; the batch size follows it, up to
@@ -183,8 +187,10 @@ export interface ResolvedServerOptions {
   alarmLimits: ResolvedAlarmQueueLimits;
   reportsMonitorIntervalMs: number;
   retentionMonitorIntervalMs: number;
-  retentionBatchSize: number;
-  retentionBatchPauseMs: number;
+  /** Undefined: the database's default (retention/delete-pacing.ts). */
+  retentionBatchSize: number | undefined;
+  /** Undefined: the database's default (retention/delete-pacing.ts). */
+  retentionBatchPauseMs: number | undefined;
   retentionBatchBudgetMs: number;
   retentionCheckpointThread: boolean;
   owedChildrenMonitorIntervalMs: number;
@@ -211,8 +217,6 @@ export const SERVER_DEFAULTS = {
   retryMonitorIntervalMs: 500,
   reportsMonitorIntervalMs: 60_000,
   retentionMonitorIntervalMs: 3_600_000,
-  retentionBatchSize: 1_000,
-  retentionBatchPauseMs: 50,
   retentionBatchBudgetMs: 0,
   retentionCheckpointThread: false,
   owedChildrenMonitorIntervalMs: 60_000,
@@ -320,17 +324,15 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       10,
       86_400_000,
     ),
-    retentionBatchSize: integerIn(
+    retentionBatchSize: optionalIntegerIn(
       'internal.retentionBatchSize',
       internal.retentionBatchSize,
-      d.retentionBatchSize,
       1,
       100_000,
     ),
-    retentionBatchPauseMs: integerIn(
+    retentionBatchPauseMs: optionalIntegerIn(
       'internal.retentionBatchPauseMs',
       internal.retentionBatchPauseMs,
-      d.retentionBatchPauseMs,
       0,
       60_000,
     ),
@@ -373,6 +375,10 @@ function integerIn(option: string, value: unknown, fallback: number, min: number
     throw invalid(option, `must be an integer from ${min} to ${max}`);
   }
   return value;
+}
+
+function optionalIntegerIn(option: string, value: unknown, min: number, max: number): number | undefined {
+  return value === undefined ? undefined : integerIn(option, value, 0, min, max);
 }
 
 function nonEmptyString(option: string, value: unknown): string | undefined {

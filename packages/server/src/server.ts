@@ -34,6 +34,7 @@ import { RetentionMonitor, type RetentionMonitorOptions } from './monitors/reten
 import { RetryMonitor } from './monitors/retries.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
+import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
@@ -271,8 +272,8 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'retention-monitor' }),
     intervalMs: o.retentionMonitorIntervalMs,
-    batchSize: o.retentionBatchSize,
-    batchPauseMs: o.retentionBatchPauseMs,
+    batchSize: o.retentionBatchSize ?? RETENTION_BATCH_DEFAULTS[store.connection.dialect].batchSize,
+    batchPauseMs: o.retentionBatchPauseMs ?? RETENTION_BATCH_DEFAULTS[store.connection.dialect].pauseMs,
     ...retentionPacing(store, o, logger),
   });
 
