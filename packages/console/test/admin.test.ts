@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
 import { APP_NAME, type Platform, startPlatform, waitFor } from './helpers/platform.js';
-import { screenshot } from './helpers/screenshot.js';
+import { screenshot, screenshotBothLanguages } from './helpers/screenshot.js';
 
 const BOB = 'bob';
 const BOB_PASSWORD = 'bob-first-password';
@@ -163,7 +163,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await page.reload();
     await row.waitFor();
     await expect(page.locator('body').innerText()).resolves.not.toContain(token);
-    await screenshot(page, 'tokens-en');
+    await screenshotBothLanguages(page, 'tokens', { en: 'API tokens', zh: 'API 令牌' });
 
     await row.getByRole('button', { name: 'Revoke deploy script' }).click();
     await page.getByRole('tooltip').getByRole('button', { name: 'Revoke' }).click();
@@ -184,7 +184,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     const row = page.getByRole('row').filter({ hasText: 'ops-webhook' });
     // The list shows the URL as the server answers it: the token masked.
     await row.getByText(`${receiver.url}/hook?token=***`).waitFor();
-    await screenshot(page, 'channels-en');
+    await screenshotBothLanguages(page, 'channels', { en: 'Alarm channels', zh: '告警渠道' });
 
     const sendTest = async (name: string) => {
       await page.getByRole('button', { name: `Test ${name}` }).click();
@@ -243,7 +243,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await created.waitFor();
     await expect(created.innerText()).resolves.toMatch(/admin[\s\S]*Create[\s\S]*username: bob/);
     await page.getByRole('row').filter({ hasText: 'Alarm channel' }).first().waitFor();
-    await screenshot(page, 'audit-en');
+    await screenshotBothLanguages(page, 'audit', { en: 'Audit', zh: '操作审计' });
 
     await page.getByRole('combobox', { name: 'Target' }).click();
     await page.keyboard.type('User');

@@ -110,6 +110,37 @@ describe('console: dashboard', () => {
     await page.context().close();
   }, 150_000);
 
+  it('narrows every figure to the app chosen in the toolbar, kept in the URL', async () => {
+    const quiet = await platform.api<{ id: number }>('POST', '/api/v1/apps', {
+      appName: 'dashboard-quiet',
+      title: 'Quiet app',
+    });
+    const page = await newPage(browser);
+    await signIn(page, platform.url);
+    await page.getByTestId('chart-fires').locator('canvas').first().waitFor();
+    // All apps: the job of the test above, the platform's executor.
+    expect(await figure(page, 'figure-jobs')).toBe(1);
+    expect(await figure(page, 'figure-executors')).toBe(1);
+
+    await page.getByTestId('dashboard-app').click();
+    await page.locator('.ant-select-dropdown:visible').getByTitle('Quiet app').click();
+    await page.waitForURL(new RegExp(`appId=${quiet.id}`));
+    await page.getByTestId('dashboard-empty').waitFor();
+    expect(await figure(page, 'figure-jobs')).toBe(0);
+    expect(await figure(page, 'figure-executors')).toBe(0);
+
+    // The choice survives a reload; the platform's app shows its own fires again.
+    await page.reload();
+    await page.getByTestId('dashboard-empty').waitFor();
+    await page.getByTestId('dashboard-app').click();
+    await page.locator('.ant-select-dropdown:visible').getByTitle('Console e2e').click();
+    await page.waitForURL(new RegExp(`appId=${platform.appId}`));
+    await page.getByTestId('chart-fires').locator('canvas').first().waitFor();
+    expect(await figure(page, 'figure-jobs')).toBe(1);
+    expect(await figure(page, 'figure-fires-today')).toBeGreaterThan(0);
+    await page.context().close();
+  }, 60_000);
+
   it('fits a phone screen: the figures stack and the charts keep their width', async () => {
     const page = await newPage(browser, { width: 390, height: 844 });
     await signIn(page, platform.url);

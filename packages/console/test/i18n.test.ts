@@ -75,4 +75,18 @@ describe('console: English and Simplified Chinese', { timeout: 60_000 }, () => {
     await expect(page.evaluate(() => document.documentElement.lang)).resolves.toBe('en');
     await page.context().close();
   });
+
+  it('puts the meaning of the server’s error code, in Chinese, before the server’s English message', async () => {
+    const page = await newPage(browser, { locale: 'zh-CN' });
+    await signIn(page, platform.url);
+    await menuLink(page, '任务管理').waitFor();
+    await page.goto(new URL('jobs/999999', platform.url).toString());
+    const alert = page.getByRole('alert');
+    await alert.getByText('对象不存在：job 999999 does not exist').waitFor();
+
+    await page.getByTestId('language-switch').getByText('EN').click();
+    await alert.getByText('job 999999 does not exist', { exact: true }).waitFor();
+    await expect(alert.textContent()).resolves.not.toContain('对象不存在');
+    await page.context().close();
+  });
 });

@@ -10,10 +10,13 @@ export function errorText(
   if (err instanceof ApiError) {
     if (err.status === 0) return `${t('common:networkError')}: ${err.message}`;
     // The server's messages usually start with the field already ("name: must not be empty").
-    if (err.field !== undefined && !err.message.startsWith(`${err.field}:`)) {
-      return t('common:fieldError', { field: err.field, message: err.message });
-    }
-    return err.message;
+    const detail =
+      err.field !== undefined && !err.message.startsWith(`${err.field}:`)
+        ? t('common:fieldError', { field: err.field, message: err.message })
+        : err.message;
+    // The server speaks English; in Chinese the code's meaning comes first ("字段无效：name: …").
+    const summary = t(`common:errorCodes.${err.code}`, { defaultValue: '' });
+    return summary === '' ? detail : t('common:errorSummary', { summary, detail });
   }
   return err instanceof Error ? err.message : String(err);
 }

@@ -18,3 +18,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (viewport !== null) await page.mouse.move(viewport.width - 1, viewport.height - 1);
   await page.screenshot({ path: `${DIR}${name}.png` });
 }
+
+/**
+ * Saves `<name>-en` and `<name>-zh` of the page in view when TW_SCREENSHOTS=1: switches the
+ * console to Chinese for the second (waiting for the page's Chinese heading) and back to English.
+ */
+export async function screenshotBothLanguages(
+  page: Page,
+  name: string,
+  headings: { en: string; zh: string },
+): Promise<void> {
+  if (process.env.TW_SCREENSHOTS !== '1') return;
+  await screenshot(page, `${name}-en`);
+  const languages = page.getByTestId('language-switch');
+  await languages.getByText('中文', { exact: true }).click();
+  await page.getByRole('heading', { name: headings.zh }).waitFor();
+  await screenshot(page, `${name}-zh`);
+  await languages.getByText('EN', { exact: true }).click();
+  await page.getByRole('heading', { name: headings.en }).waitFor();
+}

@@ -2,7 +2,8 @@
  * The dashboard: jobs, executors online, today's fires by result and the fires running now, then
  * the fires per day by result and the fire lateness per day over the last 7 or 30 days. It asks
  * again every 10 s; the figures themselves are the daily reports the server recomputes every
- * minute, so the page tells both when it asked and when the server computed them.
+ * minute, so the page tells both when it asked and when the server computed them. An app chosen
+ * in the toolbar (kept in the URL as `appId`) narrows every figure to that app.
  */
 import { ReloadOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -14,6 +15,7 @@ import {
   Flex,
   Row,
   Segmented,
+  Select,
   Skeleton,
   Statistic,
   Tooltip,
@@ -28,6 +30,7 @@ import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { PageLoading } from '../../components/PageLoading';
 import { PageTitle } from '../../components/PageTitle';
 import { formatTime } from '../../components/Time';
+import { useApps } from '../fires/lookups';
 import { firesPerDayOption, formatDuration, latenessOption, RESULT_COLORS, RESULTS } from './charts';
 
 // ECharts is the heaviest thing on this page: the figures show while its chunk loads.
@@ -42,20 +45,29 @@ export default function DashboardPage() {
   const { t } = useTranslation('dashboard');
   const [params, setParams] = useSearchParams();
   const days: Days = params.get('days') === '30' ? 30 : 7;
+  const appParam = Number(params.get('appId'));
+  const appId = Number.isSafeInteger(appParam) && appParam > 0 ? appParam : undefined;
+  const apps = useApps();
 
   const query = useQuery({
-    queryKey: ['dashboard', days],
-    queryFn: () => call(client.GET('/api/v1/dashboard', { params: { query: { days } } })),
+    queryKey: ['dashboard', days, appId],
+    queryFn: () =>
+      call(
+        client.GET('/api/v1/dashboard', {
+          params: { query: { days, ...(appId === undefined ? {} : { appId }) } },
+        }),
+      ),
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   });
 
-  const setDays = (value: Days) => {
+  const setParam = (name: string, value: string | undefined) => {
     const next = new URLSearchParams(params);
-    if (value === 7) next.delete('days');
-    else next.set('days', String(value));
+    if (value === undefined) next.delete(name);
+    else next.set(name, value);
     setParams(next, { replace: true });
   };
+  const setDays = (value: Days) => setParam('days', value === 7 ? undefined : String(value));
 
   const toolbar = (
     <Flex gap="small" align="center" wrap>
@@ -64,6 +76,18 @@ export default function DashboardPage() {
           {t('updatedAt', { time: formatTime(query.dataUpdatedAt) })}
         </Typography.Text>
       )}
+      <Select<number>
+        aria-label={t('app')}
+        data-testid="dashboard-app"
+        allowClear
+        placeholder={t('allApps')}
+        style={{ width: 200 }}
+        value={appId}
+        loading={apps.isLoading}
+        options={(apps.data ?? []).map((app) => ({ value: app.id, label: app.title || app.appName }))}
+        showSearch={{ optionFilterProp: 'label' }}
+        onChange={(value) => setParam('appId', value === undefined ? undefined : String(value))}
+      />
       <Segmented<Days>
         aria-label={t('period')}
         data-testid="dashboard-days"

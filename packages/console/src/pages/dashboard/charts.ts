@@ -86,7 +86,12 @@ export function latenessOption(series: Day[], t: TFunction<'dashboard'>): ChartO
     legend: LEGEND,
     grid: GRID,
     xAxis: { type: 'category', boundaryGap: false, data: series.map((day) => dayLabel(day.day)) },
-    yAxis: { type: 'value', axisLabel: { formatter: (value: number) => formatDuration(value) } },
+    // Lateness is counted in whole ms: no ticks between them (they would print as the same label).
+    yAxis: {
+      type: 'value',
+      minInterval: 1,
+      axisLabel: { formatter: (value: number) => formatDuration(value) },
+    },
     series: [
       line(
         t('p50'),

@@ -3,6 +3,8 @@ export default {
   en: {
     title: 'Dashboard',
     period: 'Period',
+    app: 'App',
+    allApps: 'All apps',
     days7: 'Last 7 days',
     days30: 'Last 30 days',
     updatedAt: 'Updated at {{time}}',
@@ -44,6 +46,8 @@ export default {
   },
   zh: {
     title: '运行报表',
+    app: '执行器',
+    allApps: '全部执行器',
     period: '时间范围',
     days7: '最近 7 天',
     days30: '最近 30 天',
