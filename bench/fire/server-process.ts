@@ -22,6 +22,10 @@ const server = await createServer({
   accessToken: config.accessToken,
   nodeId: 'bench-fire',
   logLevel: 'warn',
+  // Experiments: the server's internal options as JSON (e.g. '{"claimBatchSize":100}').
+  ...(process.env.TW_BENCH_SERVER_INTERNAL
+    ? { internal: JSON.parse(process.env.TW_BENCH_SERVER_INTERNAL) }
+    : {}),
 });
 send({ type: 'ready', url: server.url });
 

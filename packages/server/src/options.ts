@@ -107,6 +107,8 @@ export interface ServerInternalOptions {
   shardCount?: number;
   /** Time between two planner ticks. Default 500 ms. */
   tickIntervalMs?: number;
+  /** Jobs claimed per claim transaction (scheduling/options.ts has the default). */
+  claimBatchSize?: number;
   /** Shard lease lifetime. Default 15,000 ms. */
   leaseTtlMs?: number;
   /** How often the registry monitor drops dead entries and writes app address lists. Default 30,000 ms. */
@@ -177,6 +179,7 @@ export interface ResolvedServerOptions {
   clock: Clock;
   shardCount: number | undefined;
   tickIntervalMs: number | undefined;
+  claimBatchSize: number | undefined;
   leaseTtlMs: number | undefined;
   registryMonitorIntervalMs: number;
   directoryRefreshIntervalMs: number;
@@ -272,6 +275,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     clock: clockOption(internal.clock),
     shardCount: internal.shardCount,
     tickIntervalMs: internal.tickIntervalMs,
+    claimBatchSize: internal.claimBatchSize,
     leaseTtlMs: internal.leaseTtlMs,
     registryMonitorIntervalMs: integerIn(
       'internal.registryMonitorIntervalMs',

@@ -173,6 +173,7 @@ async function startOnStore(
     logger: logger.child({ part: 'scheduler' }),
     ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
     ...(o.tickIntervalMs === undefined ? {} : { tickIntervalMs: o.tickIntervalMs }),
+    ...(o.claimBatchSize === undefined ? {} : { claimBatchSize: o.claimBatchSize }),
     ...(o.leaseTtlMs === undefined ? {} : { leaseTtlMs: o.leaseTtlMs }),
   });
 
