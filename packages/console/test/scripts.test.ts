@@ -159,6 +159,46 @@ describe('console: script editor', () => {
     await screenshotScript(page);
   }, 120_000);
 
+  it('asks before a link leaves an edited script, stays when told to, and leaves when confirmed', async () => {
+    const jobId = await createJob(platform, {
+      name: 'script left unsaved',
+      glueType: 'GLUE_SHELL',
+      glueSource: VERSION_ONE,
+      glueRemark: 'first version',
+    });
+    const jobsLink = page.getByRole('menu').getByRole('link', { name: 'Jobs', exact: true });
+    const confirm = page.locator('.ant-modal-confirm');
+
+    // Unedited: the link simply goes.
+    await page.goto(url(platform, `jobs/${jobId}/script`));
+    const content = page.getByTestId('script-editor').locator('.cm-content');
+    await content.waitFor();
+    await jobsLink.click();
+    await page.waitForURL(/\/jobs$/);
+    await expect(confirm.count()).resolves.toBe(0);
+
+    // Edited: the link asks; Cancel keeps the page and the edit.
+    await page.goto(url(platform, `jobs/${jobId}/script`));
+    await content.waitFor();
+    await content.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText(VERSION_TWO);
+    await page.getByText('Unsaved changes').waitFor();
+    await jobsLink.click();
+    await confirm.locator('.ant-modal-confirm-title').getByText('Leave the script without saving?').waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe(`/jobs/${jobId}/script`);
+    await expect(editorText(page)).resolves.toBe(VERSION_TWO);
+
+    // Confirmed: it leaves, and nothing was saved.
+    await jobsLink.click();
+    await confirm.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL(/\/jobs$/);
+    const job = await platform.api<{ glueSource: string }>('GET', `/api/v1/jobs/${jobId}`);
+    expect(job.glueSource).toBe(VERSION_ONE);
+  }, 60_000);
+
   it('says a handler (BEAN) job has no script, linking to its settings', async () => {
     const jobId = await createJob(platform, { name: 'bean job', executorHandler: 'echo' });
     await page.goto(url(platform, `jobs/${jobId}/script`));

@@ -83,6 +83,31 @@ export default function ScriptPage() {
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
 
+  // So does following a link of the console (the menu, the page's own links): a plain click on a
+  // link to another page is held before the router sees it, and goes on only if confirmed.
+  useEffect(() => {
+    if (!dirty) return;
+    const hold = (event: MouseEvent) => {
+      if (event.defaultPrevented || event.button !== 0) return;
+      if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
+      if (!(link instanceof HTMLAnchorElement) || (link.target !== '' && link.target !== '_self')) return;
+      const to = new URL(link.href, window.location.href);
+      if (to.origin !== window.location.origin || to.pathname === window.location.pathname) return;
+      event.preventDefault();
+      event.stopPropagation();
+      modal.confirm({
+        title: t('leaveConfirm.title'),
+        content: t('leaveConfirm.text'),
+        okText: t('leaveConfirm.leave'),
+        cancelText: t('common:actions.cancel'),
+        onOk: () => navigate(`${to.pathname}${to.search}${to.hash}`),
+      });
+    };
+    document.addEventListener('click', hold, true);
+    return () => document.removeEventListener('click', hold, true);
+  }, [dirty, modal, navigate, t]);
+
   const saved = (updated: Job) => {
     queryClient.setQueryData(['getJob', updated.id], updated);
     void queryClient.invalidateQueries({ queryKey: ['listScriptVersions', updated.id] });

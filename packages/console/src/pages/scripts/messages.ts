@@ -4,6 +4,11 @@ export default {
     title: 'Script of {{name}}',
     notFound: 'There is no job {{id}}',
     unsaved: 'Unsaved changes',
+    leaveConfirm: {
+      title: 'Leave the script without saving?',
+      text: 'Your changes in the editor are not saved and will be lost.',
+      leave: 'Leave',
+    },
     editJob: 'Job settings',
     fires: 'Fire records',
     backToJobs: 'Back to the jobs',
@@ -57,6 +62,11 @@ export default {
     title: '{{name}} 的脚本',
     notFound: '任务 {{id}} 不存在',
     unsaved: '有未保存的修改',
+    leaveConfirm: {
+      title: '不保存就离开脚本？',
+      text: '编辑器中的修改尚未保存，离开后将丢失。',
+      leave: '离开',
+    },
     editJob: '任务设置',
     fires: '调度日志',
     backToJobs: '返回任务管理',
