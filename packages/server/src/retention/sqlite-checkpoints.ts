@@ -20,10 +20,10 @@
  * a million records faster (no checkpoint on the server's thread), but the lateness it saves did
  * not show above the noise of the shared machine it was measured on.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { SqliteConnection } from '../store/connection.js';
+import { nextAnswer, startSqliteWorker } from '../store/sqlite-worker.js';
 
 /** Least time between two checkpoints of a sweep. */
 export const CHECKPOINT_INTERVAL_MS = 1_000;
@@ -51,9 +51,8 @@ export interface SweepCheckpoints {
 }
 
 /**
- * The worker's code, run as a CommonJS script so it needs no file next to the compiled one (the
- * sources run under test runners too). It opens the database on `ready`, answers each
- * `checkpoint` with SQLite's counts, and closes the connection on `close`.
+ * The worker's code (store/sqlite-worker.ts): it opens the database, answers each `checkpoint`
+ * with SQLite's counts, and closes the connection on `close`.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -81,10 +80,7 @@ parentPort.on('message', (message) => {
 });
 `;
 
-type WorkerAnswer =
-  | { type: 'ready' }
-  | { type: 'checkpointed'; log: number; checkpointed: number }
-  | { type: 'failed'; message: string };
+type CheckpointAnswer = { type: 'checkpointed'; log: number; checkpointed: number };
 
 /**
  * The sweep checkpoints of the SQLite database behind `conn`; undefined for an in-memory one
@@ -120,27 +116,17 @@ class WorkerCheckpoints implements SweepCheckpoints {
 
   async begin(): Promise<void> {
     if (this.worker !== undefined) return;
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-        file: this.sqlite.name,
-      },
-    });
     // Never what keeps the process alive: a sweep cut short by a stop still ends it.
-    worker.unref();
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const answer = await this.answerOf(worker);
-    if (answer.type !== 'ready') {
+    const started = await startSqliteWorker(WORKER_SOURCE, { file: this.sqlite.name });
+    if ('failure' in started) {
       this.logger.warn(
-        { reason: answer.type === 'failed' ? answer.message : answer.type },
+        { reason: started.failure },
         'retention: the checkpoint thread did not start; the server checkpoints the WAL itself',
       );
-      await worker.terminate();
       return;
     }
-    this.worker = worker;
-    this.exited = exited;
+    this.worker = started.worker;
+    this.exited = started.exited;
     this.autocheckpoint = Number(this.sqlite.pragma('wal_autocheckpoint', { simple: true }));
     this.sqlite.pragma('wal_autocheckpoint = 0');
   }
@@ -150,12 +136,12 @@ class WorkerCheckpoints implements SweepCheckpoints {
     if (worker === undefined || performance.now() - this.lastCheckpointAt < this.intervalMs) return undefined;
     this.lastCheckpointAt = performance.now();
     worker.postMessage('checkpoint');
-    const answer = await this.answerOf(worker);
+    const answer = await nextAnswer<CheckpointAnswer>(worker);
     if (answer.type === 'checkpointed') {
       return { walFrames: answer.log, checkpointedFrames: answer.checkpointed };
     }
     this.logger.warn(
-      { reason: answer.type === 'failed' ? answer.message : answer.type },
+      { reason: answer.message },
       'retention: a checkpoint on its own thread failed; the server checkpoints the WAL itself',
     );
     await this.end();
@@ -172,23 +158,5 @@ class WorkerCheckpoints implements SweepCheckpoints {
     if (worker === undefined) return;
     worker.postMessage('close');
     await this.exited;
-  }
-
-  /** The worker's next answer; its death (or an error) reads as a failure. */
-  private answerOf(worker: Worker): Promise<WorkerAnswer> {
-    return new Promise((resolve) => {
-      const settle = (answer: WorkerAnswer) => {
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-        resolve(answer);
-      };
-      const onMessage = (answer: WorkerAnswer) => settle(answer);
-      const onError = (err: Error) => settle({ type: 'failed', message: err.message });
-      const onExit = (code: number) => settle({ type: 'failed', message: `the thread exited (${code})` });
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-    });
   }
 }

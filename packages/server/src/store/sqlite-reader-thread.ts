@@ -15,18 +15,17 @@
  * nothing long holds no thread. If it cannot start (or dies), the read runs on the server's
  * connection, as it would without it.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { startSqliteWorker } from './sqlite-worker.js';
 
 /** How long the thread stays up without reads before it is ended. */
 const IDLE_END_MS = 30_000;
 
 /**
- * The worker's code, run as a CommonJS script so it needs no file next to the compiled one (the
- * sources run under test runners too). It opens the database read-only, answers each read with
+ * The worker's code (sqlite-worker.ts): it opens the database read-only, answers each read with
  * its rows (or the error), and closes the connection on `close`.
  */
 const WORKER_SOURCE = `
@@ -65,11 +64,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
-type WorkerAnswer =
-  | { type: 'ready' }
+type ReadAnswer =
   | { type: 'rows'; seq: number; rows: unknown[] }
-  | { type: 'error'; seq: number; message: string }
-  | { type: 'failed'; message: string };
+  | { type: 'error'; seq: number; message: string };
 
 interface PendingRead {
   resolve: (rows: unknown[]) => void;
@@ -123,32 +120,19 @@ export class SqliteReaderThread {
   }
 
   private async start(): Promise<Worker | undefined> {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-        file: this.file,
-        busyTimeoutMs: this.busyTimeoutMs,
-      },
+    const started = await startSqliteWorker(WORKER_SOURCE, {
+      file: this.file,
+      busyTimeoutMs: this.busyTimeoutMs,
     });
-    // Never what keeps the process alive.
-    worker.unref();
-    const ready = await new Promise<boolean>((resolve) => {
-      worker.once('message', (answer: WorkerAnswer) => resolve(answer.type === 'ready'));
-      worker.once('error', () => resolve(false));
-    });
-    if (!ready) {
-      await worker.terminate();
-      return undefined;
-    }
-    worker.on('message', (answer: WorkerAnswer) => this.answered(answer));
+    if ('failure' in started) return undefined;
+    const { worker } = started;
+    worker.on('message', (answer: ReadAnswer) => this.answered(answer));
     worker.on('error', (err) => this.lost(worker, err));
     worker.on('exit', (code) => this.lost(worker, new Error(`the reader thread exited (${code})`)));
     return worker;
   }
 
-  private answered(answer: WorkerAnswer): void {
-    if (answer.type !== 'rows' && answer.type !== 'error') return;
+  private answered(answer: ReadAnswer): void {
     const read = this.pending.get(answer.seq);
     if (read === undefined) return;
     this.pending.delete(answer.seq);

@@ -1,0 +1,62 @@
+/**
+ * Worker threads with a SQLite connection of their own (the reports' reader thread, the retention
+ * sweep's checkpoint thread): how one is started and how its answers are awaited.
+ *
+ * The worker's code is CommonJS run with `eval`, so it needs no file next to the compiled one
+ * (the sources run under test runners too). It gets `workerData.driver`, the path of
+ * better-sqlite3 to `require`, beside what the caller passes, opens the database and posts
+ * `{ type: 'ready' }`, or `{ type: 'failed', message }` when it cannot.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** What a worker answers when it could not do what it was asked (or died). */
+export interface WorkerFailure {
+  type: 'failed';
+  message: string;
+}
+
+/** A started worker, with a promise of its exit; or why it did not start. */
+export type SqliteWorkerStart = { worker: Worker; exited: Promise<void> } | { failure: string };
+
+/**
+ * Starts `source` on a worker thread that never keeps the process alive, and waits for its first
+ * answer: `ready` gives the worker, anything else (a failure, an error, an exit) ends it.
+ */
+export async function startSqliteWorker(
+  source: string,
+  workerData: Record<string, unknown>,
+): Promise<SqliteWorkerStart> {
+  const worker = new Worker(source, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), ...workerData },
+  });
+  worker.unref();
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const answer = await nextAnswer<{ type: string }>(worker);
+  if (answer.type === 'ready') return { worker, exited };
+  await worker.terminate();
+  return { failure: isFailure(answer) ? answer.message : answer.type };
+}
+
+/** The worker's next message; an error or its exit reads as a failure. */
+export function nextAnswer<A>(worker: Worker): Promise<A | WorkerFailure> {
+  return new Promise((resolve) => {
+    const settle = (answer: A | WorkerFailure) => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      resolve(answer);
+    };
+    const onMessage = (answer: A) => settle(answer);
+    const onError = (err: Error) => settle({ type: 'failed', message: err.message });
+    const onExit = (code: number) => settle({ type: 'failed', message: `the thread exited (${code})` });
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+function isFailure(answer: { type: string }): answer is WorkerFailure {
+  return answer.type === 'failed' && typeof (answer as { message?: unknown }).message === 'string';
+}
