@@ -3,7 +3,7 @@
  * context that authenticates (the REST API, `/metrics`), whether or not a cookie plugin is
  * registered there.
  */
-import { parse, serialize } from 'cookie';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const SESSION_COOKIE = 'tw_session';
@@ -17,7 +17,9 @@ export function setSessionCookie(
 ): void {
   reply.header(
     'set-cookie',
-    serialize(SESSION_COOKIE, sessionId, {
+    stringifySetCookie({
+      name: SESSION_COOKIE,
+      value: sessionId,
       path: '/',
       expires: new Date(expiresAt),
       httpOnly: true,
@@ -31,7 +33,7 @@ export function setSessionCookie(
 export function readSessionCookie(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
   if (header === undefined) return undefined;
-  const value = parse(header)[SESSION_COOKIE];
+  const value = parseCookie(header)[SESSION_COOKIE];
   return value === undefined || value === '' ? undefined : value;
 }
 

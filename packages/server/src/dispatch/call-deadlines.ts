@@ -4,19 +4,27 @@
  * of one client has the same timeout, so deadlines expire in the order calls started: a FIFO
  * queue with one timer armed for its head is enough.
  *
- * Each call gets a {@link CallDeadline}, which undici accepts as a request `signal` (it takes an
- * EventEmitter-style object: `aborted`, `reason`, `on`/`once`/`removeListener` of `abort`).
+ * Each call gets a {@link CallDeadline}, whose `signal` undici accepts as a request signal: an
+ * EventEmitter-style object (`reason`, `on`/`once`/`removeListener` of `abort`). It must not have
+ * an `aborted` key: undici 8 takes any object with one for a real AbortSignal and hands it to
+ * Node's `addAbortListener`, which refuses it. So the deadline says `timedOut` instead.
  */
+import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 
 export class CallDeadline {
-  aborted = false;
+  timedOut = false;
   reason: Error | undefined;
   /** Set once the call has ended, so an expiry that comes later does nothing. */
   settled = false;
   private listener: (() => void) | null = null;
 
   constructor(readonly expiresAt: number) {}
+
+  /** This deadline as undici's request `signal` (its types name only EventEmitter). */
+  get signal(): EventEmitter {
+    return this as unknown as EventEmitter;
+  }
 
   on(_event: 'abort', listener: () => void): this {
     this.listener = listener;
@@ -40,7 +48,7 @@ export class CallDeadline {
 
   expire(): void {
     if (this.settled) return;
-    this.aborted = true;
+    this.timedOut = true;
     this.reason = new Error('call timed out');
     const listener = this.listener;
     this.listener = null;

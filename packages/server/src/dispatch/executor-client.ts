@@ -261,7 +261,7 @@ export class ExecutorClient {
         method: 'POST',
         headers: this.headersFor(target),
         body: `[${runs.map((run) => run.body).join(',')}]`,
-        signal: deadline,
+        signal: deadline.signal,
       });
       this.noteBatchLimit(target.address, response.headers);
       if (response.statusCode < 200 || response.statusCode > 299) {
@@ -271,11 +271,11 @@ export class ExecutorClient {
       const text = await readCapped(response.body);
       return text === null ? undefined : batchAnswers(text, runs.length);
     } catch (err) {
-      if (deadline.aborted) return failAll('timeout', `timeout after ${this.options.timeoutMs} ms`);
+      if (deadline.timedOut) return failAll('timeout', `timeout after ${this.options.timeoutMs} ms`);
       return failAll('connection', connectionMessage(err));
     } finally {
       deadline.settle();
-      this.slots.release(endpoint.origin, deadline.aborted);
+      this.slots.release(endpoint.origin, deadline.timedOut);
     }
   }
 
@@ -329,18 +329,18 @@ export class ExecutorClient {
         method: 'POST',
         headers: this.headersFor(target),
         body,
-        signal: deadline,
+        signal: deadline.signal,
       });
       this.noteBatchLimit(target.address, response.headers);
       return await readAnswer(call, target.address, response);
     } catch (err) {
-      if (deadline.aborted) {
+      if (deadline.timedOut) {
         return failed(call, target.address, 'timeout', `timeout after ${this.options.timeoutMs} ms`);
       }
       return failed(call, target.address, 'connection', connectionMessage(err));
     } finally {
       deadline.settle();
-      this.slots.release(endpoint.origin, deadline.aborted);
+      this.slots.release(endpoint.origin, deadline.timedOut);
     }
   }
 
