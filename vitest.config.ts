@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'examples/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'examples/test/**/*.test.ts', 'tools/*.test.ts'],
     // Executor tests spawn worker threads and process groups: keep each file in its own process.
     pool: 'forks',
     testTimeout: 30_000,
