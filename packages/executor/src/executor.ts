@@ -356,6 +356,7 @@ export class Executor {
       client,
       appName,
       address,
+      handlerNames: () => this.handlers.keys(),
       intervalMs: this.options.heartbeatIntervalMs,
       logger,
     });

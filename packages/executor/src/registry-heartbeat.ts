@@ -1,8 +1,17 @@
 /**
  * Keeps the executor registered with every configured server: `api/registry` at start and every
- * 30 s (a server counts an address unseen for 90 s as dead), `api/registryRemove` on stop.
+ * 30 s (a server counts an address unseen for 90 s as dead), `api/registryRemove` on stop. Each
+ * registration carries the executor's handler names as of that beat (Tickwheel's optional
+ * `handlers` field, which XXL-JOB admins ignore), so a Tickwheel server can offer them when a job
+ * is written.
  */
-import { BEAT_INTERVAL_MS, executorRegistryParam, type RegistryParam } from '@tickwheel/protocol';
+import {
+  BEAT_INTERVAL_MS,
+  executorRegistryParam,
+  MAX_HANDLER_NAME_LENGTH,
+  MAX_REGISTRY_HANDLERS,
+  type RegistryParam,
+} from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
 import type { ServerCallOutcome, ServerClient } from './server-client.js';
 
@@ -11,6 +20,8 @@ export interface RegistryHeartbeatOptions {
   appName: string;
   /** The executor's base URL as servers should call it (the advertised address). */
   address: string;
+  /** The registered handler names, read at every beat (handlers may be added after start). Default none. */
+  handlerNames?: () => Iterable<string>;
   /** Default 30 s, as XXL-JOB. */
   intervalMs?: number;
   logger?: Logger;
@@ -27,17 +38,23 @@ const REGISTRY_REMOVE_CALL = 'api/registryRemove';
  */
 export class RegistryHeartbeat {
   private readonly client: ServerClient;
-  private readonly param: RegistryParam;
+  private readonly appName: string;
+  private readonly address: string;
+  private readonly handlerNames: () => Iterable<string>;
   private readonly intervalMs: number;
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<ServerCallOutcome[]> | undefined;
   /** Last failure message per server, so an outage is logged when it starts, not every beat. */
   private readonly failing = new Map<string, string>();
+  /** Handler names already warned about as not sent, so each is logged once. */
+  private readonly unsentWarned = new Set<string>();
 
   constructor(options: RegistryHeartbeatOptions) {
     this.client = options.client;
-    this.param = executorRegistryParam(options.appName, options.address);
+    this.appName = options.appName;
+    this.address = options.address;
+    this.handlerNames = options.handlerNames ?? (() => []);
     this.intervalMs = options.intervalMs ?? BEAT_INTERVAL_MS;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
   }
@@ -55,7 +72,7 @@ export class RegistryHeartbeat {
    * shared rather than doubled. Never throws: refusals and unreachable servers are logged.
    */
   beat(): Promise<ServerCallOutcome[]> {
-    this.beating ??= this.client.callEach(REGISTRY_CALL, this.param).then((outcomes) => {
+    this.beating ??= this.client.callEach(REGISTRY_CALL, this.registration()).then((outcomes) => {
       this.beating = undefined;
       this.logOutcomes(outcomes);
       return outcomes;
@@ -73,11 +90,42 @@ export class RegistryHeartbeat {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.beating;
-    const outcomes = await this.client.callEach(REGISTRY_REMOVE_CALL, this.param);
+    const outcomes = await this.client.callEach(
+      REGISTRY_REMOVE_CALL,
+      executorRegistryParam(this.appName, this.address),
+    );
     for (const o of outcomes) {
       if (!o.ok) this.logger.warn({ server: o.address, reason: o.msg }, 'registryRemove was not accepted');
     }
     return outcomes;
+  }
+
+  private registration(): RegistryParam {
+    return executorRegistryParam(this.appName, this.address, this.sendableHandlerNames());
+  }
+
+  /**
+   * The names a registration carries, sorted: the protocol bounds them (a server ignores a
+   * `handlers` field out of bounds), so a name longer than a job's handler field and the names
+   * past the first 1,000 are left out, each logged once. They still run; they are only not
+   * offered in the console.
+   */
+  private sendableHandlerNames(): string[] {
+    const names = [...this.handlerNames()].sort();
+    const fitting = names.filter((name) => name.length <= MAX_HANDLER_NAME_LENGTH);
+    const sent = fitting.slice(0, MAX_REGISTRY_HANDLERS);
+    const unsent = names
+      .filter((name) => name.length > MAX_HANDLER_NAME_LENGTH)
+      .concat(fitting.slice(sent.length));
+    const fresh = unsent.filter((name) => !this.unsentWarned.has(name));
+    if (fresh.length > 0) {
+      for (const name of fresh) this.unsentWarned.add(name);
+      this.logger.warn(
+        { handlers: fresh.slice(0, 10).map((name) => name.slice(0, 80)), count: fresh.length },
+        `handler names not sent with the registration (at most ${MAX_REGISTRY_HANDLERS} names of at most ${MAX_HANDLER_NAME_LENGTH} characters are): they run, but the console does not offer them`,
+      );
+    }
+    return sent;
   }
 
   private logOutcomes(outcomes: ServerCallOutcome[]): void {

@@ -115,6 +115,17 @@ describe('start', () => {
     });
   });
 
+  it("the executor registers the names of its handlers (Tickwheel's handlers field)", async () => {
+    fx = await startExecutor((ex) => ex.handle('sync', async () => {}).handle('audit', async () => {}));
+    await fx.server.waitFor(() => fx!.server.registrations.length >= 1);
+    expect(fx.server.registrations[0]).toEqual({
+      registryGroup: 'EXECUTOR',
+      registryKey: 'test-app',
+      registryValue: fx.address,
+      handlers: ['audit', 'sync'],
+    });
+  });
+
   it('advertisedAddress is what the executor registers', async () => {
     fx = await startExecutor(() => {}, { advertisedAddress: 'http://10.1.2.3:9999/jobs' });
     await fx.server.waitFor(() => fx!.server.registrations.length >= 1);

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
+import { MAX_REGISTRY_HANDLERS } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RegistryHeartbeat } from '../src/registry-heartbeat.js';
@@ -24,7 +25,12 @@ async function server(options: Parameters<typeof startTestServer>[0] = {}): Prom
 
 function heartbeat(
   addresses: string[],
-  options: { intervalMs?: number; logger?: Logger; protocol?: ProtocolGeneration } = {},
+  options: {
+    intervalMs?: number;
+    logger?: Logger;
+    protocol?: ProtocolGeneration;
+    handlerNames?: () => Iterable<string>;
+  } = {},
 ): RegistryHeartbeat {
   const logger = options.logger ?? pino({ level: 'silent' });
   const client = new ServerClient({
@@ -40,6 +46,7 @@ function heartbeat(
     appName: 'orders',
     address: ADDRESS,
     intervalMs: options.intervalMs,
+    handlerNames: options.handlerNames,
     logger,
   });
   heartbeats.push(h);
@@ -139,5 +146,41 @@ describe('RegistryHeartbeat', () => {
     const s = await server({ accessToken: 'other' });
     const outcomes = await heartbeat([s.address]).beat();
     expect(outcomes).toEqual([{ address: s.address, ok: false, msg: 'The access token is wrong.' }]);
+  });
+
+  it('each registration carries the handler names of that moment, sorted; registryRemove carries none', async () => {
+    const s = await server();
+    const names = new Set(['sync', 'audit']);
+    const h = heartbeat([s.address], { intervalMs: 60_000, handlerNames: () => names });
+    await h.beat();
+    names.add('added-later');
+    await h.beat();
+    expect(s.registrations).toEqual([
+      { ...expectedParam, handlers: ['audit', 'sync'] },
+      { ...expectedParam, handlers: ['added-later', 'audit', 'sync'] },
+    ]);
+    h.start();
+    await h.stop();
+    expect(s.removals).toEqual([expectedParam]);
+  });
+
+  it('sends at most 1,000 handler names of at most 255 characters, and warns once about the rest', async () => {
+    const s = await server();
+    const { logger, records } = recordingLogger();
+    const many = Array.from(
+      { length: MAX_REGISTRY_HANDLERS + 2 },
+      (_, i) => `h${String(i).padStart(4, '0')}`,
+    );
+    const long = 'x'.repeat(256);
+    const h = heartbeat([s.address], { intervalMs: 60_000, logger, handlerNames: () => [...many, long] });
+    await h.beat();
+    await h.beat();
+    const sent = s.registrations[0]?.handlers ?? [];
+    expect(sent).toHaveLength(MAX_REGISTRY_HANDLERS);
+    expect(sent.at(-1)).toBe('h0999');
+    expect(s.registrations[1]?.handlers).toEqual(sent);
+    const warnings = records.filter((r) => r.level === 40 && /handler names not sent/.test(r.msg));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ count: 3 });
   });
 });

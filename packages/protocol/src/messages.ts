@@ -175,7 +175,18 @@ export interface RegistryParam {
   registryGroup: string;
   registryKey: string;
   registryValue: string;
+  /**
+   * Tickwheel's optional extension of `api/registry`: the handler names the executor has
+   * registered, so a server can offer them when a job is written. XXL-JOB admins ignore it;
+   * XXL-JOB executors never send it. See `parseRegistryHandlers` for its bounds.
+   */
+  handlers?: string[];
 }
+
+/** The most handler names one registration carries (the `handlers` extension). */
+export const MAX_REGISTRY_HANDLERS = 1_000;
+/** The longest handler name the `handlers` extension carries (a job's handler field holds 255). */
+export const MAX_HANDLER_NAME_LENGTH = 255;
 
 const nonBlank = () => z.string().trim().min(1);
 const registryParamSchema = z.object({
@@ -192,8 +203,51 @@ export function parseRegistryParam(body: unknown): RegistryParam {
   return parseWith(registryParamSchema, body, { what: 'RegistryParam' });
 }
 
-export function executorRegistryParam(appName: string, address: string): RegistryParam {
-  return { registryGroup: REGISTRY_GROUP_EXECUTOR, registryKey: appName, registryValue: address };
+/**
+ * The `handlers` extension of a registry body: undefined when absent or null (every XXL-JOB
+ * executor), else the names as sent, repeats dropped. Throws `TW_ERR_INVALID_FIELD` naming the
+ * field (`handlers`, `handlers[3]`) when it is not an array of at most `MAX_REGISTRY_HANDLERS`
+ * non-blank strings of at most `MAX_HANDLER_NAME_LENGTH` characters. Names are not trimmed: an
+ * executor matches `executorHandler` exactly.
+ */
+export function parseRegistryHandlers(body: unknown): string[] | undefined {
+  const sent =
+    body !== null && typeof body === 'object' ? (body as { handlers?: unknown }).handlers : undefined;
+  if (sent == null) return undefined;
+  if (!Array.isArray(sent)) throw invalidHandlers('handlers', 'must be an array of handler names');
+  if (sent.length > MAX_REGISTRY_HANDLERS) {
+    throw invalidHandlers('handlers', `must hold at most ${MAX_REGISTRY_HANDLERS} names, got ${sent.length}`);
+  }
+  sent.forEach((name: unknown, i) => {
+    if (typeof name !== 'string') throw invalidHandlers(`handlers[${i}]`, 'must be a string');
+    if (name.trim() === '') throw invalidHandlers(`handlers[${i}]`, 'must not be blank');
+    if (name.length > MAX_HANDLER_NAME_LENGTH) {
+      throw invalidHandlers(`handlers[${i}]`, `must be at most ${MAX_HANDLER_NAME_LENGTH} characters`);
+    }
+  });
+  return [...new Set(sent as string[])];
+}
+
+function invalidHandlers(field: string, reason: string): TickwheelError {
+  return new TickwheelError('TW_ERR_INVALID_FIELD', `${field}: ${reason}`, field);
+}
+
+/**
+ * A registry body. `handlers` (Tickwheel's extension) is left out when there are none, so a
+ * body without handlers is byte-for-byte XXL-JOB's.
+ */
+export function executorRegistryParam(
+  appName: string,
+  address: string,
+  handlers: readonly string[] = [],
+): RegistryParam {
+  const param: RegistryParam = {
+    registryGroup: REGISTRY_GROUP_EXECUTOR,
+    registryKey: appName,
+    registryValue: address,
+  };
+  if (handlers.length > 0) param.handlers = [...handlers];
+  return param;
 }
 
 // ---------------------------------------------------------------- callback

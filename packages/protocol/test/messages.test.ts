@@ -6,10 +6,14 @@ import {
   capHandleMsg,
   encodeCallbackBody,
   encodeLogParam,
+  executorRegistryParam,
+  MAX_HANDLER_NAME_LENGTH,
+  MAX_REGISTRY_HANDLERS,
   parseCallbackBody,
   parseKillParam,
   parseLogParam,
   parseLogResult,
+  parseRegistryHandlers,
   parseRegistryParam,
   parseReturnT,
   parseTriggerParam,
@@ -143,6 +147,44 @@ describe('registry and kill', () => {
     );
     expect(err.field).toBe('registryKey');
     expect(err.message).toBe('registryKey: must not be blank');
+  });
+
+  it("a registry body without handlers is XXL-JOB's three fields; with handlers it adds the extension", () => {
+    expect(executorRegistryParam('orders', 'http://h:1/')).toEqual({
+      registryGroup: 'EXECUTOR',
+      registryKey: 'orders',
+      registryValue: 'http://h:1/',
+    });
+    expect(executorRegistryParam('orders', 'http://h:1/', ['a', 'b']).handlers).toEqual(['a', 'b']);
+  });
+
+  it('reads the handlers extension: absent or null is undefined, repeats are dropped, names kept as sent', () => {
+    const base = { registryGroup: 'EXECUTOR', registryKey: 'orders', registryValue: 'http://h:1/' };
+    expect(parseRegistryHandlers(base)).toBeUndefined();
+    expect(parseRegistryHandlers({ ...base, handlers: null })).toBeUndefined();
+    expect(parseRegistryHandlers({ ...base, handlers: [] })).toEqual([]);
+    expect(parseRegistryHandlers({ ...base, handlers: ['b', ' a', 'b'] })).toEqual(['b', ' a']);
+    expect(parseRegistryParam({ ...base, handlers: ['x'] })).toEqual(base);
+  });
+
+  it('refuses a handlers extension out of bounds, naming the field', () => {
+    const tooMany = Array.from({ length: MAX_REGISTRY_HANDLERS + 1 }, (_, i) => `h${i}`);
+    const cases: Array<[unknown, string]> = [
+      ['sync', 'handlers: must be an array of handler names'],
+      [
+        tooMany,
+        `handlers: must hold at most ${MAX_REGISTRY_HANDLERS} names, got ${MAX_REGISTRY_HANDLERS + 1}`,
+      ],
+      [['ok', 7], 'handlers[1]: must be a string'],
+      [['ok', '  '], 'handlers[1]: must not be blank'],
+      [['x'.repeat(MAX_HANDLER_NAME_LENGTH + 1)], 'handlers[0]: must be at most 255 characters'],
+    ];
+    for (const [handlers, message] of cases) {
+      const err = errorOf(() => parseRegistryHandlers({ handlers }));
+      expect(err.message).toBe(message);
+      expect(err.field).toBe(message.slice(0, message.indexOf(':')));
+    }
+    expect(parseRegistryHandlers({ handlers: ['x'.repeat(MAX_HANDLER_NAME_LENGTH)] })).toHaveLength(1);
   });
 
   it('reads a kill body', () => {

@@ -71,6 +71,12 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     expect((await as('PATCH', `/api/v1/jobs/${myJob.id}`, { author: 'me' })).statusCode).toBe(200);
   });
 
+  it("a user cannot read another app's online executors or their handler names", async () => {
+    expectError(await as('GET', `/api/v1/apps/${theirs}/executors`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/apps/${theirs}/handlers`), 403, 'TW_ERR_FORBIDDEN');
+    expect((await as('GET', `/api/v1/apps/${mine}/handlers`)).statusCode).toBe(200);
+  });
+
   it('a user cannot move a job into another app, nor create one there', async () => {
     expectError(await as('PATCH', `/api/v1/jobs/${myJob.id}`, { appId: theirs }), 403, 'TW_ERR_FORBIDDEN');
     expectError(

@@ -1,8 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { createExecutor, type Executor } from '@tickwheel/executor';
 import { APP_NAME_HEADER, type ProtocolGeneration } from '@tickwheel/protocol';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
@@ -161,6 +163,26 @@ describe.each(DIALECTS)('executor registration on %s', (dialect) => {
     expect(await store.registry.listAlive(0, appName)).toEqual([]);
   });
 
+  it('a registration carrying handler names stores them with the registration', async () => {
+    const { appName } = await createAppWithJob(store, Date.now());
+    const body = { ...registryBody(appName, 'http://10.0.2.1:9999/'), handlers: ['b', 'a', 'b'] };
+    expect((await post(server.address, '/api/registry', body)).body.code).toBe(200);
+    expect(await store.registry.listAliveHandlers(0, appName)).toEqual([
+      { address: 'http://10.0.2.1:9999/', handlers: ['b', 'a'] },
+    ]);
+    expect(server.directory.addressesOf(appName)).toHaveLength(1);
+  });
+
+  it('an XXL-JOB registration (no handlers field) is stored with no names', async () => {
+    const { appName } = await createAppWithJob(store, Date.now());
+    expect(
+      (await post(server.address, '/api/registry', registryBody(appName, 'http://10.0.2.2:9999/'))).body,
+    ).toEqual({ code: 200, msg: 'Success', content: null, data: null });
+    expect(await store.registry.listAliveHandlers(0, appName)).toEqual([
+      { address: 'http://10.0.2.2:9999/', handlers: null },
+    ]);
+  });
+
   it('bodies are read as JSON whatever the content type: text/plain, none, or with a charset', async () => {
     const { appName } = await createAppWithJob(store, Date.now());
     const cases: Array<[string | null, string]> = [
@@ -273,5 +295,44 @@ describe('executor API when the store fails', () => {
       await server.close();
       await database.drop();
     }
+  });
+});
+
+describe('a handlers field out of bounds', () => {
+  let database: TestDatabase;
+  let server: ApiServer;
+  const records: Array<{ level: number; msg: string; address?: string; reason?: string }> = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        records.push(JSON.parse(chunk.toString('utf8')));
+        done();
+      },
+    });
+    server = await startApiServer(await database.open(), undefined, pino({ level: 'debug' }, sink));
+  });
+  afterAll(async () => {
+    await server.close();
+    await database.drop();
+  });
+
+  it('is ignored, the registration accepted, and logged once per address and reason', async () => {
+    const body = { ...registryBody('orders', 'http://10.0.3.1:9999/'), handlers: ['ok', ''] };
+    for (let beat = 0; beat < 3; beat++) {
+      expect((await post(server.address, '/api/registry', body)).body.code).toBe(200);
+    }
+    expect(server.directory.addressesOf('orders').map((e) => e.address)).toEqual(['http://10.0.3.1:9999/']);
+    const warnings = () => records.filter((r) => r.level === 40);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatchObject({
+      address: 'http://10.0.3.1:9999/',
+      reason: 'handlers[1]: must not be blank',
+      msg: 'executor registration accepted, its handlers field ignored',
+    });
+    await post(server.address, '/api/registry', { ...body, handlers: 7 });
+    expect(warnings()).toHaveLength(2);
+    expect(warnings()[1]?.reason).toBe('handlers: must be an array of handler names');
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate } from '../src/index.js';
 import { MIGRATIONS } from '../src/store/migrations/index.js';
@@ -40,6 +41,38 @@ describe.each(DIALECTS)('store migrations on %s', (dialect) => {
     expect(applied.flat().sort((x, y) => x - y)).toEqual(expected.map((m) => m.version));
     expect(await a!.db.selectFrom('schema_migrations').selectAll().execute()).toHaveLength(expected.length);
   });
+
+  it('0008 gives the registrations of an older database a handlers column, with no names', async () => {
+    const store = await database.open();
+    await sql`ALTER TABLE registry DROP COLUMN handlers`.execute(store.db);
+    await store.db.deleteFrom('schema_migrations').where('version', '=', 8).execute();
+    await sql`INSERT INTO registry (registry_group, registry_key, registry_value, protocol, updated_at)
+      VALUES ('EXECUTOR', 'orders', 'http://10.0.0.5:9999/', 'G2', 1000)`.execute(store.db);
+
+    expect(await migrate(store)).toEqual([8]);
+
+    expect(await store.registry.listAliveHandlers(0, 'orders')).toEqual([
+      { address: 'http://10.0.0.5:9999/', handlers: null },
+    ]);
+    await store.registry.heartbeat(
+      { group: 'EXECUTOR', key: 'orders', value: 'http://10.0.0.5:9999/' },
+      'G2',
+      2000,
+      ['sync'],
+    );
+    expect(await store.registry.listAliveHandlers(0, 'orders')).toEqual([
+      { address: 'http://10.0.0.5:9999/', handlers: ['sync'] },
+    ]);
+  });
+
+  it.skipIf(dialect === 'sqlite')(
+    '0008 runs again over the column a first run that died before recording it added',
+    async () => {
+      const store = await database.open();
+      await store.db.deleteFrom('schema_migrations').where('version', '=', 8).execute();
+      expect(await migrate(store)).toEqual([8]);
+    },
+  );
 
   it('a store opened with migrate: false does not touch the schema', async () => {
     const store = await database.open({ migrate: false });

@@ -71,6 +71,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apps/{id}/handlers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The handler names the app's online executors registered (the job form's suggestions)
+         * @description Tickwheel executors send their handler names with each registry heartbeat; XXL-JOB executors send none, so a job may name any handler.
+         */
+        get: operations["listAppHandlers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -1180,6 +1200,103 @@ export interface operations {
                             protocol: string;
                             lastBeatAt: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAppHandlers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The handler names the online executors of the app registered, each once, sorted (code-point order) */
+                        items: string[];
+                        /** @description Executors of the app online now */
+                        onlineExecutors: number;
+                        /** @description Those of them that sent their handler names (Tickwheel executors); XXL-JOB executors send none */
+                        reportingExecutors: number;
                     };
                 };
             };

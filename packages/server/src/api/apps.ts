@@ -1,5 +1,6 @@
 /**
- * Apps (XXL-JOB's executor groups): `listApps`, `getApp`, `createApp`, `updateApp`, `deleteApp`.
+ * Apps (XXL-JOB's executor groups): `listApps`, `getApp`, `createApp`, `updateApp`, `deleteApp`,
+ * and what is online for one: `listAppExecutors`, `listAppHandlers`.
  * Creating, changing and deleting apps is for admins; users see the apps they have permission on.
  */
 import type { FastifyInstance } from 'fastify';
@@ -14,6 +15,8 @@ import { conflict, errorResponses, invalidField, notFound } from './errors.js';
 import {
   App,
   AppExecutor,
+  type AppHandlers,
+  AppHandlers as AppHandlersSchema,
   type AppPatchBody,
   AppPatchBody as AppPatchSchema,
   AppQuery,
@@ -104,6 +107,26 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
           }))
           .sort((a, b) => a.address.localeCompare(b.address)),
       };
+    },
+  );
+
+  api.get<{ Params: IdParams }>(
+    '/apps/:id/handlers',
+    {
+      schema: {
+        operationId: 'listAppHandlers',
+        tags: TAGS,
+        summary: "The handler names the app's online executors registered (the job form's suggestions)",
+        description:
+          'Tickwheel executors send their handler names with each registry heartbeat; XXL-JOB executors send none, so a job may name any handler.',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: AppHandlersSchema, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findAccessibleApp(ctx, principalOf(ctx, request), request.params.id);
+      return appHandlers(ctx, row.app_name);
     },
   );
 
@@ -253,6 +276,20 @@ export async function findAccessibleApp(
 export async function onlineAddresses(ctx: ApiContext, appName: string): Promise<RegistryRow[]> {
   const { store, clock, executorDeadAfterMs } = ctx.deps;
   return store.registry.listAlive(clock.now() - executorDeadAfterMs, appName);
+}
+
+/** The union of the handler names the app's online executors sent. */
+async function appHandlers(ctx: ApiContext, appName: string): Promise<AppHandlers> {
+  const { store, clock, executorDeadAfterMs } = ctx.deps;
+  const executors = await store.registry.listAliveHandlers(clock.now() - executorDeadAfterMs, appName);
+  const names = new Set<string>();
+  let reporting = 0;
+  for (const executor of executors) {
+    if (executor.handlers === null) continue;
+    reporting += 1;
+    for (const name of executor.handlers) names.add(name);
+  }
+  return { items: [...names].sort(), onlineExecutors: executors.length, reportingExecutors: reporting };
 }
 
 async function onlineByApp(ctx: ApiContext): Promise<Map<string, string[]>> {

@@ -252,6 +252,20 @@ export const AppExecutor = Type.Object({
 });
 export type AppExecutor = Static<typeof AppExecutor>;
 
+export const AppHandlers = Type.Object({
+  items: Type.Array(Type.String(), {
+    description:
+      'The handler names the online executors of the app registered, each once, sorted (code-point order)',
+  }),
+  onlineExecutors: Type.Integer({ minimum: 0, description: 'Executors of the app online now' }),
+  reportingExecutors: Type.Integer({
+    minimum: 0,
+    description:
+      'Those of them that sent their handler names (Tickwheel executors); XXL-JOB executors send none',
+  }),
+});
+export type AppHandlers = Static<typeof AppHandlers>;
+
 export const NewAppBody = Type.Object(
   {
     appName: AppName,

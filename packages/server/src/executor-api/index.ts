@@ -30,7 +30,7 @@ import type { RegistryRepository } from '../store/index.js';
 import { accessTokenCheck } from './access-token.js';
 import { parseJsonBody } from './body.js';
 import { receiveCallback } from './callback.js';
-import { registerExecutor, unregisterExecutor } from './registry.js';
+import { IgnoredHandlersLog, registerExecutor, unregisterExecutor } from './registry.js';
 import type { ResultRecorder } from './result-recorder.js';
 
 export { broadcastOutcome, settleBroadcastParents } from './broadcast-parents.js';
@@ -76,7 +76,7 @@ export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps)
   }
   const tokenMatches = accessTokenCheck(deps.accessToken);
   const metrics = deps.metrics ?? NO_EXECUTOR_METRICS;
-  const callDeps = { ...deps, metrics };
+  const callDeps = { ...deps, metrics, ignoredHandlers: new IgnoredHandlersLog() };
 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();

@@ -3,10 +3,16 @@
  * leaving (on a graceful stop). A registration is written to the registry table, so every server
  * node sees it, and put into this node's directory at once, so the executor can be dispatched to
  * before the next refresh.
+ *
+ * A Tickwheel executor also sends its handler names (the optional `handlers` field, PROTOCOL.md);
+ * they are stored with the registration for the console's handler suggestions. A `handlers` field
+ * out of bounds is ignored with a warning, never refused: the rest of the body is a valid XXL-JOB
+ * registration, and refusing it would take the executor offline over a convenience.
  */
 import {
   isTickwheelError,
   type ProtocolGeneration,
+  parseRegistryHandlers,
   parseRegistryParam,
   type RegistryParam,
   type ReturnT,
@@ -22,7 +28,27 @@ export interface RegistryCallDeps {
   registry: Pick<RegistryRepository, 'heartbeat' | 'removeEntry'>;
   directory: Pick<ExecutorDirectory, 'markOnline' | 'markOffline'>;
   clock: { now(): number };
-  logger: Pick<Logger, 'info' | 'debug'>;
+  logger: Pick<Logger, 'info' | 'debug' | 'warn'>;
+  /** Addresses already warned about an ignored `handlers` field, with the reason (logged once each). */
+  ignoredHandlers?: IgnoredHandlersLog;
+}
+
+/** Remembers which bad `handlers` fields were logged, so a beat every 30 s does not repeat it. */
+export class IgnoredHandlersLog {
+  private readonly reasons = new Map<string, string>();
+
+  /** True the first time this address sends this reason (and again after it sent a good field). */
+  isNew(address: string, reason: string): boolean {
+    if (this.reasons.get(address) === reason) return false;
+    // Bounded: a long-lived server forgets old entries rather than growing with every address.
+    if (this.reasons.size >= 10_000) this.reasons.clear();
+    this.reasons.set(address, reason);
+    return true;
+  }
+
+  forget(address: string): void {
+    this.reasons.delete(address);
+  }
 }
 
 /**
@@ -37,8 +63,9 @@ export async function registerExecutor(
 ): Promise<ReturnT<null>> {
   const param = registryParamOf(body);
   if (param === null) return returnFail(WireMessages.illegalArgument);
+  const handlers = handlerNamesOf(deps, body, param);
   const now = deps.clock.now();
-  await deps.registry.heartbeat(entryOf(param), protocol, now);
+  await deps.registry.heartbeat(entryOf(param), protocol, now, handlers);
   deps.directory.markOnline(param.registryKey, param.registryValue, protocol, now);
   deps.logger.debug({ app: param.registryKey, address: param.registryValue, protocol }, 'executor heartbeat');
   return returnSuccess(null);
@@ -61,6 +88,24 @@ function registryParamOf(body: unknown): RegistryParam | null {
   } catch (err) {
     if (isTickwheelError(err)) return null;
     throw err;
+  }
+}
+
+/** The `handlers` field of a registration; undefined when absent or out of bounds (logged once). */
+function handlerNamesOf(deps: RegistryCallDeps, body: unknown, param: RegistryParam): string[] | undefined {
+  try {
+    const handlers = parseRegistryHandlers(body);
+    deps.ignoredHandlers?.forget(param.registryValue);
+    return handlers;
+  } catch (err) {
+    if (!isTickwheelError(err)) throw err;
+    if (deps.ignoredHandlers?.isNew(param.registryValue, err.message) ?? true) {
+      deps.logger.warn(
+        { app: param.registryKey, address: param.registryValue, field: err.field, reason: err.message },
+        'executor registration accepted, its handlers field ignored',
+      );
+    }
+    return undefined;
   }
 }
 

@@ -57,7 +57,7 @@ export {
   type OwedAlarmQuery,
   type OwedAlarmRepository,
 } from './owed-alarms.js';
-export type { RegistryEntry, RegistryRepository } from './registry.js';
+export type { RegisteredHandlers, RegistryEntry, RegistryRepository } from './registry.js';
 export type { AppDayFigures, ReportRepository } from './reports.js';
 export {
   type DueRetryQuery,

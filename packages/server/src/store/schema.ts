@@ -33,6 +33,11 @@ export interface RegistryTable {
   /** The protocol generation the executor speaks: G2 | G3 | G4. */
   protocol: string;
   updated_at: number;
+  /**
+   * The handler names the executor sent (Tickwheel's `handlers` registry field) as a JSON array;
+   * NULL when it sent none. Read only by `listAliveHandlers`: it can be large.
+   */
+  handlers: string | null;
 }
 
 /** A job (XXL-JOB's xxl_job_info). */
@@ -304,7 +309,8 @@ export interface Database {
 }
 
 export type AppGroupRow = Selectable<AppGroupTable>;
-export type RegistryRow = Selectable<RegistryTable>;
+/** A registration without its handler names (see `RegistryTable.handlers`). */
+export type RegistryRow = Omit<Selectable<RegistryTable>, 'handlers'>;
 export type JobRow = Selectable<JobTable>;
 export type NewJobRow = Insertable<JobTable>;
 export type JobUpdate = Updateable<JobTable>;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ACCESS_TOKEN_HEADER, JSON_CONTENT_TYPE, type ReturnT } from '@tickwheel/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { registerExecutorApi } from '../../src/executor-api/index.js';
 import { ResultRecorder } from '../../src/executor-api/result-recorder.js';
 import { ExecutorDirectory } from '../../src/executors/directory.js';
@@ -56,6 +56,7 @@ export interface ApiServer {
 export async function startApiServer(
   store: Store,
   clock: { now(): number } = { now: () => Date.now() },
+  logger: Logger = silentLogger,
 ): Promise<ApiServer> {
   const metrics = new RecordingMetrics();
   const hookCalls: FinishedFire[][] = [];
@@ -76,7 +77,7 @@ export async function startApiServer(
     directory,
     recorder,
     clock,
-    logger: silentLogger,
+    logger,
     metrics,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

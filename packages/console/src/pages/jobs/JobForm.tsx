@@ -29,6 +29,7 @@ import type { Job } from '../../api/types';
 import { errorText } from '../../components/ApiErrorAlert';
 import { showFieldError } from '../../components/formErrors';
 import { PageTitle } from '../../components/PageTitle';
+import { HandlerInput } from './HandlerInput';
 import { type Carried, createJobBody, type JobFormValues, jobFields } from './jobValues';
 import {
   ALARM_ON,
@@ -245,7 +246,7 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
                       { max: 255, message: t('tooLong', { max: 255 }) },
                     ]}
                   >
-                    <Input spellCheck={false} autoComplete="off" />
+                    <HandlerInput />
                   </Form.Item>
                 ) : (
                   <Form.Item label={t('fields.script')}>

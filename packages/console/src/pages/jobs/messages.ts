@@ -52,6 +52,7 @@ export default {
     fields: {
       appId: 'App',
       appPlaceholder: 'Choose an app',
+      executorHandlerPlaceholder: "Pick one the app's executors registered, or type any name",
       name: 'Name',
       author: 'Owner',
       scheduleType: 'Schedule type',
@@ -224,6 +225,7 @@ export default {
     fields: {
       appId: '执行器',
       appPlaceholder: '请选择执行器',
+      executorHandlerPlaceholder: '选择在线执行器注册的 JobHandler，或输入任意名称',
       name: '任务名称',
       author: '负责人',
       scheduleType: '调度类型',

@@ -12,6 +12,7 @@ import mysqlUsersAudit from './mysql/0004_users_audit.js';
 import mysqlReportsRetention from './mysql/0005_reports_retention.js';
 import mysqlOwedChildrenAlarms from './mysql/0006_owed_children_alarms.js';
 import mysqlTriggerAddresses from './mysql/0007_trigger_addresses.js';
+import mysqlRegistryHandlers from './mysql/0008_registry_handlers.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -19,6 +20,7 @@ import postgresUsersAudit from './postgres/0004_users_audit.js';
 import postgresReportsRetention from './postgres/0005_reports_retention.js';
 import postgresOwedChildrenAlarms from './postgres/0006_owed_children_alarms.js';
 import postgresTriggerAddresses from './postgres/0007_trigger_addresses.js';
+import postgresRegistryHandlers from './postgres/0008_registry_handlers.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -26,6 +28,7 @@ import sqliteUsersAudit from './sqlite/0004_users_audit.js';
 import sqliteReportsRetention from './sqlite/0005_reports_retention.js';
 import sqliteOwedChildrenAlarms from './sqlite/0006_owed_children_alarms.js';
 import sqliteTriggerAddresses from './sqlite/0007_trigger_addresses.js';
+import sqliteRegistryHandlers from './sqlite/0008_registry_handlers.js';
 
 export interface Migration {
   version: number;
@@ -42,6 +45,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 5, name: 'reports_retention', sql: sqliteReportsRetention },
     { version: 6, name: 'owed_children_alarms', sql: sqliteOwedChildrenAlarms },
     { version: 7, name: 'trigger_addresses', sql: sqliteTriggerAddresses },
+    { version: 8, name: 'registry_handlers', sql: sqliteRegistryHandlers },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -51,6 +55,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 5, name: 'reports_retention', sql: postgresReportsRetention },
     { version: 6, name: 'owed_children_alarms', sql: postgresOwedChildrenAlarms },
     { version: 7, name: 'trigger_addresses', sql: postgresTriggerAddresses },
+    { version: 8, name: 'registry_handlers', sql: postgresRegistryHandlers },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -60,6 +65,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 5, name: 'reports_retention', sql: mysqlReportsRetention },
     { version: 6, name: 'owed_children_alarms', sql: mysqlOwedChildrenAlarms },
     { version: 7, name: 'trigger_addresses', sql: mysqlTriggerAddresses },
+    { version: 8, name: 'registry_handlers', sql: mysqlRegistryHandlers },
   ],
 };
 
