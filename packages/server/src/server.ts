@@ -123,6 +123,7 @@ async function startOnStore(
     callbackResult: () => {},
     fireFinished: () => {},
     executorsOnline: (count) => metrics.setExecutorsOnline(count),
+    authFailure: (path) => metrics.executorAuthFailed(path),
   };
 
   // The dispatcher's broadcast hook creates the shard records through the pipeline, which in
