@@ -147,7 +147,9 @@ async function startOnStore(
   pipeline = new FirePipeline({
     store,
     dispatcher,
-    executors: { addressesOf: (app) => directory.addressesOf(app.app_name) },
+    executors: {
+      addressesOf: (app) => directory.addressesOfApp(app),
+    },
     clock,
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,

@@ -677,7 +677,7 @@ export interface operations {
                             addressType: "AUTO" | "MANUAL";
                             /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                             addressList: string[];
-                            /** @description Addresses with a live registry heartbeat */
+                            /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                             onlineAddresses: string[];
                             createdAt: number;
                             updatedAt: number;
@@ -759,7 +759,7 @@ export interface operations {
                         addressType: "AUTO" | "MANUAL";
                         /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                         addressList: string[];
-                        /** @description Addresses with a live registry heartbeat */
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
                         createdAt: number;
                         updatedAt: number;
@@ -861,7 +861,7 @@ export interface operations {
                         addressType: "AUTO" | "MANUAL";
                         /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                         addressList: string[];
-                        /** @description Addresses with a live registry heartbeat */
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
                         createdAt: number;
                         updatedAt: number;
@@ -1078,7 +1078,7 @@ export interface operations {
                         addressType: "AUTO" | "MANUAL";
                         /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                         addressList: string[];
-                        /** @description Addresses with a live registry heartbeat */
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
                         createdAt: number;
                         updatedAt: number;
