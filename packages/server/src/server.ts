@@ -149,6 +149,7 @@ async function startOnStore(
     dispatcher,
     executors: {
       addressesOf: (app) => directory.addressesOfApp(app),
+      generationOf: (app, address) => directory.generationOf(app.app_name, address),
     },
     clock,
     logger: logger.child({ part: 'pipeline' }),
