@@ -39,7 +39,7 @@ describe('console: apps', () => {
     await expect(row.textContent()).resolves.toContain('Console e2e');
     await expect(row.textContent()).resolves.toContain('Automatic');
     await expect(appRow(page, 'billing-workers').textContent()).resolves.toMatch(
-      /Billing workers.*Manual.*0/,
+      /Billing workers.*Manual.*2/,
     );
     await expect(page.getByTestId(`online-${APP_NAME}`).textContent()).resolves.toBe('1');
 

@@ -3,6 +3,9 @@
  * `trigger`, `kill`, `log`), matched exactly as XXL-JOB matches them, behind the access token.
  * Every answer is HTTP 200 with a ReturnT body carrying its payload under `content` and `data`.
  *
+ * In G4 (XXL-JOB 3.5) every call must carry the `XXL-JOB-APPNAME` header too, as a 3.5 executor
+ * requires: a server that calls it the 2.x way is refused, not silently served.
+ *
  * Tickwheel's own `runBatch` takes many triggers in one request (a server under load sends the
  * runs of one turn together): each is decided exactly as its own `run` would be, in order, and
  * the answer lists their ReturnT codes and messages. Every answer announces it in the
@@ -12,6 +15,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import {
+  APP_NAME_HEADER,
   type IdleBeatParam,
   isTickwheelError,
   JSON_CONTENT_TYPE,
@@ -48,6 +52,11 @@ export interface EndpointOptions {
   calls: ExecutorCalls;
   logger: Logger;
   maxBodyBytes?: number;
+  /**
+   * Refuse a call without the `XXL-JOB-APPNAME` header, as an XXL-JOB 3.5 executor does (the
+   * executor speaks G4). Default false.
+   */
+  requireAppName?: boolean;
 }
 
 /** Serves one request whose call path (the URL after the mount prefix) is `callPath`. */
@@ -73,6 +82,7 @@ export interface RunAnswer {
 }
 
 const ACCESS_TOKEN_HEADER_LOWER = 'xxl-job-access-token';
+const APP_NAME_HEADER_LOWER = APP_NAME_HEADER.toLowerCase();
 
 export function createEndpoint(options: EndpointOptions): Endpoint {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -90,6 +100,9 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     if (req.method !== 'POST') return answer(res, returnFail(WireMessages.methodNotSupported));
     if (!tokenMatches(expectedDigest, req.headers[ACCESS_TOKEN_HEADER_LOWER])) {
       return answer(res, returnFail(WireMessages.wrongToken));
+    }
+    if (options.requireAppName && !hasAppName(req.headers[APP_NAME_HEADER_LOWER])) {
+      return answer(res, returnFail(WireMessages.appNameMissing));
     }
     const call = Object.hasOwn(CALL_PATHS, callPath) ? CALL_PATHS[callPath] : undefined;
     if (!call) return answer(res, returnFail(WireMessages.uriNotFound(callPath)));
@@ -259,4 +272,8 @@ function parseJson(text: string): unknown {
       `invalid request, malformed JSON body: ${(err as Error).message}`,
     );
   }
+}
+
+function hasAppName(header: string | string[] | undefined): boolean {
+  return typeof header === 'string' && header.trim() !== '';
 }

@@ -123,6 +123,7 @@ export class Executor {
     });
     this.endpoint = createEndpoint({
       accessToken: this.options.accessToken,
+      requireAppName: this.options.protocol === 'G4',
       logger,
       calls: {
         run: (trigger) => this.acceptRun(trigger),

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   ACCESS_TOKEN_HEADER,
+  APP_NAME_HEADER,
   MAX_BODY_BYTES,
   MAX_RUN_BATCH,
   RUN_BATCH_HEADER,
@@ -145,6 +146,49 @@ describe('request bodies', () => {
       code: 500,
       msg: `invalid request, body larger than ${MAX_BODY_BYTES} bytes.`,
     });
+  });
+});
+
+describe('an executor speaking G4 (XXL-JOB 3.5)', () => {
+  let g4: ExecutorFixture;
+  const ran: number[] = [];
+  beforeEach(async () => {
+    g4 = await startExecutor(
+      (ex) =>
+        ex.handle('hello', (ctx) => {
+          ran.push(ctx.logId);
+        }),
+      { protocol: 'G4' },
+    );
+  });
+  afterEach(async () => {
+    await g4.close();
+  });
+
+  it.each([
+    'run',
+    'trigger',
+    'beat',
+    'kill',
+  ])('refuses %s without the XXL-JOB-APPNAME header, as a 3.5 executor does, and runs nothing', async (call) => {
+    const logId = freshLogId();
+    const answer = await g4.call(call, call === 'kill' ? { jobId: 1 } : trigger({ logId }));
+    expect(answer.returnT).toMatchObject({ code: 500, msg: WireMessages.appNameMissing });
+    expect(answer.returnT.msg).toBe('invalid request, accessToken or appname is empty.');
+    expect(ran).not.toContain(logId);
+  });
+
+  it('runs a trigger that carries the XXL-JOB-APPNAME header', async () => {
+    const logId = freshLogId();
+    const answer = await g4.call('trigger', trigger({ logId }), {
+      headers: { [APP_NAME_HEADER]: 'test-app' },
+    });
+    expect(answer.returnT.code).toBe(200);
+    expect(await g4.server.callbackFor(logId)).toMatchObject({ handleCode: 200 });
+  });
+
+  it('a G2 executor (the default) takes calls without the header', async () => {
+    expect((await fx.call('beat')).returnT.code).toBe(200);
   });
 });
 

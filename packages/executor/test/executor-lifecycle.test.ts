@@ -7,7 +7,7 @@ import { readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createExecutor, type ExecutorOptions } from '@tickwheel/executor';
-import { isTickwheelError, type TickwheelError } from '@tickwheel/protocol';
+import { APP_NAME_HEADER, isTickwheelError, type TickwheelError } from '@tickwheel/protocol';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
@@ -150,7 +150,10 @@ describe('results by protocol generation', () => {
   it('a G4 executor sends results as {callbackList} with logDateTime and the app name header', async () => {
     fx = await startExecutor((ex) => ex.handle('hello', async () => 'hi'), { protocol: 'G4' });
     const logId = freshLogId();
-    await fx.call('trigger', trigger({ logId, logDateTime: 1_700_000_000_000 }));
+    // As a 3.5 admin calls it: with the app name header (a G4 executor refuses a call without it).
+    await fx.call('trigger', trigger({ logId, logDateTime: 1_700_000_000_000 }), {
+      headers: { [APP_NAME_HEADER]: 'test-app' },
+    });
     await fx.server.callbackFor(logId);
     const request = fx.server.requests.find((r) => r.path === '/api/callback')!;
     expect(request.body).toEqual({

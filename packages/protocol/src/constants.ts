@@ -28,6 +28,8 @@ export const WireMessages = {
   methodNotSupported: 'invalid request, HttpMethod not support.',
   uriNotFound: (path: string) => `invalid request, uri-mapping(${path}) not found.`,
   illegalArgument: 'Illegal Argument.',
+  /** XXL-JOB 3.5's answer to a call without both the token and the `XXL-JOB-APPNAME` header. */
+  appNameMissing: 'invalid request, accessToken or appname is empty.',
   handlerNotFound: (name: string) => `job handler [${name}] not found.`,
   repeatTrigger: (logId: number) => `repeat trigger job, logId:${logId}`,
   discardLater: 'block strategy effect：Discard Later',

@@ -62,6 +62,7 @@ describe('invalid cron expressions', () => {
     ['0/0 * * * * ?', "second step '0' in '0/0' must be a whole number from 1 to 59"],
     ['0/60 * * * * ?', "second step '60' in '0/60' must be a whole number from 1 to 59"],
     ['0 0 ? * * *', "'?' is only allowed in day-of-month and day-of-week (hour)"],
+    ['0 0 0 ? * ?', "'?' may stand in only one of day-of-month and day-of-week"],
     ['0 0 0 L,15 * ?', "day-of-month 'L,15': L and W cannot be combined with other days"],
     ['0 0 0 L-31 * ?', "day-of-month 'L-31': the offset from the last day must be at most 30"],
     ['0 0 0 15X * ?', "day-of-month value '15X' is not a number"],

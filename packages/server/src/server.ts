@@ -123,6 +123,7 @@ async function startOnStore(
     callbackResult: () => {},
     fireFinished: () => {},
     executorsOnline: (count) => metrics.setExecutorsOnline(count),
+    authFailure: (path) => metrics.executorAuthFailed(path),
   };
 
   // The dispatcher's broadcast hook creates the shard records through the pipeline, which in
@@ -146,7 +147,10 @@ async function startOnStore(
   pipeline = new FirePipeline({
     store,
     dispatcher,
-    executors: { addressesOf: (app) => directory.addressesOf(app.app_name) },
+    executors: {
+      addressesOf: (app) => directory.addressesOfApp(app),
+      generationOf: (app, address) => directory.generationOf(app.app_name, address),
+    },
     clock,
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,

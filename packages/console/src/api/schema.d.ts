@@ -697,7 +697,7 @@ export interface operations {
                             addressType: "AUTO" | "MANUAL";
                             /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                             addressList: string[];
-                            /** @description Addresses with a live registry heartbeat */
+                            /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                             onlineAddresses: string[];
                             createdAt: number;
                             updatedAt: number;
@@ -779,7 +779,7 @@ export interface operations {
                         addressType: "AUTO" | "MANUAL";
                         /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                         addressList: string[];
-                        /** @description Addresses with a live registry heartbeat */
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
                         createdAt: number;
                         updatedAt: number;
@@ -881,7 +881,7 @@ export interface operations {
                         addressType: "AUTO" | "MANUAL";
                         /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                         addressList: string[];
-                        /** @description Addresses with a live registry heartbeat */
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
                         createdAt: number;
                         updatedAt: number;
@@ -1098,7 +1098,7 @@ export interface operations {
                         addressType: "AUTO" | "MANUAL";
                         /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
                         addressList: string[];
-                        /** @description Addresses with a live registry heartbeat */
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
                         createdAt: number;
                         updatedAt: number;

@@ -97,6 +97,13 @@ export function parseQuartzCron(expression: string): QuartzCron {
   const hourPart = plainField(hour, HOUR);
   const dom = domGiven ? parseDayOfMonth(dayOfMonth) : { pattern: '*', lastDayOffset: undefined };
   const monthPart = plainField(month, MONTH);
+  if (dayOfMonth === '?' && dayOfWeek === '?') {
+    // Quartz refuses it too: `?` means "the other day field decides", so two of them leave no
+    // day rule at all rather than "every day" (write `*` in one of them for that).
+    throw invalidCron(
+      "'?' may stand in only one of day-of-month and day-of-week; give the other a value or *",
+    );
+  }
   const dowPart = dowGiven ? parseDayOfWeek(dayOfWeek) : '*';
   const years = year === '*' ? undefined : expandField(year, YEAR);
   if (domGiven && dowGiven) {

@@ -63,7 +63,12 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         total = permitted.length;
       }
       const online = await onlineByApp(ctx);
-      return { items: rows.map((row) => toApp(row, online.get(row.app_name) ?? [])), total, limit, offset };
+      return {
+        items: rows.map((row) => toApp(row, dispatchAddresses(row, online.get(row.app_name) ?? []))),
+        total,
+        limit,
+        offset,
+      };
     },
   );
 
@@ -307,8 +312,19 @@ async function appResource(ctx: ApiContext, row: AppGroupRow): Promise<App> {
   const online = await onlineAddresses(ctx, row.app_name);
   return toApp(
     row,
-    online.map((entry) => entry.registry_value),
+    dispatchAddresses(
+      row,
+      online.map((entry) => entry.registry_value),
+    ),
   );
+}
+
+/**
+ * The addresses the app's fires go to: its registered, alive executors (AUTO), or its typed list
+ * (MANUAL: as in XXL-JOB, those executors are called without registering).
+ */
+function dispatchAddresses(row: AppGroupRow, registered: string[]): string[] {
+  return row.address_type === 'MANUAL' ? splitAddressList(row.address_list) : registered;
 }
 
 function toApp(row: AppGroupRow, online: string[]): App {

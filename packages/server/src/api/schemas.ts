@@ -239,7 +239,10 @@ export const App = Type.Object({
   addressList: Type.Array(Type.String(), {
     description: 'MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote',
   }),
-  onlineAddresses: Type.Array(Type.String(), { description: 'Addresses with a live registry heartbeat' }),
+  onlineAddresses: Type.Array(Type.String(), {
+    description:
+      "Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering)",
+  }),
   createdAt: EpochMs,
   updatedAt: EpochMs,
 });

@@ -16,7 +16,7 @@
  * Nothing here holds a transaction across a call to an executor: loads and marks are short
  * statements before and after the network.
  */
-import type { RouteStrategy, TriggerType } from '@tickwheel/protocol';
+import type { ProtocolGeneration, RouteStrategy, TriggerType } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
 import { nextFixDelayFireAt, scheduleOf } from '../scheduling/misfire.js';
@@ -31,6 +31,12 @@ import { MarkBatcher } from './mark-batcher.js';
 export interface AppExecutors {
   /** The app's executors: its online registry entries (AUTO) or its typed address list (MANUAL). */
   addressesOf(app: AppGroupRow): readonly ExecutorAddress[] | Promise<readonly ExecutorAddress[]>;
+  /**
+   * The protocol generation an address of the app is known to speak (from its registration),
+   * or undefined when none is known. An override address is spoken to in it; without this, or
+   * for an unknown address, in G2.
+   */
+  generationOf?(app: AppGroupRow, address: string): ProtocolGeneration | undefined;
 }
 
 export interface FirePipelineOptions {
@@ -372,8 +378,12 @@ export class FirePipeline implements DueFireSink {
     this.dispatching.set(fire.id, fire);
     if (fire.claim_job_id !== null) this.rememberScheduleType(fire.id, job);
     try {
-      // The override list replaces the online ones, so the online list is not even read then.
-      const addresses = sending.addressOverride?.length ? [] : await executors.addressesOf(app);
+      // The override list replaces the online ones, so the online list is not even read then;
+      // each override address is spoken to in the generation known for it (a 3.5 executor
+      // refuses the 2.x `run`).
+      const addresses = sending.addressOverride?.length
+        ? overrideTargets(app, sending.addressOverride, executors)
+        : await executors.addressesOf(app);
       const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, sending), addresses);
       // A stop that ran out of time closed the connections under this send: it did not happen.
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
@@ -459,6 +469,19 @@ function withStoredOverride(fire: DueFire, request: DispatchRequest, logger: Log
     'the stored address list of a fire does not read; routing it',
   );
   return request;
+}
+
+/** The override addresses as executors, each with the generation known for it (G2 when none is). */
+function overrideTargets(
+  app: AppGroupRow,
+  addresses: readonly string[],
+  executors: AppExecutors,
+): ExecutorAddress[] {
+  return addresses.map((address) => ({
+    address,
+    protocol: executors.generationOf?.(app, address) ?? 'G2',
+    appName: app.app_name,
+  }));
 }
 
 function toDispatch(fire: DueFire, job: DueJob, app: AppGroupRow, request: DispatchRequest): FireToDispatch {

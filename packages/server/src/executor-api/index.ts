@@ -8,6 +8,8 @@
  *   token in constant time (`The access token is wrong.`), path (`invalid request,
  *   uri-mapping(<call>) not found.`, `<call>` being the segment after `/api/` as in XXL-JOB's
  *   `/api/{uri}` mapping), then the body (malformed JSON → code 500 saying so).
+ * - A wrong token is counted (`authFailure`, by path) and logged at warn level, at most once a
+ *   minute per remote address, with the address and the path but never the token.
  * - Bodies are read as UTF-8 JSON whatever the content type (XXL-JOB clients send
  *   `application/json;charset=UTF-8`; others send `text/plain` or nothing), up to 5 MiB.
  */
@@ -28,6 +30,7 @@ import type { ExecutorDirectory } from '../executors/directory.js';
 import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from '../executors/metrics.js';
 import type { RegistryRepository } from '../store/index.js';
 import { accessTokenCheck } from './access-token.js';
+import { AuthFailureLog } from './auth-failures.js';
 import { parseJsonBody } from './body.js';
 import { receiveCallback } from './callback.js';
 import { IgnoredHandlersLog, registerExecutor, unregisterExecutor } from './registry.js';
@@ -51,7 +54,7 @@ export interface ExecutorApiDeps {
   recorder: Pick<ResultRecorder, 'record'>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
-  metrics?: Pick<ExecutorMetrics, 'callbackResult'>;
+  metrics?: Pick<ExecutorMetrics, 'callbackResult' | 'authFailure'>;
 }
 
 type Call = 'registry' | 'registryRemove' | 'callback';
@@ -77,6 +80,7 @@ export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps)
   const tokenMatches = accessTokenCheck(deps.accessToken);
   const metrics = deps.metrics ?? NO_EXECUTOR_METRICS;
   const callDeps = { ...deps, metrics, ignoredHandlers: new IgnoredHandlersLog() };
+  const authFailures = new AuthFailureLog({ clock: deps.clock, logger: deps.logger });
 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -100,6 +104,11 @@ export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps)
     if (call === REST_SEGMENT) return reply.callNotFound();
     if (request.method !== 'POST') return answer(reply, returnFail(WireMessages.methodNotSupported));
     if (!tokenMatches(request.headers[ACCESS_TOKEN_HEADER_LOWER])) {
+      // The label is the call's path only for the calls that exist, so a scan of made-up paths
+      // cannot add series without end.
+      const path = CALLS.has(call) ? `/api/${call}` : 'other';
+      metrics.authFailure(path);
+      authFailures.record(request.ip, path);
       return answer(reply, returnFail(WireMessages.wrongToken));
     }
     if (!CALLS.has(call)) return answer(reply, returnFail(WireMessages.uriNotFound(call)));

@@ -72,9 +72,10 @@ export class ExecutorDirectory {
 
   /**
    * The executors a fire of this app may be dispatched to, sorted by address: the registered,
-   * alive ones for an AUTO app (and for a name no app has yet), the typed list for a MANUAL app.
-   * A manual address that also registered keeps the generation it registered with; others are
-   * spoken to in G2, which every Tickwheel executor and every pre-3.5 XXL-JOB executor takes.
+   * alive ones for an AUTO app (and for a name no app has yet), the typed list for a MANUAL app
+   * (its executors need not register, as in XXL-JOB). A manual address that also registered
+   * (under any app name) keeps the generation it registered with; others are spoken to in G2,
+   * which every Tickwheel executor and every pre-3.5 XXL-JOB executor takes.
    */
   addressesOf(appName: string): readonly ExecutorAddress[] {
     let list = this.dispatchLists.get(appName);
@@ -83,6 +84,39 @@ export class ExecutorDirectory {
       this.dispatchLists.set(appName, list);
     }
     return list;
+  }
+
+  /**
+   * `addressesOf` for an app row read just now: its address type and list are taken from the row,
+   * not from the last refresh, so a MANUAL app (or a list) created or changed a moment ago on any
+   * node is dispatched to at once. The fire pipeline reads the app with each fire and asks this.
+   */
+  addressesOfApp(app: AppAddressing): readonly ExecutorAddress[] {
+    if (app.address_type !== 'MANUAL') return this.addressesOf(app.app_name);
+    const known = this.apps.get(app.app_name);
+    if (known?.addressType === 'MANUAL' && known.addressList === app.address_list) {
+      return this.addressesOf(app.app_name);
+    }
+    return this.manualDispatchList(app.app_name, app.address_list);
+  }
+
+  /**
+   * The protocol generation an address is known to speak: the one it registered with under
+   * `appName`, else under any app (a MANUAL app may list an executor registered elsewhere), else
+   * undefined. A trailing slash does not make another address.
+   */
+  generationOf(appName: string, address: string): ProtocolGeneration | undefined {
+    for (const spelling of spellingsOf(address)) {
+      const own = this.registered.get(appName)?.get(spelling);
+      if (own !== undefined) return own.protocol;
+    }
+    for (const entries of this.registered.values()) {
+      for (const spelling of spellingsOf(address)) {
+        const other = entries.get(spelling);
+        if (other !== undefined) return other.protocol;
+      }
+    }
+    return undefined;
   }
 
   /** `addressesOf` by app id; empty for an id the last refresh did not see. */
@@ -203,20 +237,22 @@ export class ExecutorDirectory {
   private buildDispatchList(appName: string): readonly ExecutorAddress[] {
     const app = this.apps.get(appName);
     if (app?.addressType !== 'MANUAL') return this.registeredOf(appName);
-    return manualAddresses(app.addressList)
-      .map((address) => ({ address, protocol: this.registeredGeneration(appName, address), appName }))
-      .sort(byAddress);
+    return this.manualDispatchList(appName, app.addressList);
   }
 
-  private registeredGeneration(appName: string, address: string): ProtocolGeneration {
-    const own = this.registered.get(appName)?.get(address);
-    if (own !== undefined) return own.protocol;
-    for (const entries of this.registered.values()) {
-      const other = entries.get(address);
-      if (other !== undefined) return other.protocol;
-    }
-    return 'G2';
+  private manualDispatchList(appName: string, addressList: string | null): ExecutorAddress[] {
+    return manualAddresses(addressList)
+      .map((address) => ({ address, protocol: this.generationOf(appName, address) ?? 'G2', appName }))
+      .sort(byAddress);
   }
+}
+
+/** What `addressesOfApp` reads of an app row. */
+export type AppAddressing = Pick<AppGroupRow, 'app_name' | 'address_type' | 'address_list'>;
+
+/** An address as given, then with its trailing slash added or dropped. */
+function spellingsOf(address: string): [string, string] {
+  return [address, address.endsWith('/') ? address.slice(0, -1) : `${address}/`];
 }
 
 /** The addresses of a stored comma-separated list, trimmed, blanks and repeats dropped. */

@@ -11,6 +11,8 @@ export interface ExecutorMetrics {
   fireFinished(status: FinishedStatus): void;
   /** Distinct executor addresses online now, over all apps. */
   executorsOnline(count: number): void;
+  /** A call to the executor API with a wrong access token, by path (`/api/registry`, ... or `other`). */
+  authFailure(path: string): void;
 }
 
 /** Metrics that go nowhere, for callers (and tests) that do not export any. */
@@ -18,4 +20,5 @@ export const NO_EXECUTOR_METRICS: ExecutorMetrics = {
   callbackResult: () => {},
   fireFinished: () => {},
   executorsOnline: () => {},
+  authFailure: () => {},
 };

@@ -10,6 +10,8 @@
  * - `tickwheel_fire_lateness_seconds` — histogram of dispatch time minus the time the fire was due
  * - `tickwheel_dispatch_latency_seconds{lane}` — histogram of the `run` call's duration
  * - `tickwheel_results_total{handle_code}` — run results recorded, by handle code (200, 500, 502, ...)
+ * - `tickwheel_executor_auth_failures_total{path}` — executor API calls refused for a wrong access
+ *   token, by path (`/api/registry`, `/api/registryRemove`, `/api/callback`, or `other`)
  * - `tickwheel_executors_online` — executor addresses with a live registry heartbeat
  * - `tickwheel_wheel_size` — claimed fires waiting in this node's wheel
  * - `tickwheel_shards_owned` — shard leases this node holds
@@ -47,6 +49,8 @@ export interface Metrics {
   fireDispatched(fire: DispatchedFire): void;
   /** One run result recorded, by its handle code. */
   resultRecorded(handleCode: number): void;
+  /** One executor API call refused for a wrong access token, by path. */
+  executorAuthFailed(path: string): void;
   /** The executor addresses online now (set by the registry monitor). */
   setExecutorsOnline(count: number): void;
   /** The fires waiting in the wheel (when no `wheelSize` source was given). */
@@ -101,6 +105,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['handle_code'] as const,
     registers: [registry],
   });
+  const executorAuthFailures = new Counter({
+    name: 'tickwheel_executor_auth_failures_total',
+    help: 'Executor API calls refused for a wrong access token, by path',
+    labelNames: ['path'] as const,
+    registers: [registry],
+  });
   const executorsOnline = new Gauge({
     name: 'tickwheel_executors_online',
     help: 'Executor addresses with a live registry heartbeat',
@@ -128,6 +138,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     resultRecorded(handleCode) {
       results.inc({ handle_code: String(handleCode) });
+    },
+    executorAuthFailed(path) {
+      executorAuthFailures.inc({ path });
     },
     setExecutorsOnline(count) {
       executorsOnline.set(count);

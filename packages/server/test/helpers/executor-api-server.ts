@@ -22,6 +22,7 @@ export class RecordingMetrics implements ExecutorMetrics {
   readonly callbacks: number[] = [];
   readonly finished: FinishedStatus[] = [];
   online = -1;
+  readonly authFailures: string[] = [];
   callbackResult(handleCode: number): void {
     this.callbacks.push(handleCode);
   }
@@ -30,6 +31,9 @@ export class RecordingMetrics implements ExecutorMetrics {
   }
   executorsOnline(count: number): void {
     this.online = count;
+  }
+  authFailure(path: string): void {
+    this.authFailures.push(path);
   }
 }
 
