@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createNetServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -103,6 +105,33 @@ describe('tickwheel start', () => {
     expect(fires.some((f) => f.status === 'succeeded' && f.handleCode === 200)).toBe(true);
   });
 
+  it('refuses a port in use, naming it and --port, and exits 1 before writing anything', async () => {
+    const blocker = await listenOnFreePort();
+    const port = (blocker.address() as { port: number }).port;
+    const freshDir = path.join(dataDir, 'not-yet');
+    try {
+      cli = new CliProcess([
+        'start',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        freshDir,
+        '--demo',
+      ]);
+      const { code } = await cli.exited;
+
+      expect(code).toBe(1);
+      expect(cli.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+      expect(cli.stderr).toMatch(/--port/);
+      expect(cli.stdout).not.toMatch(/admin login|listening/);
+      expect(existsSync(freshDir)).toBe(false);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
   it('names the flag of a value it refuses and exits 2', () => {
     const badDatabase = runCli(startArgs('--database', 'oracle://db/tickwheel'));
     expect(badDatabase.code).toBe(2);
@@ -137,6 +166,13 @@ describe('tickwheel start', () => {
     expect((await signIn(url, 'admin', '198.51.100.200')).status).toBe(429);
   });
 });
+
+/** A TCP server on a free loopback port, standing for another program that took it. */
+async function listenOnFreePort(): Promise<Server> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
 
 /** A sign-in with a wrong password, as forwarded by a proxy for `forwardedFor`. */
 function signIn(url: string, username: string, forwardedFor: string): Promise<Response> {

@@ -17,6 +17,7 @@ import type { TickwheelServer } from '@tickwheel/server';
 import {
   LOG_LEVELS,
   type LogLevel,
+  resolveServerOptions,
   SERVER_DEFAULTS,
   SERVER_ENV,
   type ServerOptions,
@@ -24,6 +25,7 @@ import {
 import { type Command, Option } from 'commander';
 import { parseTrustProxy, parseWholeNumber } from '../flag-parsers.js';
 import { stopOnSignals } from '../graceful-shutdown.js';
+import { portUnavailable } from '../port-check.js';
 import { createDemoJobs, DEMO_APP, startDemoExecutor } from './start-demo.js';
 
 interface StartFlags {
@@ -104,13 +106,22 @@ async function runServer(flags: StartFlags, command: Command): Promise<void> {
   const options = { ...serverOptions(flags), consoleDir: await builtConsoleDir() };
   let server: TickwheelServer;
   try {
+    // The port is checked before anything is written (data directory, store, first-start
+    // secrets): a start that cannot listen leaves no trace behind.
+    const { host, port } = resolveServerOptions(options);
+    const unavailable = await portUnavailable(host, port);
+    if (unavailable !== undefined) {
+      console.error(`error: ${unavailable}`);
+      process.exitCode = 1;
+      return;
+    }
     const { createServer } = await import('@tickwheel/server');
     server = await createServer(options);
   } catch (err) {
     if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION'))
       command.error(`error: ${flagMessage(err.message, err.field)}`);
-    // Nothing runs: the database cannot be reached, the port is taken.
-    console.error(`error: cannot start the server: ${err instanceof Error ? err.message : String(err)}`);
+    // Nothing runs: the database cannot be reached, the port was taken since the check.
+    console.error(`error: cannot start the server: ${startFailure(err, options)}`);
     process.exitCode = 1;
     return;
   }
@@ -203,6 +214,14 @@ async function printBanner(
   }
   lines.push('', 'Ctrl+C stops the server (pending fires are kept for the next start).', '');
   console.log(lines.join('\n'));
+}
+
+/** The reason a start failed, with the way out when the port was taken after all. */
+function startFailure(err: unknown, options: ServerOptions): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if ((err as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') return message;
+  const port = options.port ?? SERVER_DEFAULTS.port;
+  return `${message}; choose another port with --port <port> (e.g. --port ${port + 1})`;
 }
 
 /** `port: must be ...` (field `port`) → `--port: must be ...`; `apiToken must be ...` → `--api-token: must be ...`. */
