@@ -38,7 +38,12 @@ import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
-import { ensureSecrets } from './security/secrets.js';
+import {
+  forgetInitialSecretsOf,
+  keepInitialSecretsWhileValid,
+  writeInitialSecrets,
+} from './security/initial-secrets-file.js';
+import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
 import type { FinishedFire, Store } from './store/index.js';
 import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
@@ -61,6 +66,11 @@ export interface TickwheelServer {
   readonly accessToken: string;
   /** What this start generated (empty `generated` fields at every later start). */
   readonly firstStartSecrets: FirstStartSecrets;
+  /**
+   * The file keeping the first start's secrets (`<dataDir>/initial-secrets.txt`), while it
+   * exists: until the admin's first password is changed. Undefined once it is gone.
+   */
+  readonly initialSecretsFile: string | undefined;
   /** The store the server runs on (for embedding and seeding; the REST API is the stable way in). */
   readonly store: Store;
   readonly logger: Logger;
@@ -112,6 +122,13 @@ async function startOnStore(
     clock.now(),
   );
   const accessToken = secrets.executorAccessToken;
+  let initialSecretsFile = await keepInitialSecrets(
+    o.initialSecretsFile,
+    secrets,
+    store,
+    clock.now(),
+    logger,
+  );
 
   let scheduler: Scheduler | undefined;
   const metrics: Metrics = createMetrics({
@@ -329,6 +346,10 @@ async function startOnStore(
     },
     finishFires: (results) => recorder.record(results),
     executorDeadAfterMs: o.executorDeadAfterMs,
+    passwordChanged: async (username) => {
+      if (initialSecretsFile === undefined) return;
+      if (await forgetInitialSecretsOf(initialSecretsFile, username)) initialSecretsFile = undefined;
+    },
   });
   let schedulerRunning = false;
   registerOps(app, { store, auth, metrics, schedulerRunning: () => schedulerRunning });
@@ -408,6 +429,9 @@ async function startOnStore(
       accessToken: secrets.generated.executorAccessToken,
       apiToken: secrets.generated.apiToken,
     },
+    get initialSecretsFile() {
+      return initialSecretsFile;
+    },
     store,
     logger,
     triggerJob: (request) => triggerJob(triggerDeps, request),
@@ -416,6 +440,41 @@ async function startOnStore(
       return stopping;
     },
   };
+}
+
+/**
+ * Keeps the first start's secrets in `file` when this start generated the admin password; at a
+ * later start, keeps the file only while its password still works. Returns the file while it
+ * exists. A file that cannot be written is logged, not fatal: the secrets are still shown.
+ */
+async function keepInitialSecrets(
+  file: string | undefined,
+  secrets: EnsuredSecrets,
+  store: Store,
+  nowMs: number,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (file === undefined) return undefined;
+  const { generated } = secrets;
+  try {
+    if (generated.adminPassword === undefined) {
+      return (await keepInitialSecretsWhileValid(file, store)) ? file : undefined;
+    }
+    await writeInitialSecrets(
+      file,
+      {
+        adminUsername: secrets.adminUsername,
+        adminPassword: generated.adminPassword,
+        accessToken: generated.executorAccessToken,
+        apiToken: generated.apiToken,
+      },
+      nowMs,
+    );
+    return file;
+  } catch (err) {
+    logger.warn({ file, err }, 'the initial secrets file could not be written or checked');
+    return undefined;
+  }
 }
 
 /** The retention's experimental pacing (bench/retention): time-boxed batches, WAL checkpoints on a thread (SQLite). */

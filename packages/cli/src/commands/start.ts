@@ -1,7 +1,9 @@
 /**
  * `tickwheel start`: the scheduling server, by default on port 8080 with the embedded SQLite
- * store in `./data`. The secrets generated at the first start are printed once; `--demo` adds an
- * executor in the same process and a few jobs for it.
+ * store in `./data`. The secrets generated at the first start are printed once, and kept in
+ * `<data-dir>/initial-secrets.txt` (owner only) until the admin password is changed; every start
+ * while that file exists says where it is. `--demo` adds an executor in the same process and a
+ * few jobs for it.
  *
  * A SIGINT or SIGTERM stops gracefully: the demo executor first (its results still reach the
  * server), then the server, which stops claiming, lets the dispatches in flight finish (bounded)
@@ -200,9 +202,20 @@ async function printBanner(
       'First start: these secrets were generated and are shown ONCE. Store them now.',
       ...generated,
     );
+    if (server.initialSecretsFile !== undefined) {
+      lines.push(
+        `  (also kept in ${server.initialSecretsFile}, readable by its owner only, until the admin password is changed)`,
+      );
+    }
     if (secrets.apiToken !== undefined) {
       lines.push('', 'Try it:', `  curl -H "Authorization: Bearer ${secrets.apiToken}" ${api}/jobs`);
     }
+  } else if (server.initialSecretsFile !== undefined) {
+    lines.push(
+      '',
+      `The first admin password is still in ${server.initialSecretsFile} (owner only): sign in and change it,`,
+      'and the file goes. Lost it? tickwheel admin reset-password sets a new one.',
+    );
   }
   if (demo !== undefined) {
     lines.push(
