@@ -72,6 +72,13 @@ export interface ServerOptions {
    */
   consoleDir?: string;
   /**
+   * Open HTTP (executors register, the APIs answer) but start scheduling (the scheduler, the
+   * retries and the owed child jobs) only when `server.startScheduling()` is called: for an
+   * embedder that starts executors of its own in the process and wants them registered before
+   * the first fire. Default false.
+   */
+  deferScheduling?: boolean;
+  /**
    * Where the secrets generated at the first start are kept, owner-only (0600), until the
    * admin's password is changed (security/initial-secrets-file.ts); false keeps no file.
    * Default `<dataDir>/initial-secrets.txt`.
@@ -174,6 +181,7 @@ export interface ResolvedServerOptions {
   adminPassword: string | undefined;
   generateApiToken: boolean;
   consoleDir: string | undefined;
+  deferScheduling: boolean;
   /** Absent when no file is kept. */
   initialSecretsFile: string | undefined;
   nodeId: string;
@@ -259,6 +267,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       options.adminPassword ?? blankToUndefined(env[SERVER_ENV.adminPassword]),
     ),
     generateApiToken: booleanOption('generateApiToken', options.generateApiToken, false),
+    deferScheduling: booleanOption('deferScheduling', options.deferScheduling, false),
     consoleDir: consoleDirOption(options.consoleDir),
     initialSecretsFile:
       options.initialSecretsFile === false

@@ -6,7 +6,9 @@
  *
  * Starting runs the registry monitor first (the directory is filled before the first dispatch),
  * then the scheduler and the lost-run, retry, reports, retention, owed-children and owed-alarm
- * monitors, and opens HTTP last.
+ * monitors, and opens HTTP last. With `deferScheduling` what sends fires (the scheduler, the
+ * retries, the owed child jobs) waits for `startScheduling()`, so executors of the embedder's
+ * own process can register over HTTP first (`tickwheel start --demo`).
  *
  * `stop()` undoes it in reverse: stop taking HTTP, stop the scheduler (fires still waiting in
  * the wheel stay `pending` for the next start), drain the dispatches in flight (bounded),
@@ -74,6 +76,13 @@ export interface TickwheelServer {
   /** The store the server runs on (for embedding and seeding; the REST API is the stable way in). */
   readonly store: Store;
   readonly logger: Logger;
+  /**
+   * Starts scheduling on a server created with `deferScheduling` (see the option); does
+   * nothing when it runs already.
+   */
+  startScheduling(): Promise<void>;
+  /** The addresses of the app's executors this node sees online (registered and not yet dead). */
+  executorsOnline(appName: string): string[];
   /** Fires a job once, now (what the REST API's `triggerJob` does). */
   triggerJob(request: TriggerJobRequest): Promise<TriggeredFire>;
   /** Graceful stop; see the module comment for what happens to fires in flight. Idempotent. */
@@ -355,25 +364,42 @@ async function startOnStore(
   registerOps(app, { store, auth, metrics, schedulerRunning: () => schedulerRunning });
   if (o.consoleDir !== undefined) await registerConsole(app, o.consoleDir);
 
+  // What sends fires: the scheduler, the retries and the owed child jobs (deferScheduling holds them).
+  let scheduling: Promise<void> | undefined;
+  const startScheduling = () => {
+    scheduling ??= (async () => {
+      await scheduler.start();
+      schedulerRunning = true;
+      retries.start();
+      owedChildrenMonitor.start();
+    })();
+    return scheduling;
+  };
+  /** Stops what `startScheduling` started (nothing when it never ran); the fires left in the wheel. */
+  const stopScheduling = async () => {
+    if (scheduling === undefined) return [];
+    await scheduling.catch(() => undefined);
+    schedulerRunning = false;
+    const waiting = await scheduler.stop();
+    await Promise.all([retries.stop(), owedChildrenMonitor.stop()]);
+    return waiting;
+  };
   const started: Array<() => Promise<unknown>> = [];
   try {
     // The directory is filled before the first dispatch, and the scheduler runs before HTTP
     // opens, so nothing reaches a half-built node.
     await registryMonitor.start();
     started.push(() => registryMonitor.stop());
-    await scheduler.start();
-    schedulerRunning = true;
-    started.push(() => scheduler.stop());
+    if (!o.deferScheduling) {
+      await startScheduling();
+      started.push(stopScheduling);
+    }
     lostRunMonitor.start();
     started.push(() => lostRunMonitor.stop());
-    retries.start();
-    started.push(() => retries.stop());
     reportsMonitor.start();
     started.push(() => reportsMonitor.stop());
     retentionMonitor.start();
     started.push(() => retentionMonitor.stop());
-    owedChildrenMonitor.start();
-    started.push(() => owedChildrenMonitor.stop());
     if (owedAlarmMonitor !== undefined) {
       owedAlarmMonitor.start();
       started.push(() => owedAlarmMonitor.stop());
@@ -392,11 +418,9 @@ async function startOnStore(
   let stopping: Promise<void> | undefined;
   const stop = async () => {
     await app.close();
-    schedulerRunning = false;
-    const waiting = await scheduler.stop();
     // Retries and owed child jobs are sent through the pipeline: stop sending before it drains
     // (unsent ones stay pending).
-    await Promise.all([retries.stop(), owedChildrenMonitor.stop()]);
+    const waiting = await stopScheduling();
     firePipeline.stopAccepting();
     const drained = await firePipeline.drain(o.stopTimeoutMs);
     await Promise.all([
@@ -434,6 +458,8 @@ async function startOnStore(
     },
     store,
     logger,
+    startScheduling,
+    executorsOnline: (appName) => directory.registeredOf(appName).map((e) => e.address),
     triggerJob: (request) => triggerJob(triggerDeps, request),
     stop() {
       stopping ??= stop();

@@ -129,7 +129,12 @@ async function runServer(flags: StartFlags, command: Command): Promise<void> {
   }
   let demo: { executor: Executor; jobsCreated: number } | undefined;
   try {
-    if (flags.demo) demo = await startDemo(server, options.dataDir ?? SERVER_DEFAULTS.dataDir);
+    if (flags.demo) {
+      demo = await startDemo(server, options.dataDir ?? SERVER_DEFAULTS.dataDir);
+      // The server was started with scheduling held: the demo's first fires (a restart's
+      // included) find the demo executor online instead of failing with "no executor online".
+      await server.startScheduling();
+    }
   } catch (err) {
     console.error(`error: cannot start the demo: ${err instanceof Error ? err.message : String(err)}`);
     await server.stop();
@@ -155,6 +160,8 @@ function serverOptions(flags: StartFlags): ServerOptions & { dataDir?: string } 
     trustProxy: flags.trustProxy,
     // `tickwheel start` is how people first meet the server: give them a token to script with.
     generateApiToken: true,
+    // The demo executor registers before the first fire: runServer starts scheduling after it.
+    deferScheduling: flags.demo === true,
   };
 }
 
