@@ -14,6 +14,7 @@ import { Command, CommanderError } from 'commander';
 const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   start: async () => (await import('./commands/start.js')).registerStartCommand,
   migrate: async () => (await import('./commands/migrate.js')).registerMigrateCommand,
+  admin: async () => (await import('./commands/admin.js')).registerAdminCommand,
   executor: async () => (await import('./commands/executor.js')).registerExecutorCommand,
   demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
   // Over the REST API: exit codes in exit-codes.ts.
@@ -58,7 +59,7 @@ async function createProgram(name: string | undefined): Promise<Command> {
   const program = new Command('tickwheel')
     .description(
       'Tickwheel, a distributed job scheduler that speaks the XXL-JOB executor protocol: the scheduling ' +
-        'server (`start`, `migrate`), a standalone script executor (`executor`) and the example executor ' +
+        'server (`start`, `migrate`, `admin reset-password`), a standalone script executor (`executor`) and the example executor ' +
         '(`demo`). Manage jobs, apps and fires through the REST API (/api/v1/openapi.json).',
     )
     .version(packageVersion(), '-V, --version', 'print the version')

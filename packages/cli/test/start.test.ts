@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createNetServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { openStore } from '@tickwheel/server';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
 
@@ -103,6 +106,71 @@ describe('tickwheel start', () => {
     expect(fires.some((f) => f.status === 'succeeded' && f.handleCode === 200)).toBe(true);
   });
 
+  it('refuses a port in use, naming it and --port, and exits 1 before writing anything', async () => {
+    const blocker = await listenOnFreePort();
+    const port = (blocker.address() as { port: number }).port;
+    const freshDir = path.join(dataDir, 'not-yet');
+    try {
+      cli = new CliProcess([
+        'start',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        freshDir,
+        '--demo',
+      ]);
+      const { code } = await cli.exited;
+
+      expect(code).toBe(1);
+      expect(cli.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+      expect(cli.stderr).toMatch(/--port/);
+      expect(cli.stdout).not.toMatch(/admin login|listening/);
+      expect(existsSync(freshDir)).toBe(false);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('--demo after a restart: the executor is online before the first fire, so none fails or raises an alarm', async () => {
+    const token = 'cli-demo-api-token-0123456789';
+    await start('--demo', '--api-token', token);
+    expect((await stopWithSigterm()).code).toBe(0);
+    // Every demo job missed a fire during the downtime and fires it once, at once, at the restart:
+    // the first thing the scheduler does, before any executor could register over HTTP.
+    const store = await openStore({ database: 'sqlite:tickwheel.db', dataDir });
+    const { numUpdatedRows } = await store.db
+      .updateTable('job')
+      .set({ misfire_strategy: 'FIRE_ONCE_NOW', next_fire_at: Date.now() - 60_000 })
+      .executeTakeFirst();
+    const lastFireBefore = await store.db
+      .selectFrom('fire')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    await store.close();
+    expect(Number(numUpdatedRows)).toBe(4);
+
+    const url = await start('--demo', '--api-token', token);
+    const after = Number(lastFireBefore?.id ?? 0);
+    let fires: Array<{ id: number; jobId: number; status: string; triggerType: string }> = [];
+    const deadline = Date.now() + 10_000;
+    const misfiredJobs = () => [
+      ...new Set(fires.filter((f) => f.triggerType === 'MISFIRE').map((f) => f.jobId)),
+    ];
+    while (misfiredJobs().length < 4 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const response = await fetch(`${url}api/v1/fires?limit=100`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      fires = ((await response.json()) as { items: typeof fires }).items.filter((f) => f.id > after);
+    }
+
+    expect(misfiredJobs().sort()).toEqual([1, 2, 3, 4]);
+    expect(fires.filter((f) => f.status === 'dispatch_failed')).toEqual([]);
+    expect(cli!.stdout + cli!.stderr).not.toMatch(/alarm|no executor online/);
+  });
+
   it('names the flag of a value it refuses and exits 2', () => {
     const badDatabase = runCli(startArgs('--database', 'oracle://db/tickwheel'));
     expect(badDatabase.code).toBe(2);
@@ -137,6 +205,13 @@ describe('tickwheel start', () => {
     expect((await signIn(url, 'admin', '198.51.100.200')).status).toBe(429);
   });
 });
+
+/** A TCP server on a free loopback port, standing for another program that took it. */
+async function listenOnFreePort(): Promise<Server> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
 
 /** A sign-in with a wrong password, as forwarded by a proxy for `forwardedFor`. */
 function signIn(url: string, username: string, forwardedFor: string): Promise<Response> {

@@ -29,6 +29,12 @@ export {
   readRetentionSettings,
   writeRetentionSettings,
 } from './retention/settings.js';
+export { INITIAL_SECRETS_FILE_NAME } from './security/initial-secrets-file.js';
+export {
+  type PasswordReset,
+  type ResetPasswordOptions,
+  resetPassword,
+} from './security/reset-password.js';
 export { createServer, type FirstStartSecrets, type TickwheelServer } from './server.js';
 export * from './store/index.js';
 export type { TriggeredFire, TriggerJobRequest } from './trigger.js';

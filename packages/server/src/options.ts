@@ -16,6 +16,7 @@ import {
 } from './alarms/options.js';
 import { type Clock, systemClock } from './scheduling/clock.js';
 import { DEFAULT_MISFIRE_WINDOW_MS } from './scheduling/misfire.js';
+import { INITIAL_SECRETS_FILE_NAME } from './security/initial-secrets-file.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -70,6 +71,19 @@ export interface ServerOptions {
    * the server then serves only the APIs (`tickwheel start` passes the console's folder).
    */
   consoleDir?: string;
+  /**
+   * Open HTTP (executors register, the APIs answer) but start scheduling (the scheduler, the
+   * retries and the owed child jobs) only when `server.startScheduling()` is called: for an
+   * embedder that starts executors of its own in the process and wants them registered before
+   * the first fire. Default false.
+   */
+  deferScheduling?: boolean;
+  /**
+   * Where the secrets generated at the first start are kept, owner-only (0600), until the
+   * admin's password is changed (security/initial-secrets-file.ts); false keeps no file.
+   * Default `<dataDir>/initial-secrets.txt`.
+   */
+  initialSecretsFile?: string | false;
   /**
    * This node's name in the shard lease rows. Keep it stable across restarts of one node: a
    * restart under the same name takes its shards back at once. Default `<hostname>:<port>`.
@@ -167,6 +181,9 @@ export interface ResolvedServerOptions {
   adminPassword: string | undefined;
   generateApiToken: boolean;
   consoleDir: string | undefined;
+  deferScheduling: boolean;
+  /** Absent when no file is kept. */
+  initialSecretsFile: string | undefined;
   nodeId: string;
   lookAheadMs: number;
   misfireWindowMs: number;
@@ -250,7 +267,15 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       options.adminPassword ?? blankToUndefined(env[SERVER_ENV.adminPassword]),
     ),
     generateApiToken: booleanOption('generateApiToken', options.generateApiToken, false),
+    deferScheduling: booleanOption('deferScheduling', options.deferScheduling, false),
     consoleDir: consoleDirOption(options.consoleDir),
+    initialSecretsFile:
+      options.initialSecretsFile === false
+        ? undefined
+        : path.resolve(
+            dataDir,
+            nonEmptyString('initialSecretsFile', options.initialSecretsFile) ?? INITIAL_SECRETS_FILE_NAME,
+          ),
     nodeId: nodeIdOption(options.nodeId, port),
     lookAheadMs: integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000),
     misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),

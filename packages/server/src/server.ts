@@ -6,7 +6,9 @@
  *
  * Starting runs the registry monitor first (the directory is filled before the first dispatch),
  * then the scheduler and the lost-run, retry, reports, retention, owed-children and owed-alarm
- * monitors, and opens HTTP last.
+ * monitors, and opens HTTP last. With `deferScheduling` what sends fires (the scheduler, the
+ * retries, the owed child jobs) waits for `startScheduling()`, so executors of the embedder's
+ * own process can register over HTTP first (`tickwheel start --demo`).
  *
  * `stop()` undoes it in reverse: stop taking HTTP, stop the scheduler (fires still waiting in
  * the wheel stay `pending` for the next start), drain the dispatches in flight (bounded),
@@ -38,7 +40,12 @@ import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
-import { ensureSecrets } from './security/secrets.js';
+import {
+  forgetInitialSecretsOf,
+  keepInitialSecretsWhileValid,
+  writeInitialSecrets,
+} from './security/initial-secrets-file.js';
+import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
 import type { FinishedFire, Store } from './store/index.js';
 import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
@@ -61,9 +68,21 @@ export interface TickwheelServer {
   readonly accessToken: string;
   /** What this start generated (empty `generated` fields at every later start). */
   readonly firstStartSecrets: FirstStartSecrets;
+  /**
+   * The file keeping the first start's secrets (`<dataDir>/initial-secrets.txt`), while it
+   * exists: until the admin's first password is changed. Undefined once it is gone.
+   */
+  readonly initialSecretsFile: string | undefined;
   /** The store the server runs on (for embedding and seeding; the REST API is the stable way in). */
   readonly store: Store;
   readonly logger: Logger;
+  /**
+   * Starts scheduling on a server created with `deferScheduling` (see the option); does
+   * nothing when it runs already.
+   */
+  startScheduling(): Promise<void>;
+  /** The addresses of the app's executors this node sees online (registered and not yet dead). */
+  executorsOnline(appName: string): string[];
   /** Fires a job once, now (what the REST API's `triggerJob` does). */
   triggerJob(request: TriggerJobRequest): Promise<TriggeredFire>;
   /** Graceful stop; see the module comment for what happens to fires in flight. Idempotent. */
@@ -112,6 +131,13 @@ async function startOnStore(
     clock.now(),
   );
   const accessToken = secrets.executorAccessToken;
+  let initialSecretsFile = await keepInitialSecrets(
+    o.initialSecretsFile,
+    secrets,
+    store,
+    clock.now(),
+    logger,
+  );
 
   let scheduler: Scheduler | undefined;
   const metrics: Metrics = createMetrics({
@@ -333,30 +359,51 @@ async function startOnStore(
     },
     finishFires: (results) => recorder.record(results),
     executorDeadAfterMs: o.executorDeadAfterMs,
+    passwordChanged: async (username) => {
+      if (initialSecretsFile === undefined) return;
+      if (await forgetInitialSecretsOf(initialSecretsFile, username)) initialSecretsFile = undefined;
+    },
   });
   let schedulerRunning = false;
   registerOps(app, { store, auth, metrics, schedulerRunning: () => schedulerRunning });
   if (o.consoleDir !== undefined) await registerConsole(app, o.consoleDir);
 
+  // What sends fires: the scheduler, the retries and the owed child jobs (deferScheduling holds them).
+  let scheduling: Promise<void> | undefined;
+  const startScheduling = () => {
+    scheduling ??= (async () => {
+      await scheduler.start();
+      schedulerRunning = true;
+      retries.start();
+      owedChildrenMonitor.start();
+    })();
+    return scheduling;
+  };
+  /** Stops what `startScheduling` started (nothing when it never ran); the fires left in the wheel. */
+  const stopScheduling = async () => {
+    if (scheduling === undefined) return [];
+    await scheduling.catch(() => undefined);
+    schedulerRunning = false;
+    const waiting = await scheduler.stop();
+    await Promise.all([retries.stop(), owedChildrenMonitor.stop()]);
+    return waiting;
+  };
   const started: Array<() => Promise<unknown>> = [];
   try {
     // The directory is filled before the first dispatch, and the scheduler runs before HTTP
     // opens, so nothing reaches a half-built node.
     await registryMonitor.start();
     started.push(() => registryMonitor.stop());
-    await scheduler.start();
-    schedulerRunning = true;
-    started.push(() => scheduler.stop());
+    if (!o.deferScheduling) {
+      await startScheduling();
+      started.push(stopScheduling);
+    }
     lostRunMonitor.start();
     started.push(() => lostRunMonitor.stop());
-    retries.start();
-    started.push(() => retries.stop());
     reportsMonitor.start();
     started.push(() => reportsMonitor.stop());
     retentionMonitor.start();
     started.push(() => retentionMonitor.stop());
-    owedChildrenMonitor.start();
-    started.push(() => owedChildrenMonitor.stop());
     if (owedAlarmMonitor !== undefined) {
       owedAlarmMonitor.start();
       started.push(() => owedAlarmMonitor.stop());
@@ -375,11 +422,9 @@ async function startOnStore(
   let stopping: Promise<void> | undefined;
   const stop = async () => {
     await app.close();
-    schedulerRunning = false;
-    const waiting = await scheduler.stop();
     // Retries and owed child jobs are sent through the pipeline: stop sending before it drains
     // (unsent ones stay pending).
-    await Promise.all([retries.stop(), owedChildrenMonitor.stop()]);
+    const waiting = await stopScheduling();
     firePipeline.stopAccepting();
     const drained = await firePipeline.drain(o.stopTimeoutMs);
     await Promise.all([
@@ -412,14 +457,54 @@ async function startOnStore(
       accessToken: secrets.generated.executorAccessToken,
       apiToken: secrets.generated.apiToken,
     },
+    get initialSecretsFile() {
+      return initialSecretsFile;
+    },
     store,
     logger,
+    startScheduling,
+    executorsOnline: (appName) => directory.registeredOf(appName).map((e) => e.address),
     triggerJob: (request) => triggerJob(triggerDeps, request),
     stop() {
       stopping ??= stop();
       return stopping;
     },
   };
+}
+
+/**
+ * Keeps the first start's secrets in `file` when this start generated the admin password; at a
+ * later start, keeps the file only while its password still works. Returns the file while it
+ * exists. A file that cannot be written is logged, not fatal: the secrets are still shown.
+ */
+async function keepInitialSecrets(
+  file: string | undefined,
+  secrets: EnsuredSecrets,
+  store: Store,
+  nowMs: number,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (file === undefined) return undefined;
+  const { generated } = secrets;
+  try {
+    if (generated.adminPassword === undefined) {
+      return (await keepInitialSecretsWhileValid(file, store)) ? file : undefined;
+    }
+    await writeInitialSecrets(
+      file,
+      {
+        adminUsername: secrets.adminUsername,
+        adminPassword: generated.adminPassword,
+        accessToken: generated.executorAccessToken,
+        apiToken: generated.apiToken,
+      },
+      nowMs,
+    );
+    return file;
+  } catch (err) {
+    logger.warn({ file, err }, 'the initial secrets file could not be written or checked');
+    return undefined;
+  }
 }
 
 /** The retention's experimental pacing (bench/retention): time-boxed batches, WAL checkpoints on a thread (SQLite). */

@@ -239,21 +239,52 @@ describe.each(DIALECTS)('users, sessions and tokens on %s', (dialect) => {
   });
 
   describe('login rate limit', () => {
-    it('answers 429 with Retry-After after 5 failures for a username, even with the right password', async () => {
+    it('holds a username back at the address that failed 5 times, for a minute, and nowhere else', async () => {
       const user = await addUser(api);
       for (let i = 0; i < 5; i += 1) {
         expectError(await attemptLogin(api, user.username, 'wrong', '10.1.0.1'), 401, 'TW_ERR_LOGIN_FAILED');
       }
-      const limited = await attemptLogin(api, user.username, user.password, '10.1.0.2');
+      const limited = await attemptLogin(api, user.username, user.password, '10.1.0.1');
       expectError(limited, 429, 'TW_ERR_RATE_LIMITED');
-      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(14 * 60);
-      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+      expect(limited.json().error.message).toBe('too many failed sign-ins; try again in 1 minute');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(50);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+      // A stranger's wrong-password storm does not hold the user back at another address.
+      expect((await attemptLogin(api, user.username, user.password, '10.1.0.2')).statusCode).toBe(200);
       const now = api.clock.now();
-      api.clock.set(now + 15 * 60 * 1000 + 1);
+      api.clock.set(now + 60 * 1000 + 1);
       try {
-        expect((await attemptLogin(api, user.username, user.password, '10.1.0.2')).statusCode).toBe(200);
+        expect((await attemptLogin(api, user.username, user.password, '10.1.0.1')).statusCode).toBe(200);
       } finally {
         api.clock.set(now);
+      }
+    });
+
+    it('doubles the wait with each further failure, up to 15 minutes', async () => {
+      const user = await addUser(api);
+      const start = api.clock.now();
+      try {
+        for (let i = 0; i < 4; i += 1) await attemptLogin(api, user.username, 'wrong', '10.4.0.1');
+        const waits: number[] = [];
+        for (let round = 0; round < 6; round += 1) {
+          expectError(
+            await attemptLogin(api, user.username, 'wrong', '10.4.0.1'),
+            401,
+            'TW_ERR_LOGIN_FAILED',
+          );
+          const limited = await attemptLogin(api, user.username, user.password, '10.4.0.1');
+          expectError(limited, 429, 'TW_ERR_RATE_LIMITED');
+          const seconds = Number(limited.headers['retry-after']);
+          waits.push(seconds);
+          api.clock.set(api.clock.now() + seconds * 1000 + 1);
+        }
+        expect(waits).toEqual([60, 120, 240, 480, 900, 900]);
+        const last = await attemptLogin(api, user.username, 'wrong', '10.4.0.1');
+        expectError(last, 401, 'TW_ERR_LOGIN_FAILED');
+        const held = await attemptLogin(api, user.username, user.password, '10.4.0.1');
+        expect(held.json().error.message).toBe('too many failed sign-ins; try again in 15 minutes');
+      } finally {
+        api.clock.set(start);
       }
     });
 

@@ -45,6 +45,19 @@ describe('the sign-in rate limit over HTTP', () => {
     expect((await login(url, PASSWORD, '203.0.113.6')).status).toBe(200);
   });
 
+  it('a storm of wrong admin passwords from one address does not keep the admin out of another', async () => {
+    const url = await serverWith(['127.0.0.1']);
+    for (let i = 0; i < 12; i += 1) {
+      const res = await login(url, `wrong-${i}`, '203.0.113.66');
+      expect([401, 429]).toContain(res.status);
+    }
+    const storming = await login(url, PASSWORD, '203.0.113.66');
+    expect(storming.status).toBe(429);
+    expect((await storming.json()).error.message).toMatch(/try again in \d+ minutes?$/);
+
+    expect((await login(url, PASSWORD, '203.0.113.7')).status).toBe(200);
+  });
+
   it('ignores X-Forwarded-For by default, so a client cannot dodge the limit by forging it', async () => {
     const url = await serverWith();
     await failFromAddresses(url, (i) => `198.51.100.${i}`);

@@ -62,7 +62,26 @@ export async function startDemoExecutor(server: TickwheelServer, dataDir: string
   executor.handle('sweep-shard', sweepShard);
   executor.handle('greet', greet);
   await executor.start();
+  await waitUntilOnline(server, executor);
   return executor;
+}
+
+/** How long the demo waits for its executor's first registration before scheduling anyway. */
+const REGISTRATION_WAIT_MS = 5_000;
+
+/** Resolves once the server sees the executor online (its first registration landed), or after the wait. */
+async function waitUntilOnline(server: TickwheelServer, executor: Executor): Promise<void> {
+  const deadline = Date.now() + REGISTRATION_WAIT_MS;
+  while (!server.executorsOnline(DEMO_APP).includes(executor.address ?? '')) {
+    if (Date.now() > deadline) {
+      server.logger.warn(
+        { address: executor.address },
+        'the demo executor has not registered yet; scheduling anyway',
+      );
+      return;
+    }
+    await sleep(10);
+  }
 }
 
 /** Creates the demo app and its jobs unless the app exists already; returns how many jobs it created. */

@@ -1,7 +1,9 @@
 /**
  * `tickwheel start`: the scheduling server, by default on port 8080 with the embedded SQLite
- * store in `./data`. The secrets generated at the first start are printed once; `--demo` adds an
- * executor in the same process and a few jobs for it.
+ * store in `./data`. The secrets generated at the first start are printed once, and kept in
+ * `<data-dir>/initial-secrets.txt` (owner only) until the admin password is changed; every start
+ * while that file exists says where it is. `--demo` adds an executor in the same process and a
+ * few jobs for it.
  *
  * A SIGINT or SIGTERM stops gracefully: the demo executor first (its results still reach the
  * server), then the server, which stops claiming, lets the dispatches in flight finish (bounded)
@@ -17,6 +19,7 @@ import type { TickwheelServer } from '@tickwheel/server';
 import {
   LOG_LEVELS,
   type LogLevel,
+  resolveServerOptions,
   SERVER_DEFAULTS,
   SERVER_ENV,
   type ServerOptions,
@@ -24,6 +27,7 @@ import {
 import { type Command, Option } from 'commander';
 import { parseTrustProxy, parseWholeNumber } from '../flag-parsers.js';
 import { stopOnSignals } from '../graceful-shutdown.js';
+import { portUnavailable } from '../port-check.js';
 import { createDemoJobs, DEMO_APP, startDemoExecutor } from './start-demo.js';
 
 interface StartFlags {
@@ -104,19 +108,33 @@ async function runServer(flags: StartFlags, command: Command): Promise<void> {
   const options = { ...serverOptions(flags), consoleDir: await builtConsoleDir() };
   let server: TickwheelServer;
   try {
+    // The port is checked before anything is written (data directory, store, first-start
+    // secrets): a start that cannot listen leaves no trace behind.
+    const { host, port } = resolveServerOptions(options);
+    const unavailable = await portUnavailable(host, port);
+    if (unavailable !== undefined) {
+      console.error(`error: ${unavailable}`);
+      process.exitCode = 1;
+      return;
+    }
     const { createServer } = await import('@tickwheel/server');
     server = await createServer(options);
   } catch (err) {
     if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION'))
       command.error(`error: ${flagMessage(err.message, err.field)}`);
-    // Nothing runs: the database cannot be reached, the port is taken.
-    console.error(`error: cannot start the server: ${err instanceof Error ? err.message : String(err)}`);
+    // Nothing runs: the database cannot be reached, the port was taken since the check.
+    console.error(`error: cannot start the server: ${startFailure(err, options)}`);
     process.exitCode = 1;
     return;
   }
   let demo: { executor: Executor; jobsCreated: number } | undefined;
   try {
-    if (flags.demo) demo = await startDemo(server, options.dataDir ?? SERVER_DEFAULTS.dataDir);
+    if (flags.demo) {
+      demo = await startDemo(server, options.dataDir ?? SERVER_DEFAULTS.dataDir);
+      // The server was started with scheduling held: the demo's first fires (a restart's
+      // included) find the demo executor online instead of failing with "no executor online".
+      await server.startScheduling();
+    }
   } catch (err) {
     console.error(`error: cannot start the demo: ${err instanceof Error ? err.message : String(err)}`);
     await server.stop();
@@ -142,6 +160,8 @@ function serverOptions(flags: StartFlags): ServerOptions & { dataDir?: string } 
     trustProxy: flags.trustProxy,
     // `tickwheel start` is how people first meet the server: give them a token to script with.
     generateApiToken: true,
+    // The demo executor registers before the first fire: runServer starts scheduling after it.
+    deferScheduling: flags.demo === true,
   };
 }
 
@@ -189,9 +209,20 @@ async function printBanner(
       'First start: these secrets were generated and are shown ONCE. Store them now.',
       ...generated,
     );
+    if (server.initialSecretsFile !== undefined) {
+      lines.push(
+        `  (also kept in ${server.initialSecretsFile}, readable by its owner only, until the admin password is changed)`,
+      );
+    }
     if (secrets.apiToken !== undefined) {
       lines.push('', 'Try it:', `  curl -H "Authorization: Bearer ${secrets.apiToken}" ${api}/jobs`);
     }
+  } else if (server.initialSecretsFile !== undefined) {
+    lines.push(
+      '',
+      `The first admin password is still in ${server.initialSecretsFile} (owner only): sign in and change it,`,
+      'and the file goes. Lost it? tickwheel admin reset-password sets a new one.',
+    );
   }
   if (demo !== undefined) {
     lines.push(
@@ -203,6 +234,14 @@ async function printBanner(
   }
   lines.push('', 'Ctrl+C stops the server (pending fires are kept for the next start).', '');
   console.log(lines.join('\n'));
+}
+
+/** The reason a start failed, with the way out when the port was taken after all. */
+function startFailure(err: unknown, options: ServerOptions): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if ((err as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') return message;
+  const port = options.port ?? SERVER_DEFAULTS.port;
+  return `${message}; choose another port with --port <port> (e.g. --port ${port + 1})`;
 }
 
 /** `port: must be ...` (field `port`) → `--port: must be ...`; `apiToken must be ...` → `--api-token: must be ...`. */

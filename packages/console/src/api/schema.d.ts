@@ -9,7 +9,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in to the console: sets the session cookie and returns its CSRF token. Rate-limited per username and per address (429 with Retry-After). */
+        /** Sign in to the console: sets the session cookie and returns its CSRF token. Rate-limited per username and address, with growing waits, and per address (429 with Retry-After). */
         post: operations["login"];
         delete?: never;
         options?: never;

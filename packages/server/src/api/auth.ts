@@ -10,7 +10,8 @@
  *   CSRF token in `X-CSRF-Token`; bearer requests need none (a browser never adds an
  *   Authorization header on its own).
  *
- * `login` is rate-limited per username and per client address (login-limiter.ts).
+ * `login` is rate-limited per (username, client address), with waits that grow, and per client
+ * address (login-limiter.ts): a stranger's guesses never hold a user back at another address.
  *
  * Roles are `admin` (every app) and `user` (the apps in its permission list); each resource
  * asks `canAccessApp` before it shows or changes anything of an app.
@@ -65,7 +66,7 @@ export interface AuthOptions {
   now: () => number;
   /** How long a session lasts after login. Default 12 hours. */
   sessionTtlMs?: number;
-  /** Failed sign-ins allowed per username and per address. Defaults: 5 and 20 per 15 minutes. */
+  /** Failed sign-ins allowed per (username, address) and per address. Defaults in login-limiter.ts. */
   loginLimits?: Partial<LoginLimits>;
 }
 
@@ -118,7 +119,7 @@ export class Auth {
       this.limiter.recordFailure(username, address);
       return undefined;
     }
-    this.limiter.recordSuccess(username);
+    this.limiter.recordSuccess(username, address);
     const now = this.now();
     await this.store.sessions.deleteExpiredSessions(now);
     const id = randomSecret(32);
@@ -235,10 +236,16 @@ export class LoginRateLimited extends ApiError {
 
   constructor(waitMs: number) {
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    super(429, 'TW_ERR_RATE_LIMITED', `too many failed sign-ins; try again in ${seconds} s`);
+    super(429, 'TW_ERR_RATE_LIMITED', `too many failed sign-ins; try again in ${inMinutes(seconds)}`);
     this.name = 'LoginRateLimited';
     this.retryAfterSeconds = seconds;
   }
+}
+
+/** `1 minute`, `15 minutes`: a wait rounded up to whole minutes, as people read it. */
+function inMinutes(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
 /** Runs `work`; when it is refused by the login limit, the answer says when to retry (Retry-After). */
@@ -265,7 +272,7 @@ export function registerLogin(api: FastifyInstance, auth: Auth): void {
         operationId: 'login',
         tags: ['auth'],
         summary:
-          'Sign in to the console: sets the session cookie and returns its CSRF token. Rate-limited per username and per address (429 with Retry-After).',
+          'Sign in to the console: sets the session cookie and returns its CSRF token. Rate-limited per username and address, with growing waits, and per address (429 with Retry-After).',
         security: [],
         body: LoginBody,
         response: { 200: LoginResult, ...errorResponses(400, 429) },

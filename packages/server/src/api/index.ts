@@ -70,6 +70,8 @@ export interface RestApiDeps {
   executorDeadAfterMs?: number;
   /** The version the OpenAPI document states. Default `0.1.0`. */
   version?: string;
+  /** Called once a user's password was changed (the initial secrets file goes with the admin's first one). */
+  passwordChanged?: (username: string) => Promise<void>;
 }
 
 export interface ResolvedRestApiDeps extends RestApiDeps {

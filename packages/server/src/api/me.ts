@@ -91,6 +91,7 @@ export function registerMe(api: FastifyInstance, ctx: ApiContext): void {
           now,
         );
       });
+      await ctx.deps.passwordChanged?.(user.username);
       reply.code(204);
     },
   );

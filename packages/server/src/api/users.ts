@@ -160,7 +160,9 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
           now,
         );
       });
-      return toUser((await store.users.findUserById(id))!);
+      const updated = (await store.users.findUserById(id))!;
+      if (passwordHash !== undefined) await ctx.deps.passwordChanged?.(updated.username);
+      return toUser(updated);
     },
   );
 

@@ -23,7 +23,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { SqliteConnection } from '../store/connection.js';
-import { nextAnswer, startSqliteWorker } from '../store/sqlite-worker.js';
+import { closeSqliteWorker, nextAnswer, startSqliteWorker } from '../store/sqlite-worker.js';
 
 /** Least time between two checkpoints of a sweep. */
 export const CHECKPOINT_INTERVAL_MS = 1_000;
@@ -156,7 +156,6 @@ class WorkerCheckpoints implements SweepCheckpoints {
       this.autocheckpoint = undefined;
     }
     if (worker === undefined) return;
-    worker.postMessage('close');
-    await this.exited;
+    await closeSqliteWorker(worker, 'close', this.exited);
   }
 }

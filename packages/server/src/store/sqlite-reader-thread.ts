@@ -19,7 +19,7 @@ import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { startSqliteWorker } from './sqlite-worker.js';
+import { closeSqliteWorker, startSqliteWorker } from './sqlite-worker.js';
 
 /** How long the thread stays up without reads before it is ended. */
 const IDLE_END_MS = 30_000;
@@ -165,8 +165,7 @@ export class SqliteReaderThread {
     if (worker === undefined) return;
     worker.removeAllListeners('exit');
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'close' });
-    await exited;
+    await closeSqliteWorker(worker, { type: 'close' }, exited);
     for (const read of this.pending.values()) read.reject(new Error('the reader thread was closed'));
     this.pending.clear();
   }

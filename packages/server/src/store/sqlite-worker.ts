@@ -20,8 +20,9 @@ export interface WorkerFailure {
 export type SqliteWorkerStart = { worker: Worker; exited: Promise<void> } | { failure: string };
 
 /**
- * Starts `source` on a worker thread that never keeps the process alive, and waits for its first
- * answer: `ready` gives the worker, anything else (a failure, an error, an exit) ends it.
+ * Starts `source` on a worker thread and waits for its first answer: `ready` gives the worker,
+ * anything else (a failure, an error, an exit) ends it. Once ready the thread no longer keeps
+ * the process alive; while starting and closing it does (see `closeSqliteWorker`).
  */
 export async function startSqliteWorker(
   source: string,
@@ -31,12 +32,30 @@ export async function startSqliteWorker(
     eval: true,
     workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), ...workerData },
   });
-  worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const answer = await nextAnswer<{ type: string }>(worker);
-  if (answer.type === 'ready') return { worker, exited };
+  if (answer.type === 'ready') {
+    worker.unref();
+    return { worker, exited };
+  }
   await worker.terminate();
   return { failure: isFailure(answer) ? answer.message : answer.type };
+}
+
+/**
+ * Asks a started worker to close (`message`) and waits for its exit. The thread keeps the process
+ * alive meanwhile: were it unref'd, a process with nothing else left to do (a server whose start
+ * failed before it listened) would end in the middle of the close, with exit code 0 and the
+ * error never reported.
+ */
+export async function closeSqliteWorker(
+  worker: Worker,
+  message: unknown,
+  exited: Promise<void>,
+): Promise<void> {
+  worker.ref();
+  worker.postMessage(message);
+  await exited;
 }
 
 /** The worker's next message; an error or its exit reads as a failure. */
