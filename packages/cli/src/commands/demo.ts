@@ -3,9 +3,10 @@
  * register with a server given by `--server` or to run its handlers by hand (it prints how).
  *
  * The example is the single source of the demo: it is the app users copy from, so the CLI runs it
- * as a program (`node examples/dist/demo-executor/main.js`, configured through its environment
- * variables) rather than importing it across the package boundary. That program lives in a
- * Tickwheel checkout, not in the published `tickwheel` package, and the command says so there.
+ * as a program (configured through its environment variables) rather than importing it. The CLI's
+ * build compiles that example into the package itself (`tsconfig.demo.json` →
+ * `dist/demo-executor/`), so the command works the same from a checkout and from an installed
+ * `tickwheel` package, which must not reach outside itself.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,9 +16,8 @@ import { type Command, Option } from 'commander';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { ACCESS_TOKEN_ENV } from './executor.js';
 
-/** The built example app and its source, relative to this file in `packages/cli/dist/commands/`. */
-const DEMO_ENTRY = new URL('../../../../examples/dist/demo-executor/main.js', import.meta.url);
-const DEMO_SOURCE = new URL('../../../../examples/demo-executor/main.ts', import.meta.url);
+/** The example app as the CLI's build compiled it, relative to this file in `dist/commands/`. */
+const DEMO_ENTRY = new URL('../demo-executor/main.js', import.meta.url);
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 interface DemoFlags {
@@ -94,12 +94,7 @@ function childExitCode(child: ChildProcess): Promise<number> {
   });
 }
 
+/** Only a checkout whose CLI was built without the demo project lacks it; a package always has it. */
 function missingDemoMessage(): string {
-  if (existsSync(fileURLToPath(DEMO_SOURCE))) {
-    return 'the demo executor is not built yet: run `npm run build` at the repository root first';
-  }
-  return (
-    'tickwheel demo runs the example app of a Tickwheel checkout (examples/demo-executor), which the ' +
-    'published package does not include: clone the repository and run `npm start` there'
-  );
+  return `the demo executor is not built (${fileURLToPath(DEMO_ENTRY)} is missing): run \`npx tsc -b\` at the repository root`;
 }
