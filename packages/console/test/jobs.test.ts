@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
+import { choose } from './helpers/choose.js';
 import { APP_NAME, type Platform, startPlatform, waitFor } from './helpers/platform.js';
 
 interface JobAnswer {
@@ -44,33 +45,6 @@ const CRON = '*/2 * * * * ?';
 const ZONE = 'Asia/Shanghai';
 const SCREENSHOTS = process.env.TW_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = new URL('../../../docs/screenshots/', import.meta.url);
-
-/**
- * Picks, in the antd select labelled `label`, the option whose title starts with `option`
- * (typing `search` first). A loaded machine may re-render the list under the click, so the pick
- * is retried until the select shows it.
- */
-async function choose(page: Page, label: string, option: string, search?: string): Promise<void> {
-  const input = page.getByLabel(label, { exact: true });
-  const select = page.locator('.ant-select').filter({ has: input });
-  const escaped = option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await input.click();
-      if (search !== undefined) await input.fill(search);
-      await page
-        .locator('.ant-select-dropdown:visible')
-        .getByTitle(new RegExp(`^${escaped}`))
-        .first()
-        .click({ timeout: 5_000 });
-      await expect.poll(() => select.textContent(), { timeout: 2_000 }).toContain(option);
-      return;
-    } catch (err) {
-      if (attempt === 3) throw err;
-      await page.keyboard.press('Escape');
-    }
-  }
-}
 
 /** The server's answer to a preview it refuses, as a body `{ error: { field, message } }`. */
 async function refusedPreview(platform: Platform, conf: string): Promise<{ field: string; message: string }> {

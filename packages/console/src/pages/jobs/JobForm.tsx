@@ -97,7 +97,10 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
     onSuccess: async (saved) => {
       void message.success(t('savedJob', { name: saved.name }));
       await queryClient.invalidateQueries({ queryKey: JOBS });
-      navigate(backTo);
+      // A new script job has no script yet: writing it is the next step.
+      const writeScript =
+        job === undefined && isScriptJob(saved.glueType) && carried.glueSource === undefined;
+      navigate(writeScript ? `/jobs/${saved.id}/script` : backTo);
     },
     onError: (err) => {
       setSaveError(err);

@@ -96,7 +96,7 @@ export default {
     childJobsHint: 'Run after each successful run of this job',
     alarmEmailHint: 'Comma-separated addresses',
     startNowHint: 'Otherwise the job is saved stopped; start it from the list',
-    scriptAfterSave: 'Save the job, then write its script with “Script” in the list',
+    scriptAfterSave: 'Saving the job opens the script editor to write its script',
     scriptInEditor: 'The script is edited in the script editor (button above)',
     scheduleType: {
       CRON: 'Cron',
@@ -268,7 +268,7 @@ export default {
     childJobsHint: '本任务每次运行成功后触发',
     alarmEmailHint: '多个地址用逗号分隔',
     startNowHint: '否则保存为停止状态，可在列表中启动',
-    scriptAfterSave: '保存任务后，在列表中点击“GLUE 脚本”编写脚本',
+    scriptAfterSave: '保存任务后将打开脚本编辑器编写脚本',
     scriptInEditor: '脚本在脚本编辑器中编辑（见上方按钮）',
     scheduleType: {
       CRON: 'CRON',
