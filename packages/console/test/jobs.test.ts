@@ -339,6 +339,10 @@ describe('console: jobs', () => {
     await expect
       .poll(() => page.getByTestId('schedule-preview-times').locator('li').count(), { timeout: 15_000 })
       .toBe(5);
+    // The times to come, not "the latest five" (最近 reads as past).
+    await expect(page.getByTestId('schedule-preview').getAttribute('aria-label')).resolves.toBe(
+      '接下来的触发时间',
+    );
     if (SCREENSHOTS) await page.screenshot({ path: new URL('job-edit-zh.png', SCREENSHOT_DIR).pathname });
 
     await page.getByTestId('language-switch').getByText('EN').click();

@@ -321,7 +321,7 @@ export default {
       EXPONENTIAL: '每次重试后间隔翻倍，不超过最长间隔',
     },
     preview: {
-      title: '最近 5 次触发时间',
+      title: '接下来的触发时间',
       none: '无调度的任务只在手动触发时运行。',
       enterConf: '填写调度配置后即可预览触发时间。',
       invalid: '无法预览：调度配置无效。',
