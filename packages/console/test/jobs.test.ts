@@ -212,7 +212,39 @@ describe('console: jobs', () => {
     await dialog.waitFor({ state: 'detached' });
   }, 60_000);
 
-  it('stops and starts the job from its status switch', async () => {
+  it('keeps a long job name in the trigger dialog’s title clear of the close button', async () => {
+    const long = await platform.api<{ id: number }>('POST', '/api/v1/jobs', {
+      appId: platform.appId,
+      name: 'nightly export of the orders ledger to the warehouse for finance reconciliation',
+      scheduleType: 'NONE',
+      executorHandler: 'echo',
+    });
+    for (const width of [1280, 390]) {
+      const sized = await newPage(browser, { width, height: 844 });
+      await signIn(sized, platform.url);
+      await sized.goto(new URL('jobs', platform.url).toString());
+      await sized.getByTestId(`job-actions-${long.id}`).getByRole('button', { name: 'Trigger once' }).click();
+      const dialog = sized.getByRole('dialog');
+      await dialog.getByText(/^Trigger nightly export .* once$/).waitFor();
+      // The dialog's opening animation over, so the boxes are where they stay.
+      await sized.waitForFunction(() => document.querySelector('.ant-zoom-appear, .ant-zoom-enter') === null);
+      const title = (await dialog.locator('.ant-modal-title').boundingBox())!;
+      const close = (await dialog.locator('.ant-modal-close').boundingBox())!;
+      const apart =
+        title.x + title.width <= close.x ||
+        close.x + close.width <= title.x ||
+        title.y + title.height <= close.y ||
+        close.y + close.height <= title.y;
+      expect(
+        apart,
+        `title ${JSON.stringify(title)} overlaps close ${JSON.stringify(close)} at ${width}px`,
+      ).toBe(true);
+      await sized.context().close();
+    }
+    await platform.api('DELETE', `/api/v1/jobs/${long.id}`);
+  }, 60_000);
+
+  it('stops the job from its status switch only once confirmed, and starts it again at once', async () => {
     await open('/jobs');
     const status = page.getByTestId(`job-status-${jobId}`);
     await expect(status.getAttribute('aria-checked')).resolves.toBe('true');
