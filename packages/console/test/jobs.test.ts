@@ -248,18 +248,35 @@ describe('console: jobs', () => {
     await open('/jobs');
     const status = page.getByTestId(`job-status-${jobId}`);
     await expect(status.getAttribute('aria-checked')).resolves.toBe('true');
+    const confirm = page.locator('.ant-popconfirm:visible');
+    const stopConfirmed = async () => {
+      const stopped = page.waitForResponse((answer) => answer.url().endsWith(`/api/v1/jobs/${jobId}/stop`));
+      await status.click();
+      await confirm.getByRole('button', { name: 'Stop', exact: true }).click();
+      await stopped;
+      await confirm.waitFor({ state: 'hidden' });
+      await expect.poll(() => status.getAttribute('aria-checked'), { timeout: 10_000 }).toBe('false');
+    };
 
+    // The switch asks first; Cancel leaves the job running.
     await status.click();
-    await expect.poll(() => status.getAttribute('aria-checked')).toBe('false');
+    await expect(confirm.textContent()).resolves.toContain(`Stop scheduling ${JOB_NAME}?`);
+    await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 1 });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    await expect(status.getAttribute('aria-checked')).resolves.toBe('true');
+    await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 1 });
+
+    await stopConfirmed();
     await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 0 });
 
+    // Starting loses nothing: it goes at once.
     await status.click();
     await expect.poll(() => status.getAttribute('aria-checked')).toBe('true');
     await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 1 });
 
     // Stopped again, so the rest of the file does not race a job firing every 2 s.
-    await status.click();
-    await expect.poll(() => status.getAttribute('aria-checked')).toBe('false');
+    await stopConfirmed();
   }, 60_000);
 
   it('keeps the filters in the URL, so a reload shows the same list', async () => {
@@ -329,6 +346,47 @@ describe('console: jobs', () => {
       alarmEmail: 'ops@example.com',
       executorParam: 'edited param',
     });
+  }, 60_000);
+
+  it('asks before leaving the form with unsaved changes, stays when told to, and leaves when confirmed', async () => {
+    const jobsLink = page.getByRole('menu').getByRole('link', { name: 'Jobs', exact: true });
+    const confirm = page.locator('.ant-modal-confirm');
+
+    // Unchanged: the link simply goes.
+    await open(`/jobs/${copyId}`);
+    await page.getByLabel('Param', { exact: true }).waitFor();
+    await jobsLink.click();
+    await page.waitForURL(/\/jobs$/);
+    await expect(confirm.count()).resolves.toBe(0);
+
+    // Changed: the menu's link asks; Cancel keeps the page and the edit.
+    await open(`/jobs/${copyId}`);
+    const param = page.getByLabel('Param', { exact: true });
+    await param.fill('never saved');
+    await jobsLink.click();
+    await confirm.locator('.ant-modal-confirm-title').getByText('Leave the job without saving?').waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe(`/jobs/${copyId}`);
+    await expect(param.inputValue()).resolves.toBe('never saved');
+
+    // So does the page's own button to the job's fire records; confirmed, it leaves unsaved.
+    await page.locator('main').getByRole('button', { name: 'Fire records' }).click();
+    await confirm.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL(new RegExp(`/fires\\?jobId=${copyId}$`));
+    await expect(jobNamed(platform, COPY_NAME)).resolves.toMatchObject({ executorParam: 'edited param' });
+
+    // Reloading asks the browser's own question.
+    await open(`/jobs/${copyId}`);
+    await param.fill('never saved either');
+    const asked = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => {
+        resolve(dialog.type());
+        void dialog.accept();
+      }),
+    );
+    await page.reload();
+    await expect(asked).resolves.toBe('beforeunload');
   }, 60_000);
 
   it('deletes a job after confirmation', async () => {

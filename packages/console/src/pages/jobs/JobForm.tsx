@@ -29,6 +29,7 @@ import type { Job } from '../../api/types';
 import { errorText } from '../../components/ApiErrorAlert';
 import { showFieldError } from '../../components/formErrors';
 import { PageTitle } from '../../components/PageTitle';
+import { useLeaveGuard } from '../../components/useLeaveGuard';
 import { type Carried, createJobBody, type JobFormValues, jobFields } from './jobValues';
 import {
   ALARM_ON,
@@ -74,6 +75,15 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const [saveError, setSaveError] = useState<unknown>();
+  // Any change the user makes counts, even one undone by hand: asking once too often is cheaper
+  // than losing an edit.
+  const [dirty, setDirty] = useState(false);
+  const leave = useLeaveGuard(dirty, {
+    title: t('leaveConfirm.title'),
+    text: t('leaveConfirm.text'),
+    leave: t('leaveConfirm.leave'),
+    cancel: t('common:actions.cancel'),
+  });
 
   const scheduleType = Form.useWatch('scheduleType', form) ?? initialValues.scheduleType;
   const scheduleConf = Form.useWatch('scheduleConf', form) ?? initialValues.scheduleConf;
@@ -123,9 +133,9 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
           job === undefined ? undefined : (
             <>
               {isScriptJob(job.glueType) && (
-                <Button onClick={() => navigate(`/jobs/${job.id}/script`)}>{t('actions.script')}</Button>
+                <Button onClick={() => leave(`/jobs/${job.id}/script`)}>{t('actions.script')}</Button>
               )}
-              <Button onClick={() => navigate(`/fires?jobId=${job.id}`)}>{t('actions.fires')}</Button>
+              <Button onClick={() => leave(`/fires?jobId=${job.id}`)}>{t('actions.fires')}</Button>
             </>
           )
         }
@@ -135,6 +145,7 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
         layout="vertical"
         initialValues={initialValues}
         onFinish={(values) => save.mutate(values)}
+        onValuesChange={() => setDirty(true)}
         scrollToFirstError={{ block: 'center' }}
         data-testid="job-form"
       >

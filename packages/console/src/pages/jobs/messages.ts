@@ -12,6 +12,13 @@ export default {
     stopped: '{{name}} is stopped',
     savedJob: '{{name}} saved',
     saveFailed: 'The job was not saved',
+    leaveConfirm: {
+      title: 'Leave the job without saving?',
+      text: 'Your changes to this job are not saved and will be lost.',
+      leave: 'Leave',
+    },
+    stopConfirm: 'Stop scheduling {{name}}? It fires no more until started again.',
+    stopAction: 'Stop',
     required: '{{field}} is required',
     tooLong: 'At most {{max}} characters',
     columns: {
@@ -184,6 +191,13 @@ export default {
     stopped: '{{name}} 已停止',
     savedJob: '{{name}} 已保存',
     saveFailed: '任务未保存',
+    leaveConfirm: {
+      title: '不保存就离开此任务？',
+      text: '对此任务的修改尚未保存，离开后将丢失。',
+      leave: '离开',
+    },
+    stopConfirm: '停止调度 {{name}}？重新启动前它不会再被触发。',
+    stopAction: '停止',
     required: '请填写{{field}}',
     tooLong: '最多 {{max}} 个字符',
     columns: {
