@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
+import { choose } from './helpers/choose.js';
 import { APP_NAME, type Platform, startPlatform, waitFor } from './helpers/platform.js';
 
 interface JobAnswer {
@@ -44,33 +45,6 @@ const CRON = '*/2 * * * * ?';
 const ZONE = 'Asia/Shanghai';
 const SCREENSHOTS = process.env.TW_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = new URL('../../../docs/screenshots/', import.meta.url);
-
-/**
- * Picks, in the antd select labelled `label`, the option whose title starts with `option`
- * (typing `search` first). A loaded machine may re-render the list under the click, so the pick
- * is retried until the select shows it.
- */
-async function choose(page: Page, label: string, option: string, search?: string): Promise<void> {
-  const input = page.getByLabel(label, { exact: true });
-  const select = page.locator('.ant-select').filter({ has: input });
-  const escaped = option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await input.click();
-      if (search !== undefined) await input.fill(search);
-      await page
-        .locator('.ant-select-dropdown:visible')
-        .getByTitle(new RegExp(`^${escaped}`))
-        .first()
-        .click({ timeout: 5_000 });
-      await expect.poll(() => select.textContent(), { timeout: 2_000 }).toContain(option);
-      return;
-    } catch (err) {
-      if (attempt === 3) throw err;
-      await page.keyboard.press('Escape');
-    }
-  }
-}
 
 /** The server's answer to a preview it refuses, as a body `{ error: { field, message } }`. */
 async function refusedPreview(platform: Platform, conf: string): Promise<{ field: string; message: string }> {
@@ -238,22 +212,71 @@ describe('console: jobs', () => {
     await dialog.waitFor({ state: 'detached' });
   }, 60_000);
 
-  it('stops and starts the job from its status switch', async () => {
+  it('keeps a long job name in the trigger dialog’s title clear of the close button', async () => {
+    const long = await platform.api<{ id: number }>('POST', '/api/v1/jobs', {
+      appId: platform.appId,
+      name: 'nightly export of the orders ledger to the warehouse for finance reconciliation',
+      scheduleType: 'NONE',
+      executorHandler: 'echo',
+    });
+    for (const width of [1280, 390]) {
+      const sized = await newPage(browser, { width, height: 844 });
+      await signIn(sized, platform.url);
+      await sized.goto(new URL('jobs', platform.url).toString());
+      await sized.getByTestId(`job-actions-${long.id}`).getByRole('button', { name: 'Trigger once' }).click();
+      const dialog = sized.getByRole('dialog');
+      await dialog.getByText(/^Trigger nightly export .* once$/).waitFor();
+      // The dialog's opening animation over, so the boxes are where they stay.
+      await sized.waitForFunction(() => document.querySelector('.ant-zoom-appear, .ant-zoom-enter') === null);
+      const title = (await dialog.locator('.ant-modal-title').boundingBox())!;
+      const close = (await dialog.locator('.ant-modal-close').boundingBox())!;
+      const apart =
+        title.x + title.width <= close.x ||
+        close.x + close.width <= title.x ||
+        title.y + title.height <= close.y ||
+        close.y + close.height <= title.y;
+      expect(
+        apart,
+        `title ${JSON.stringify(title)} overlaps close ${JSON.stringify(close)} at ${width}px`,
+      ).toBe(true);
+      await sized.context().close();
+    }
+    await platform.api('DELETE', `/api/v1/jobs/${long.id}`);
+  }, 60_000);
+
+  it('stops the job from its status switch only once confirmed, and starts it again at once', async () => {
     await open('/jobs');
     const status = page.getByTestId(`job-status-${jobId}`);
     await expect(status.getAttribute('aria-checked')).resolves.toBe('true');
+    const confirm = page.locator('.ant-popconfirm:visible');
+    const stopConfirmed = async () => {
+      const stopped = page.waitForResponse((answer) => answer.url().endsWith(`/api/v1/jobs/${jobId}/stop`));
+      await status.click();
+      await confirm.getByRole('button', { name: 'Stop', exact: true }).click();
+      await stopped;
+      await confirm.waitFor({ state: 'hidden' });
+      await expect.poll(() => status.getAttribute('aria-checked'), { timeout: 10_000 }).toBe('false');
+    };
 
+    // The switch asks first; Cancel leaves the job running.
     await status.click();
-    await expect.poll(() => status.getAttribute('aria-checked')).toBe('false');
+    await expect(confirm.textContent()).resolves.toContain(`Stop scheduling ${JOB_NAME}?`);
+    await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 1 });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    await expect(status.getAttribute('aria-checked')).resolves.toBe('true');
+    await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 1 });
+
+    await stopConfirmed();
     await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 0 });
 
+    // Starting loses nothing: it goes at once.
     await status.click();
     await expect.poll(() => status.getAttribute('aria-checked')).toBe('true');
     await expect(jobNamed(platform, JOB_NAME)).resolves.toMatchObject({ triggerStatus: 1 });
 
     // Stopped again, so the rest of the file does not race a job firing every 2 s.
-    await status.click();
-    await expect.poll(() => status.getAttribute('aria-checked')).toBe('false');
+    await stopConfirmed();
   }, 60_000);
 
   it('keeps the filters in the URL, so a reload shows the same list', async () => {
@@ -325,6 +348,47 @@ describe('console: jobs', () => {
     });
   }, 60_000);
 
+  it('asks before leaving the form with unsaved changes, stays when told to, and leaves when confirmed', async () => {
+    const jobsLink = page.getByRole('menu').getByRole('link', { name: 'Jobs', exact: true });
+    const confirm = page.locator('.ant-modal-confirm');
+
+    // Unchanged: the link simply goes.
+    await open(`/jobs/${copyId}`);
+    await page.getByLabel('Param', { exact: true }).waitFor();
+    await jobsLink.click();
+    await page.waitForURL(/\/jobs$/);
+    await expect(confirm.count()).resolves.toBe(0);
+
+    // Changed: the menu's link asks; Cancel keeps the page and the edit.
+    await open(`/jobs/${copyId}`);
+    const param = page.getByLabel('Param', { exact: true });
+    await param.fill('never saved');
+    await jobsLink.click();
+    await confirm.locator('.ant-modal-confirm-title').getByText('Leave the job without saving?').waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe(`/jobs/${copyId}`);
+    await expect(param.inputValue()).resolves.toBe('never saved');
+
+    // So does the page's own button to the job's fire records; confirmed, it leaves unsaved.
+    await page.locator('main').getByRole('button', { name: 'Fire records' }).click();
+    await confirm.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL(new RegExp(`/fires\\?jobId=${copyId}$`));
+    await expect(jobNamed(platform, COPY_NAME)).resolves.toMatchObject({ executorParam: 'edited param' });
+
+    // Reloading asks the browser's own question.
+    await open(`/jobs/${copyId}`);
+    await param.fill('never saved either');
+    const asked = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => {
+        resolve(dialog.type());
+        void dialog.accept();
+      }),
+    );
+    await page.reload();
+    await expect(asked).resolves.toBe('beforeunload');
+  }, 60_000);
+
   it('deletes a job after confirmation', async () => {
     await open('/jobs');
     await page.getByTestId(`job-actions-${copyId}`).getByRole('button', { name: 'Delete' }).click();
@@ -365,6 +429,10 @@ describe('console: jobs', () => {
     await expect
       .poll(() => page.getByTestId('schedule-preview-times').locator('li').count(), { timeout: 15_000 })
       .toBe(5);
+    // The times to come, not "the latest five" (最近 reads as past).
+    await expect(page.getByTestId('schedule-preview').getAttribute('aria-label')).resolves.toBe(
+      '接下来的触发时间',
+    );
     if (SCREENSHOTS) await page.screenshot({ path: new URL('job-edit-zh.png', SCREENSHOT_DIR).pathname });
 
     await page.getByTestId('language-switch').getByText('EN').click();

@@ -61,6 +61,22 @@ describe('console: what a USER with one app sees', { timeout: 60_000 }, () => {
     expect(listed).toEqual([VISIBLE_JOB]);
   });
 
+  it('says she has no permission on the app when she opens a job of another app, in English and Chinese', async () => {
+    await page.goto(new URL(`jobs/${hiddenJobId}`, platform.url).toString());
+    const alert = page.getByRole('alert');
+    await alert.getByText('You have no permission on this app').waitFor();
+    // The server's own sentence says which app.
+    await expect(alert.textContent()).resolves.toContain(`no permission on app`);
+    await expect(alert.textContent()).resolves.not.toContain('Something went wrong');
+    await expect(alert.textContent()).resolves.not.toContain(HIDDEN_JOB);
+
+    await page.getByTestId('language-switch').getByText('中文').click();
+    await alert.getByText('您没有此执行器的权限').waitFor();
+    await expect(alert.textContent()).resolves.not.toContain('出错了');
+    await page.getByTestId('language-switch').getByText('EN').click();
+    await alert.getByText('You have no permission on this app').waitFor();
+  });
+
   it('has no admin entries in the menu, and the admin pages answer 403', async () => {
     const menu = page.getByRole('menu');
     await menu.getByRole('link', { name: 'API tokens', exact: true }).waitFor();

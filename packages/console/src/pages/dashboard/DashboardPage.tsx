@@ -2,7 +2,9 @@
  * The dashboard: jobs, executors online, today's fires by result and the fires running now, then
  * the fires per day by result and the fire lateness per day over the last 7 or 30 days. It asks
  * again every 10 s; the figures themselves are the daily reports the server recomputes every
- * minute, so the page tells both when it asked and when the server computed them. An app chosen
+ * minute, so the page tells both when it asked and when the server computed them: each fire figure
+ * says "as of" the time it was computed, so a job just started that has fired already is not
+ * contradicted by a silent 0 (the refresh button, or the next minute, brings it). An app chosen
  * in the toolbar (kept in the URL as `appId`) narrows every figure to that app.
  */
 import { ReloadOutlined } from '@ant-design/icons';
@@ -21,6 +23,7 @@ import {
   Tooltip,
   Typography,
 } from 'antd';
+import dayjs from 'dayjs';
 import { lazy, type ReactNode, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
@@ -126,9 +129,17 @@ export default function DashboardPage() {
   );
 }
 
+/** When the figures were computed: the time of day today, the whole moment on another day. */
+function asOf(computedAt: number | null, t: (key: string, options?: Record<string, unknown>) => string) {
+  if (computedAt === null) return t('asOfNever');
+  const sameDay = dayjs(computedAt).isSame(dayjs(), 'day');
+  return t('asOf', { time: sameDay ? dayjs(computedAt).format('HH:mm:ss') : formatTime(computedAt) });
+}
+
 function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
   const { t, i18n } = useTranslation('dashboard');
   const today = data.series[data.series.length - 1];
+  const computed = asOf(data.computedAt, t);
   // The options name the series in the current language: build them again when it changes.
   // biome-ignore lint/correctness/useExhaustiveDependencies: i18n.language changes what t returns
   const options = useMemo(
@@ -165,6 +176,7 @@ function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
             hint={t('firesTodayHint')}
             value={today?.total ?? 0}
             testId="figure-fires-today"
+            asOf={computed}
             footer={
               <Flex wrap gap="small" data-testid="fires-today-by-result">
                 {RESULTS.filter((result) => result !== 'running').map((result) => (
@@ -193,6 +205,7 @@ function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
             hint={t('runningHint')}
             value={data.totals.running}
             testId="figure-running"
+            asOf={computed}
             footer={
               <Typography.Text type="secondary">
                 {t('meanRun', { value: formatDuration(data.totals.meanRunMs) })}
@@ -265,12 +278,15 @@ function FigureCard({
   value,
   footer,
   testId,
+  asOf: computed,
 }: {
   title: string;
   hint?: string;
   value: number;
   footer?: ReactNode;
   testId: string;
+  /** For a figure of the daily reports: when the server computed it. */
+  asOf?: string;
 }) {
   return (
     <Card style={{ height: '100%' }} data-testid={testId}>
@@ -285,7 +301,16 @@ function FigureCard({
           )
         }
         value={value}
-        valueRender={(node) => <span data-testid={`${testId}-value`}>{node}</span>}
+        valueRender={(node) => (
+          <Flex align="baseline" gap="small" wrap>
+            <span data-testid={`${testId}-value`}>{node}</span>
+            {computed !== undefined && (
+              <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid={`${testId}-as-of`}>
+                {computed}
+              </Typography.Text>
+            )}
+          </Flex>
+        )}
       />
       {footer !== undefined && <div style={{ marginTop: 8 }}>{footer}</div>}
     </Card>

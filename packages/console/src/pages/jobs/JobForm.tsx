@@ -29,6 +29,7 @@ import type { Job } from '../../api/types';
 import { errorText } from '../../components/ApiErrorAlert';
 import { showFieldError } from '../../components/formErrors';
 import { PageTitle } from '../../components/PageTitle';
+import { useLeaveGuard } from '../../components/useLeaveGuard';
 import { HandlerInput } from './HandlerInput';
 import { type Carried, createJobBody, type JobFormValues, jobFields } from './jobValues';
 import {
@@ -75,6 +76,15 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const [saveError, setSaveError] = useState<unknown>();
+  // Any change the user makes counts, even one undone by hand: asking once too often is cheaper
+  // than losing an edit.
+  const [dirty, setDirty] = useState(false);
+  const leave = useLeaveGuard(dirty, {
+    title: t('leaveConfirm.title'),
+    text: t('leaveConfirm.text'),
+    leave: t('leaveConfirm.leave'),
+    cancel: t('common:actions.cancel'),
+  });
 
   const scheduleType = Form.useWatch('scheduleType', form) ?? initialValues.scheduleType;
   const scheduleConf = Form.useWatch('scheduleConf', form) ?? initialValues.scheduleConf;
@@ -98,7 +108,10 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
     onSuccess: async (saved) => {
       void message.success(t('savedJob', { name: saved.name }));
       await queryClient.invalidateQueries({ queryKey: JOBS });
-      navigate(backTo);
+      // A new script job has no script yet: writing it is the next step.
+      const writeScript =
+        job === undefined && isScriptJob(saved.glueType) && carried.glueSource === undefined;
+      navigate(writeScript ? `/jobs/${saved.id}/script` : backTo);
     },
     onError: (err) => {
       setSaveError(err);
@@ -121,9 +134,9 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
           job === undefined ? undefined : (
             <>
               {isScriptJob(job.glueType) && (
-                <Button onClick={() => navigate(`/jobs/${job.id}/script`)}>{t('actions.script')}</Button>
+                <Button onClick={() => leave(`/jobs/${job.id}/script`)}>{t('actions.script')}</Button>
               )}
-              <Button onClick={() => navigate(`/fires?jobId=${job.id}`)}>{t('actions.fires')}</Button>
+              <Button onClick={() => leave(`/fires?jobId=${job.id}`)}>{t('actions.fires')}</Button>
             </>
           )
         }
@@ -133,6 +146,7 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
         layout="vertical"
         initialValues={initialValues}
         onFinish={(values) => save.mutate(values)}
+        onValuesChange={() => setDirty(true)}
         scrollToFirstError={{ block: 'center' }}
         data-testid="job-form"
       >

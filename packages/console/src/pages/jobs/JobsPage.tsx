@@ -237,7 +237,10 @@ function ScheduleCell({ job }: { job: Job }) {
   );
 }
 
-/** Starts or stops scheduling; a refusal (a NONE job cannot start) says why. */
+/**
+ * Starts or stops scheduling; a refusal (a NONE job cannot start) says why. Stopping asks first:
+ * the switch is small, sits in a dense table, and a stopped job silently misses its fires.
+ */
 function StatusSwitch({ job }: { job: Job }) {
   const { t } = useTranslation('jobs');
   const { message } = AntApp.useApp();
@@ -256,16 +259,32 @@ function StatusSwitch({ job }: { job: Job }) {
     },
     onError: (err) => void message.error(errorText(err, t), 8),
   });
+  const toggleSwitch = (
+    <Switch
+      size="small"
+      checked={running}
+      loading={toggle.isPending}
+      // A running job's switch only opens the confirmation around it.
+      onChange={running ? undefined : () => toggle.mutate()}
+      aria-label={t('status.switchLabel', { name: job.name })}
+      data-testid={`job-status-${job.id}`}
+    />
+  );
   return (
     <Flex gap={8} align="center" style={{ whiteSpace: 'nowrap' }}>
-      <Switch
-        size="small"
-        checked={running}
-        loading={toggle.isPending}
-        onChange={() => toggle.mutate()}
-        aria-label={t('status.switchLabel', { name: job.name })}
-        data-testid={`job-status-${job.id}`}
-      />
+      {running ? (
+        <Popconfirm
+          title={t('stopConfirm', { name: job.name })}
+          okText={t('stopAction')}
+          cancelText={t('common:actions.cancel')}
+          okButtonProps={{ danger: true }}
+          onConfirm={() => toggle.mutateAsync().catch(() => undefined)}
+        >
+          {toggleSwitch}
+        </Popconfirm>
+      ) : (
+        toggleSwitch
+      )}
       <Typography.Text type={running ? 'success' : 'secondary'}>
         {t(running ? 'status.running' : 'status.stopped')}
       </Typography.Text>

@@ -13,6 +13,7 @@ import {
   browserTimeZone,
   GLUE_TYPES,
   type GlueType,
+  isScriptJob,
   MISFIRE_STRATEGIES,
   type MisfireStrategy,
   oneOf,
@@ -41,7 +42,8 @@ export interface JobFormValues {
   };
   alarmOn: AlarmOn | undefined;
   glueType: GlueType | undefined;
-  executorHandler: string;
+  /** Absent when the form hides the field: a script job has no handler. */
+  executorHandler: string | undefined;
   executorParam: string;
   childJobIds: number[];
   alarmChannelIds: number[];
@@ -120,6 +122,7 @@ type JobFields = Omit<Body<'createJob'>, 'triggerStatus' | 'glueSource' | 'glueR
  */
 export function jobFields(values: JobFormValues): JobFields {
   const scheduleType = values.scheduleType!;
+  const glueType = values.glueType!;
   return {
     appId: values.appId!,
     name: values.name.trim(),
@@ -139,8 +142,10 @@ export function jobFields(values: JobFormValues): JobFields {
       maxDelaySeconds: values.retryBackoff.maxDelaySeconds,
     },
     alarmOn: values.alarmOn!,
-    glueType: values.glueType!,
-    executorHandler: values.executorHandler.trim(),
+    glueType,
+    // A script job runs its script, not a handler: the form hides the field, and a name left
+    // from before the job became a script would only mislead.
+    executorHandler: isScriptJob(glueType) ? '' : (values.executorHandler ?? '').trim(),
     executorParam: values.executorParam,
     childJobIds: values.childJobIds,
     alarmChannelIds: values.alarmChannelIds,

@@ -12,6 +12,13 @@ export default {
     stopped: '{{name}} is stopped',
     savedJob: '{{name}} saved',
     saveFailed: 'The job was not saved',
+    leaveConfirm: {
+      title: 'Leave the job without saving?',
+      text: 'Your changes to this job are not saved and will be lost.',
+      leave: 'Leave',
+    },
+    stopConfirm: 'Stop scheduling {{name}}? It fires no more until started again.',
+    stopAction: 'Stop',
     required: '{{field}} is required',
     tooLong: 'At most {{max}} characters',
     columns: {
@@ -97,7 +104,7 @@ export default {
     childJobsHint: 'Run after each successful run of this job',
     alarmEmailHint: 'Comma-separated addresses',
     startNowHint: 'Otherwise the job is saved stopped; start it from the list',
-    scriptAfterSave: 'Save the job, then write its script with “Script” in the list',
+    scriptAfterSave: 'Saving the job opens the script editor to write its script',
     scriptInEditor: 'The script is edited in the script editor (button above)',
     scheduleType: {
       CRON: 'Cron',
@@ -185,6 +192,13 @@ export default {
     stopped: '{{name}} 已停止',
     savedJob: '{{name}} 已保存',
     saveFailed: '任务未保存',
+    leaveConfirm: {
+      title: '不保存就离开此任务？',
+      text: '对此任务的修改尚未保存，离开后将丢失。',
+      leave: '离开',
+    },
+    stopConfirm: '停止调度 {{name}}？重新启动前它不会再被触发。',
+    stopAction: '停止',
     required: '请填写{{field}}',
     tooLong: '最多 {{max}} 个字符',
     columns: {
@@ -270,7 +284,7 @@ export default {
     childJobsHint: '本任务每次运行成功后触发',
     alarmEmailHint: '多个地址用逗号分隔',
     startNowHint: '否则保存为停止状态，可在列表中启动',
-    scriptAfterSave: '保存任务后，在列表中点击“GLUE 脚本”编写脚本',
+    scriptAfterSave: '保存任务后将打开脚本编辑器编写脚本',
     scriptInEditor: '脚本在脚本编辑器中编辑（见上方按钮）',
     scheduleType: {
       CRON: 'CRON',
@@ -323,7 +337,7 @@ export default {
       EXPONENTIAL: '每次重试后间隔翻倍，不超过最长间隔',
     },
     preview: {
-      title: '最近 5 次触发时间',
+      title: '接下来的触发时间',
       none: '无调度的任务只在手动触发时运行。',
       enterConf: '填写调度配置后即可预览触发时间。',
       invalid: '无法预览：调度配置无效。',

@@ -29,6 +29,7 @@ import type { Job, ScriptVersion } from '../../api/types';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { PageLoading } from '../../components/PageLoading';
 import { PageTitle } from '../../components/PageTitle';
+import { useLeaveGuard } from '../../components/useLeaveGuard';
 import { jobQuery } from '../fires/lookups';
 import { ScriptEditor } from './ScriptEditor';
 import { ScriptHistory } from './ScriptHistory';
@@ -75,38 +76,13 @@ export default function ScriptPage() {
     job.data !== null &&
     (draft.source !== job.data.glueSource || draft.glueType !== job.data.glueType);
 
-  // Leaving the page (reload, closing the tab) with unsaved changes asks first.
-  useEffect(() => {
-    if (!dirty) return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener('beforeunload', warn);
-    return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
-
-  // So does following a link of the console (the menu, the page's own links): a plain click on a
-  // link to another page is held before the router sees it, and goes on only if confirmed.
-  useEffect(() => {
-    if (!dirty) return;
-    const hold = (event: MouseEvent) => {
-      if (event.defaultPrevented || event.button !== 0) return;
-      if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-      const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
-      if (!(link instanceof HTMLAnchorElement) || (link.target !== '' && link.target !== '_self')) return;
-      const to = new URL(link.href, window.location.href);
-      if (to.origin !== window.location.origin || to.pathname === window.location.pathname) return;
-      event.preventDefault();
-      event.stopPropagation();
-      modal.confirm({
-        title: t('leaveConfirm.title'),
-        content: t('leaveConfirm.text'),
-        okText: t('leaveConfirm.leave'),
-        cancelText: t('common:actions.cancel'),
-        onOk: () => navigate(`${to.pathname}${to.search}${to.hash}`),
-      });
-    };
-    document.addEventListener('click', hold, true);
-    return () => document.removeEventListener('click', hold, true);
-  }, [dirty, modal, navigate, t]);
+  // Leaving with unsaved changes (reload, a link, the page's buttons) asks first.
+  const leave = useLeaveGuard(dirty, {
+    title: t('leaveConfirm.title'),
+    text: t('leaveConfirm.text'),
+    leave: t('leaveConfirm.leave'),
+    cancel: t('common:actions.cancel'),
+  });
 
   const saved = (updated: Job) => {
     queryClient.setQueryData(['getJob', updated.id], updated);
@@ -191,8 +167,8 @@ export default function ScriptPage() {
         }
         extra={
           <>
-            <Button onClick={() => navigate(`/jobs/${current.id}`)}>{t('editJob')}</Button>
-            <Button onClick={() => navigate(`/fires?jobId=${current.id}`)}>{t('fires')}</Button>
+            <Button onClick={() => leave(`/jobs/${current.id}`)}>{t('editJob')}</Button>
+            <Button onClick={() => leave(`/fires?jobId=${current.id}`)}>{t('fires')}</Button>
             <Button type="primary" icon={<SaveOutlined />} onClick={() => setSaving(true)}>
               {t('common:actions.save')}
             </Button>
