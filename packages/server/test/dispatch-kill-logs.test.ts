@@ -88,6 +88,7 @@ describe('run logs', () => {
     expect(read).toEqual({
       ok: true,
       msg: null,
+      more: false,
       result: { fromLineNum: 2, toLineNum: 2, logContent: 'line two\n', isEnd: false },
     });
     expect(m.requests[0]!.body).toEqual({ logDateTime: 1_700_000_000_000, logId: 31, fromLineNum: 2 });
@@ -98,6 +99,7 @@ describe('run logs', () => {
     expect(read).toEqual({
       ok: false,
       result: null,
+      more: false,
       msg: 'fire 6 was not delivered to any executor; it has no log',
     });
   });

@@ -75,7 +75,8 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       schema: {
         operationId: 'getFireLog',
         tags: TAGS,
-        summary: "The run's log lines from fromLineNum on, read from the executor the fire was sent to",
+        summary:
+          "One page of the run's log from fromLineNum on (at most 2,000 lines and 1 MiB), read from the executor the fire was sent to",
         security: SECURITY,
         params: IdParams,
         querystring: LogQuery,
@@ -96,9 +97,9 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       const { fromLineNum, toLineNum, logContent } = read.result;
       // The executor's isEnd only says its file had nothing more (or no file yet, as just before a
       // run's first line): the log is over once the fire had finished before this read and the read
-      // brought nothing new.
+      // brought nothing new. A page cut to the page limits has more behind it.
       const nothingNew = (logContent ?? '') === '' || toLineNum < fromLineNum;
-      const isEnd = isFinalStatus(fire.status) && (read.result.isEnd || nothingNew);
+      const isEnd = isFinalStatus(fire.status) && !read.more && (read.result.isEnd || nothingNew);
       return { fromLineNum, toLineNum, logContent: logContent ?? '', isEnd };
     },
   );

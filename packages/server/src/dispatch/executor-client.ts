@@ -32,6 +32,7 @@ import {
 } from '@tickwheel/protocol';
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
 import { CallDeadlines } from './call-deadlines.js';
+import { LogAnswerError, type LogPage, type LogPageLimits, readLogPage } from './log-page.js';
 
 /** One executor as the registry knows it. */
 export interface ExecutorAddress {
@@ -166,6 +167,18 @@ export class ExecutorClient {
     return this.post(target, 'log', JSON.stringify(encodeLogParam(param, target.protocol)));
   }
 
+  /**
+   * Reads one page of log lines from `param.fromLineNum`, within `limits` whatever the executor
+   * sends: the answer is read as it streams and dropped once the page is full (log-page.ts), so
+   * an XXL-JOB executor answering the whole rest of a huge file costs one page of memory.
+   */
+  logPage(target: ExecutorAddress, param: LogParam, limits: LogPageLimits): Promise<CallOutcome<LogPage>> {
+    const body = JSON.stringify(encodeLogParam(param, target.protocol));
+    const read: AnswerReader = (address, response) =>
+      readLogPageAnswer(address, response, param.fromLineNum, limits);
+    return this.post(target, 'log', body, performance.now(), read) as Promise<CallOutcome<LogPage>>;
+  }
+
   /** Waits for calls in flight (each ends by its timeout at the latest), then closes every connection. */
   async close(): Promise<void> {
     // Runs queued for the end of this turn go out first, so they are in flight, not refused.
@@ -295,6 +308,7 @@ export class ExecutorClient {
     call: ExecutorCall,
     body: string,
     started = performance.now(),
+    read: AnswerReader = (address, response) => readAnswer(call, address, response),
   ): Promise<CallOutcome> {
     const endpoint = this.endpointOf(target.address);
     const outcome =
@@ -305,7 +319,7 @@ export class ExecutorClient {
             'address',
             `invalid executor address ${JSON.stringify(target.address)}`,
           )
-        : await this.send(target, endpoint, call, body);
+        : await this.send(target, endpoint, call, body, read);
     outcome.latencyMs = performance.now() - started;
     this.options.onCall?.(outcome);
     return outcome;
@@ -316,6 +330,7 @@ export class ExecutorClient {
     endpoint: Endpoint,
     call: ExecutorCall,
     body: string,
+    read: AnswerReader,
   ): Promise<CallOutcome> {
     const waitForSlot = this.slots.acquire(endpoint.origin);
     if (waitForSlot !== undefined && !(await waitForSlot)) {
@@ -332,7 +347,7 @@ export class ExecutorClient {
         signal: deadline,
       });
       this.noteBatchLimit(target.address, response.headers);
-      return await readAnswer(call, target.address, response);
+      return await read(target.address, response);
     } catch (err) {
       if (deadline.aborted) {
         return failed(call, target.address, 'timeout', `timeout after ${this.options.timeoutMs} ms`);
@@ -470,6 +485,43 @@ function parseEndpoint(address: string): Endpoint | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (url.search !== '' || url.hash !== '') return null;
   return { origin: url.origin, basePath: url.pathname };
+}
+
+/** Turns an executor's HTTP answer into a call outcome. */
+type AnswerReader = (address: string, response: UndiciDispatcher.ResponseData) => Promise<CallOutcome>;
+
+/**
+ * A `log` answer read as far as its page needs; the rest of the body is dropped (which closes
+ * the connection when the executor was still sending).
+ */
+async function readLogPageAnswer(
+  address: string,
+  response: UndiciDispatcher.ResponseData,
+  fromLineNum: number,
+  limits: LogPageLimits,
+): Promise<CallOutcome<LogPage>> {
+  if (response.statusCode < 200 || response.statusCode > 299) {
+    await response.body.dump();
+    return failed('log', address, 'status', `HTTP ${response.statusCode}`) as CallOutcome<LogPage>;
+  }
+  try {
+    const answer = await readLogPage(response.body as AsyncIterable<Uint8Array>, fromLineNum, limits);
+    return {
+      call: 'log',
+      address,
+      ok: answer.code === 200,
+      code: answer.code,
+      msg: answer.msg,
+      content: answer.page,
+      failure: null,
+      latencyMs: 0,
+    };
+  } catch (err) {
+    if (!(err instanceof LogAnswerError)) throw err;
+    return failed('log', address, 'body', err.message) as CallOutcome<LogPage>;
+  } finally {
+    if (!response.body.readableEnded) response.body.destroy();
+  }
 }
 
 async function readAnswer(
