@@ -37,7 +37,7 @@ describe('kill', () => {
       logDateTime: f.scheduledAt,
       executor: target(outcome!.address!),
     };
-    expect(await d.kill(run)).toEqual({ ok: true, msg: 'Success' });
+    expect(await d.kill(run)).toEqual({ ok: true, msg: 'Success', scope: 'run' });
     expect(await executors[0]!.server.callbackFor(f.fireId)).toMatchObject({
       handleCode: 500,
       handleMsg: expect.stringContaining('scheduling center kill job. [job running, killed]'),

@@ -13,6 +13,10 @@
  * does), goes as its own `run`; several to a Tickwheel executor go as one `runBatch` request, and
  * each still gets the outcome its own `run` would have had. An aligned burst or a busy server
  * then costs both sides one HTTP request per batch instead of one per run.
+ *
+ * Likewise an executor whose answers carry `Tickwheel-Kill: logId` kills one run when asked
+ * with a `logId`; `killScope` asks the executor itself (a `beat`) right before a kill, so the
+ * answer holds for whatever process serves the address now, on any server node.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -21,6 +25,8 @@ import {
   callUrl,
   encodeLogParam,
   JSON_CONTENT_TYPE,
+  KILL_RUN_BY_LOG_ID,
+  KILL_RUN_HEADER,
   type LogParam,
   MAX_BODY_BYTES,
   type ProtocolGeneration,
@@ -96,6 +102,10 @@ const BODY_SNIPPET_CHARS = 120;
  */
 const RUN_BATCH_MAX_BYTES = 1024 * 1024;
 const RUN_BATCH_HEADER_LOWER = RUN_BATCH_HEADER.toLowerCase();
+const KILL_RUN_HEADER_LOWER = KILL_RUN_HEADER.toLowerCase();
+
+/** What a `kill` stops: only the run asked for (a Tickwheel executor), or the job's lane (XXL-JOB). */
+export type KillScope = 'run' | 'job';
 
 /** A `run` waiting for the end of the turn, to go out alone or in its executor's batch. */
 interface QueuedRun {
@@ -113,6 +123,8 @@ export class ExecutorClient {
   private readonly slots: OriginSlots;
   /** Most runs per `runBatch` each address announced; absent or below 2: it gets `run` calls only. */
   private readonly batchLimits = new Map<string, number>();
+  /** Addresses whose last answer announced `Tickwheel-Kill: logId`. */
+  private readonly runKillers = new Set<string>();
   /** Runs of this turn by address, sent at its end (`flushRuns`). */
   private queuedRuns = new Map<string, QueuedRun[]>();
   private flushScheduled = false;
@@ -157,9 +169,24 @@ export class ExecutorClient {
     });
   }
 
-  /** Stops the job's running run and drops its queue. */
-  kill(target: ExecutorAddress, jobId: number): Promise<CallOutcome<null>> {
-    return this.post(target, 'kill', JSON.stringify({ jobId })) as Promise<CallOutcome<null>>;
+  /**
+   * Stops the job's running run and drops its queue; with `logId`, an executor that announced
+   * `Tickwheel-Kill: logId` stops only that run (see {@link killScope}). XXL-JOB executors ignore
+   * the field, so send it only where `killScope` said `run`.
+   */
+  kill(target: ExecutorAddress, jobId: number, logId?: number): Promise<CallOutcome<null>> {
+    const body = logId === undefined ? { jobId } : { jobId, logId };
+    return this.post(target, 'kill', JSON.stringify(body)) as Promise<CallOutcome<null>>;
+  }
+
+  /**
+   * What a kill with a logId would stop on this executor now, asked with a `beat`: `run` when its
+   * answer announces `Tickwheel-Kill: logId`, `job` otherwise. The failed beat when it did not answer.
+   */
+  async killScope(target: ExecutorAddress): Promise<KillScope | CallOutcome<null>> {
+    const beat = await this.beat(target);
+    if (beat.failure !== null) return beat;
+    return this.runKillers.has(target.address) ? 'run' : 'job';
   }
 
   /** Reads log lines; the payload is the raw LogResult (validate it with `parseLogResult`). */
@@ -303,6 +330,15 @@ export class ExecutorClient {
     }
   }
 
+  /** Remembers whether the executor at `address` kills one run by logId. */
+  private noteRunKill(address: string, headers: UndiciDispatcher.ResponseData['headers']): void {
+    if (headers[KILL_RUN_HEADER_LOWER] === KILL_RUN_BY_LOG_ID) {
+      if (!this.runKillers.has(address)) this.runKillers.add(address);
+    } else if (this.runKillers.has(address)) {
+      this.runKillers.delete(address);
+    }
+  }
+
   private async post(
     target: ExecutorAddress,
     call: ExecutorCall,
@@ -347,6 +383,7 @@ export class ExecutorClient {
         signal: deadline,
       });
       this.noteBatchLimit(target.address, response.headers);
+      this.noteRunKill(target.address, response.headers);
       return await read(target.address, response);
     } catch (err) {
       if (deadline.aborted) {
