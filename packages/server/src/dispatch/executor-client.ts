@@ -189,11 +189,6 @@ export class ExecutorClient {
     return this.runKillers.has(target.address) ? 'run' : 'job';
   }
 
-  /** Reads log lines; the payload is the raw LogResult (validate it with `parseLogResult`). */
-  log(target: ExecutorAddress, param: LogParam): Promise<CallOutcome<unknown>> {
-    return this.post(target, 'log', JSON.stringify(encodeLogParam(param, target.protocol)));
-  }
-
   /**
    * Reads one page of log lines from `param.fromLineNum`, within `limits` whatever the executor
    * sends: the answer is read as it streams and dropped once the page is full (log-page.ts), so
