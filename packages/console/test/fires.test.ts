@@ -2,12 +2,23 @@
  * The fire-record pages in a real Chromium against a real server and executor: a cron job's
  * fires appear in the list filtered through the URL; old records are cleared with the count the
  * server reports; a running fire's log arrives line by line until the run ends; a long run is
- * killed from its page; a log holding markup is shown as text and never runs.
+ * killed from its page, and the kill says first what it stops (on an XXL-JOB executor, every run
+ * of the job there); a log holding markup is shown as text and never runs.
  */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
-import { createJob, getFire, triggerOnce, waitForFinished, waitForRunning } from './helpers/fire-runs.js';
+import {
+  createJob,
+  getFire,
+  readWholeLog,
+  triggerOnce,
+  waitForFinished,
+  waitForRunning,
+} from './helpers/fire-runs.js';
 import { HTML_LOG_LINE, type Platform, startPlatform, waitFor } from './helpers/platform.js';
 import { screenshot } from './helpers/screenshot.js';
 
@@ -18,6 +29,45 @@ interface FirePage {
 
 const CRON_JOB = 'echo every two seconds';
 const OTHER_JOB = 'echo once';
+
+/**
+ * An executor that answers as XXL-JOB 2.x does (text/html, `{"code":200}`, no Tickwheel headers):
+ * it takes runs and never ends them, and has no log file for them.
+ */
+async function startXxlExecutor(): Promise<{ address: string; calls: string[]; stop(): Promise<void> }> {
+  const calls: string[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      calls.push(req.url ?? '');
+      const answer =
+        req.url === '/log'
+          ? {
+              code: 200,
+              content: {
+                fromLineNum: 1,
+                toLineNum: 0,
+                logContent: 'readLog fail, logFile not exists',
+                isEnd: true,
+              },
+            }
+          : { code: 200 };
+      res.writeHead(200, { 'Content-Type': 'text/html;charset=UTF-8' });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    address: `http://127.0.0.1:${port}/`,
+    calls,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 function url(platform: Platform, path: string): string {
   return new URL(path, platform.url).toString();
@@ -178,6 +228,10 @@ describe('console: fire records', () => {
       .locator('.ant-modal-confirm-title')
       .getByText(`Kill the run of fire record #${fireId}?`)
       .waitFor();
+    // A Tickwheel executor stops this run alone.
+    expect(await confirm.getByTestId('kill-scope').textContent()).toBe(
+      "The executor stops this run alone; the job's other runs go on. The record ends as killed.",
+    );
     await confirm.getByRole('button', { name: 'Kill', exact: true }).click();
 
     await page.locator('h3 [data-status="killed"]').waitFor();
@@ -187,6 +241,49 @@ describe('console: fire records', () => {
     await waitFor(async () => (await state.getAttribute('data-state')) === 'ended', 'the log to end', 30_000);
     const log = (await page.getByTestId('fire-log').textContent()) ?? '';
     expect(log).not.toContain('slow line 100');
+  }, 90_000);
+
+  it('says before a kill on an XXL-JOB executor that it stops every run of the job there', async () => {
+    const xxl = await startXxlExecutor();
+    try {
+      const app = await platform.api<{ id: number }>('POST', '/api/v1/apps', {
+        appName: 'xxl-java',
+        title: 'XXL',
+      });
+      const registered = await fetch(new URL('api/registry', platform.server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'XXL-JOB-ACCESS-TOKEN': platform.server.accessToken },
+        body: JSON.stringify({
+          registryGroup: 'EXECUTOR',
+          registryKey: 'xxl-java',
+          registryValue: xxl.address,
+        }),
+      });
+      expect(((await registered.json()) as { code: number }).code).toBe(200);
+      const jobId = await platform.api<{ id: number }>('POST', '/api/v1/jobs', {
+        appId: app.id,
+        name: 'runs on a Java executor',
+        executorHandler: 'javaHandler',
+      });
+      const fireId = await triggerOnce(platform, jobId.id);
+      await waitForRunning(platform, fireId);
+      await page.goto(url(platform, `fires/${fireId}`));
+
+      await page.getByRole('button', { name: 'Kill' }).click();
+      const confirm = page.locator('.ant-modal-confirm');
+      const notice = confirm.getByTestId('kill-scope');
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        `The executor at ${xxl.address} is an XXL-JOB executor: its kill acts on the whole job. It stops the job's running run there and drops every run of the job queued there, and each of them ends as killed.`,
+      );
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      // Nothing was killed: the question was only asked.
+      expect(xxl.calls).not.toContain('/kill');
+      expect((await getFire(platform, fireId)).status).toBe('dispatched');
+    } finally {
+      await xxl.stop();
+    }
   }, 90_000);
 
   it('fits a phone screen: the list scrolls inside its table, the record and its log wrap', async () => {
@@ -227,4 +324,35 @@ describe('console: fire records', () => {
     );
     await expect(page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).resolves.toBeUndefined();
   }, 60_000);
+
+  it('follows a log longer than the view keeps page by page to its last line, keeping the last part', async () => {
+    const jobId = await createJob(platform, {
+      name: 'big log',
+      glueType: 'GLUE_SHELL',
+      glueSource: 'pad=$(printf "%0100d" 0)\nfor i in $(seq 1 30000); do echo "big line $i $pad"; done\n',
+    });
+    const fireId = await triggerOnce(platform, jobId);
+    await page.goto(url(platform, `fires/${fireId}`));
+    const state = page.getByTestId('fire-log-state');
+    await waitFor(async () => (await state.getAttribute('data-state')) === 'ended', 'the log to end', 60_000);
+
+    const dropped = Number(
+      /The first (\d+) lines are not shown/.exec(
+        (await page.getByTestId('fire-log-dropped').textContent()) ?? '',
+      )?.[1],
+    );
+    expect(dropped).toBeGreaterThan(0);
+    const kept = ((await page.getByTestId('fire-log').textContent()) ?? '')
+      .split('\n')
+      .filter((line) => line.startsWith('big line '))
+      .map((line) => Number(line.split(' ')[2]));
+    // The view starts right after the dropped lines (the run's own lines come before the script's
+    // output) and holds every later line once, in order, to the last.
+    const whole = (await readWholeLog(platform, fireId)).split('\n');
+    const before = whole.findIndex((line) => line.startsWith('big line 1 '));
+    expect(kept[0]).toBe(dropped - before + 1);
+    expect(kept.at(-1)).toBe(30_000);
+    expect(kept).toEqual(Array.from({ length: 30_001 - kept[0]! }, (_, i) => kept[0]! + i));
+    expect((await getFire(platform, fireId)).status).toBe('succeeded');
+  }, 120_000);
 });

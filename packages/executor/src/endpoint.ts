@@ -11,6 +11,10 @@
  * the answer lists their ReturnT codes and messages. Every answer announces it in the
  * `Tickwheel-Run-Batch` header, so a Tickwheel server learns which executors take batches from
  * their ordinary answers; XXL-JOB servers ignore the header and never call the path.
+ *
+ * Every answer also carries `Tickwheel-Kill: logId`: this executor's `kill` takes an optional
+ * `logId` and then stops only that run, so a Tickwheel server can kill one queued run without
+ * stopping the job's running one.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
@@ -19,6 +23,8 @@ import {
   type IdleBeatParam,
   isTickwheelError,
   JSON_CONTENT_TYPE,
+  KILL_RUN_BY_LOG_ID,
+  KILL_RUN_HEADER,
   type KillParam,
   type LogParam,
   type LogResult,
@@ -184,6 +190,7 @@ function answer(
     'Content-Type': JSON_CONTENT_TYPE,
     'Content-Length': Buffer.byteLength(text),
     [RUN_BATCH_HEADER]: RUN_BATCH_LIMIT,
+    [KILL_RUN_HEADER]: KILL_RUN_BY_LOG_ID,
     ...headers,
   });
   res.end(text);

@@ -5,7 +5,6 @@
  */
 import { type FileHandle, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 import { type LogResult, WireMessages } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
@@ -137,28 +136,17 @@ export class JobLogs {
 
   /** Reads the page starting at line `from`, each line with its `\n`; closes the handle. */
   private async readLines(handle: FileHandle, from: number): Promise<string[]> {
-    const stream = handle.createReadStream({ encoding: 'utf8' });
-    const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-    const lines: string[] = [];
-    let lineNum = 0;
-    let bytes = 0;
+    const page = new PageOfLines(from, this.maxLinesPerRead, this.maxBytesPerRead);
+    const stream = handle.createReadStream();
     try {
-      for await (const line of reader) {
-        lineNum++;
-        if (lineNum < from) continue;
-        const text = `${line}\n`;
-        const size = Buffer.byteLength(text);
-        if (lines.length > 0 && bytes + size > this.maxBytesPerRead) break;
-        // A single line larger than the whole cap is cut rather than sent whole: the answer must stay bounded.
-        lines.push(size > this.maxBytesPerRead ? `${line.slice(0, this.maxBytesPerRead)}\n` : text);
-        bytes += size;
-        if (lines.length >= this.maxLinesPerRead) break;
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (page.add(chunk)) break;
       }
+      page.end();
     } finally {
-      reader.close();
       stream.destroy();
     }
-    return lines;
+    return page.lines;
   }
 
   /**
@@ -313,4 +301,99 @@ function daysBetween(a: Date, b: Date): number {
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The lines of one read, fed with the file's bytes. Lines end at `\n`, `\r\n` or a lone `\r`
+ * (script progress output), as Node's readline and Java's LineNumberReader count them. Lines
+ * before `from` are only counted; a line is kept while the page has room, and one longer than the
+ * whole byte cap is cut to the cap (at a character boundary) rather than held or sent whole, so
+ * neither memory nor the answer grows with the file or with its longest line.
+ */
+class PageOfLines {
+  readonly lines: string[] = [];
+  private lineNum = 0;
+  private bytes = 0;
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  private afterCR = false;
+  private full = false;
+
+  constructor(
+    private readonly from: number,
+    private readonly maxLines: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Takes the next bytes of the file; true once the page is full. */
+  add(chunk: Buffer): boolean {
+    let start = 0;
+    for (let i = 0; i < chunk.length && !this.full; i++) {
+      const byte = chunk[i];
+      if (byte !== LF && byte !== CR) {
+        this.afterCR = false;
+        continue;
+      }
+      // The \n of a \r\n pair ends nothing: the \r ended the line.
+      if (byte === LF && this.afterCR && i === start) {
+        this.afterCR = false;
+        start = i + 1;
+        continue;
+      }
+      this.keep(chunk.subarray(start, i));
+      this.completeLine();
+      this.afterCR = byte === CR;
+      start = i + 1;
+      if (byte === CR && chunk[i + 1] === LF) {
+        this.afterCR = false;
+        start = i + 2;
+        i++;
+      }
+    }
+    if (!this.full) this.keep(chunk.subarray(start));
+    return this.full;
+  }
+
+  /** The file ended: a last line without its line break is a line too. */
+  end(): void {
+    if (!this.full && this.partialBytes > 0) this.completeLine();
+  }
+
+  /** Holds part of the current line, at most the byte cap of it (and nothing of a skipped line). */
+  private keep(bytes: Buffer): void {
+    if (bytes.length === 0 || this.lineNum + 1 < this.from) return;
+    const room = this.maxBytes + 1 - this.partialBytes;
+    if (room <= 0) return;
+    const kept = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    this.partial.push(kept);
+    this.partialBytes += kept.length;
+  }
+
+  private completeLine(): void {
+    this.lineNum++;
+    const bytes = this.partial.length === 1 ? (this.partial[0] as Buffer) : Buffer.concat(this.partial);
+    this.partial = [];
+    this.partialBytes = 0;
+    if (this.lineNum < this.from) return;
+    const size = Math.min(bytes.length, this.maxBytes - 1) + 1;
+    if (this.lines.length > 0 && this.bytes + size > this.maxBytes) {
+      this.full = true;
+      return;
+    }
+    this.lines.push(`${textWithin(bytes, this.maxBytes - 1)}\n`);
+    this.bytes += size;
+    if (this.lines.length >= this.maxLines) this.full = true;
+  }
+}
+
+/** The bytes as UTF-8 text, cut to at most `maxBytes` at a character boundary. */
+function textWithin(bytes: Buffer, maxBytes: number): string {
+  if (bytes.length <= maxBytes) return bytes.toString('utf8');
+  let end = maxBytes;
+  // A UTF-8 continuation byte is 10xxxxxx: back off to the start of the character.
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
 }

@@ -67,6 +67,23 @@ export class Lane {
     this.current?.stop(running);
   }
 
+  /**
+   * Stops the one run `logId`: the running run with `running` as its reason, or a queued one
+   * reported as not executed with `queuedMsg`. False when the lane has no such run.
+   */
+  stopRun(logId: number, running: StopReason, queuedMsg: string): boolean {
+    if (this.current?.trigger.logId === logId) {
+      this.current.stop(running);
+      return true;
+    }
+    const index = this.queue.findIndex((trigger) => trigger.logId === logId);
+    if (index < 0) return false;
+    const [trigger] = this.queue.splice(index, 1);
+    this.reportNotExecuted(trigger as TriggerParam, queuedMsg);
+    if (!this.busy) this.becomeIdle();
+    return true;
+  }
+
   /** Stops everything (see {@link stopAll}), takes no more triggers and releases the runner. */
   async close(running: StopReason, queuedMsg: string): Promise<void> {
     this.closed = true;

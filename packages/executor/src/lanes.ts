@@ -81,10 +81,22 @@ export class Lanes {
     return returnSuccess(null);
   }
 
-  /** `kill`: stops the running run, reports the queued ones as killed, releases the lane. */
-  kill({ jobId }: KillParam): ReturnT<null> {
+  /**
+   * `kill`: stops the running run, reports the queued ones as killed, releases the lane. With a
+   * `logId` (Tickwheel's extension) only that run is stopped, running or queued, and the lane
+   * goes on with the others.
+   */
+  kill({ jobId, logId }: KillParam): ReturnT<null> {
     const lane = this.lanes.get(jobId);
     if (!lane) return { ...returnSuccess(null), msg: WireMessages.threadAlreadyKilled };
+    if (logId !== undefined) {
+      const killed = lane.stopRun(
+        logId,
+        { kind: 'kill', msg: WireMessages.killRunning },
+        WireMessages.killQueued,
+      );
+      return killed ? returnSuccess(null) : { ...returnSuccess(null), msg: WireMessages.threadAlreadyKilled };
+    }
     this.closeLane(lane, { kind: 'kill', msg: WireMessages.killRunning }, WireMessages.killQueued);
     return returnSuccess(null);
   }

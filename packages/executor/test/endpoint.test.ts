@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import {
   ACCESS_TOKEN_HEADER,
   APP_NAME_HEADER,
+  KILL_RUN_BY_LOG_ID,
+  KILL_RUN_HEADER,
   MAX_BODY_BYTES,
   MAX_RUN_BATCH,
   RUN_BATCH_HEADER,
@@ -277,6 +279,20 @@ describe('runBatch', () => {
       code: 500,
       msg: `body: at most ${MAX_RUN_BATCH} triggers in one runBatch`,
     });
+  });
+
+  it('announces on every answer that its kill takes a logId (Tickwheel-Kill: logId)', async () => {
+    const beat = await fetch(`${fx.address}beat`, {
+      method: 'POST',
+      headers: { [ACCESS_TOKEN_HEADER]: TOKEN },
+    });
+    expect(beat.headers.get(KILL_RUN_HEADER)).toBe(KILL_RUN_BY_LOG_ID);
+    const kill = await fetch(`${fx.address}kill`, {
+      method: 'POST',
+      headers: { [ACCESS_TOKEN_HEADER]: TOKEN },
+      body: JSON.stringify({ jobId: 1, logId: 2 }),
+    });
+    expect(kill.headers.get(KILL_RUN_HEADER)).toBe('logId');
   });
 
   it('announces runBatch and its limit on every answer, refusals included', async () => {

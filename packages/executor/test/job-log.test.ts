@@ -258,6 +258,29 @@ describe('JobLogs read', () => {
     expect((await logs.read(9, at, 2)).logContent).toBe('next\n');
   });
 
+  it('cuts a line of multi-byte characters to the byte cap in bytes, not in characters', async () => {
+    const logs = jobLogs({ maxBytesPerRead: 64 });
+    const at = Date.now();
+    const writer = logs.open(9, at);
+    writer.write(`${'日'.repeat(100_000)}\nnext\n`);
+    await writer.close();
+    const page = await logs.read(9, at, 1);
+    expect(page.toLineNum).toBe(1);
+    expect(Buffer.byteLength(page.logContent)).toBeLessThanOrEqual(64);
+    expect(page.logContent).toMatch(/^日+\n$/);
+    expect((await logs.read(9, at, 2)).logContent).toBe('next\n');
+  });
+
+  it('counts \\r\\n, \\n and a lone \\r each as one line end, across reads', async () => {
+    const logs = jobLogs({ maxLinesPerRead: 2 });
+    const at = Date.now();
+    const writer = logs.open(9, at);
+    writer.write('one\r\ntwo\rthree\nfour');
+    await writer.close();
+    expect(await logs.read(9, at, 1)).toMatchObject({ toLineNum: 2, logContent: 'one\ntwo\n' });
+    expect(await logs.read(9, at, 3)).toMatchObject({ toLineNum: 4, logContent: 'three\nfour\n' });
+  });
+
   it('numbers lines correctly deep into a large file', async () => {
     const logs = jobLogs({ maxLinesPerRead: 1_000 });
     const at = Date.now();

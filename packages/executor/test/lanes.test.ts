@@ -186,6 +186,51 @@ describe('kill', () => {
     expect(gates.started).toEqual([a]);
   });
 
+  it('kill with the logId of a queued run drops only that run; the running run goes on and succeeds', async () => {
+    const { gates, fx } = await startWithGates();
+    const [a, b, c] = [freshLogId(), freshLogId(), freshLogId()];
+    for (const logId of [a, b, c]) await fx.call('run', gatedRun(26, logId));
+    await gates.waitStarted(a);
+    expect((await fx.call('kill', { jobId: 26, logId: b })).returnT).toMatchObject({ code: 200 });
+    expect(await fx.server.callbackFor(b)).toMatchObject({
+      handleCode: 500,
+      handleMsg: WireMessages.killQueued,
+    });
+    expect(gates.stopReasons.has(a)).toBe(false);
+    gates.release(a);
+    expect(await fx.server.callbackFor(a)).toMatchObject({ handleCode: 200, handleMsg: `done ${a}` });
+    await gates.waitStarted(c);
+    gates.release(c);
+    expect(await fx.server.callbackFor(c)).toMatchObject({ handleCode: 200 });
+    expect(gates.started).toEqual([a, c]);
+  });
+
+  it('kill with the logId of the running run stops only it; the queue goes on', async () => {
+    const { gates, fx } = await startWithGates();
+    const [a, b] = [freshLogId(), freshLogId()];
+    for (const logId of [a, b]) await fx.call('run', gatedRun(27, logId));
+    await gates.waitStarted(a);
+    expect((await fx.call('kill', { jobId: 27, logId: a })).returnT).toMatchObject({ code: 200 });
+    expect(await fx.server.callbackFor(a)).toMatchObject({
+      handleCode: 500,
+      handleMsg: WireMessages.killRunning,
+    });
+    await gates.waitStarted(b);
+    gates.release(b);
+    expect(await fx.server.callbackFor(b)).toMatchObject({ handleCode: 200 });
+  });
+
+  it('kill with a logId the lane does not hold stops nothing and says so', async () => {
+    const { gates, fx } = await startWithGates();
+    const a = freshLogId();
+    await fx.call('run', gatedRun(28, a));
+    await gates.waitStarted(a);
+    const answer = await fx.call('kill', { jobId: 28, logId: freshLogId() });
+    expect(answer.returnT).toMatchObject({ code: 200, msg: WireMessages.threadAlreadyKilled });
+    gates.release(a);
+    expect(await fx.server.callbackFor(a)).toMatchObject({ handleCode: 200 });
+  });
+
   it('kill of a job without a lane answers that it is already killed', async () => {
     const { fx } = await startWithGates();
     const answer = await fx.call('kill', { jobId: 999 });

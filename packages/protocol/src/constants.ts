@@ -22,6 +22,16 @@ export const RUN_BATCH_HEADER = 'Tickwheel-Run-Batch';
 /** The most triggers a Tickwheel executor takes in one `runBatch`. */
 export const MAX_RUN_BATCH = 1_000;
 
+/**
+ * Tickwheel's optional kill of one run (not in XXL-JOB): a Tickwheel executor announces on every
+ * answer the header below with the value `logId`, meaning its `kill` takes an optional `logId`
+ * beside `jobId` and then stops only that run (running or queued), leaving the job's other runs
+ * alone. A server sends `logId` only to an address that announced it: an XXL-JOB executor ignores
+ * the field and stops the job's running run and drops its whole queue.
+ */
+export const KILL_RUN_HEADER = 'Tickwheel-Kill';
+export const KILL_RUN_BY_LOG_ID = 'logId';
+
 /** Messages peers match on; keep the spelling (including XXL-JOB's full-width colon). */
 export const WireMessages = {
   wrongToken: 'The access token is wrong.',

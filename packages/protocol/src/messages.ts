@@ -93,21 +93,30 @@ export function parseTriggerParam(body: unknown): TriggerParam {
 
 // ---------------------------------------------------------------- idleBeat / kill
 
-/** Body of `idleBeat` and of `kill`. */
+/** Body of `idleBeat`. */
 export interface JobIdParam {
   jobId: number;
 }
 export type IdleBeatParam = JobIdParam;
-export type KillParam = JobIdParam;
+
+/**
+ * Body of `kill`. `logId` is Tickwheel's optional extension (KILL_RUN_HEADER): an executor that
+ * announces it stops only that run; XXL-JOB executors ignore it and stop the job's lane.
+ */
+export interface KillParam extends JobIdParam {
+  logId?: number;
+}
 
 const jobIdSchema = z.object({ jobId: int() });
+const killSchema = z.object({ jobId: int(), logId: long().nullish() });
 
 export function parseIdleBeatParam(body: unknown): IdleBeatParam {
   return parseWith(jobIdSchema, body, { what: 'IdleBeatParam' });
 }
 
 export function parseKillParam(body: unknown): KillParam {
-  return parseWith(jobIdSchema, body, { what: 'KillParam' });
+  const p = parseWith(killSchema, body, { what: 'KillParam' });
+  return p.logId == null ? { jobId: p.jobId } : { jobId: p.jobId, logId: p.logId };
 }
 
 // ---------------------------------------------------------------- log

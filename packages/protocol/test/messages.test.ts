@@ -189,6 +189,9 @@ describe('registry and kill', () => {
 
   it('reads a kill body', () => {
     expect(parseKillParam({ jobId: 4 })).toEqual({ jobId: 4 });
+    // Tickwheel's extension: the one run to stop.
+    expect(parseKillParam({ jobId: 4, logId: 77 })).toEqual({ jobId: 4, logId: 77 });
+    expect(parseKillParam({ jobId: 4, logId: null })).toEqual({ jobId: 4 });
     expect(errorOf(() => parseKillParam({ jobId: 1.5 })).message).toBe('jobId: must be an integer');
   });
 });

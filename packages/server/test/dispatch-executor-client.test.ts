@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { MAX_RUN_BATCH, RUN_BATCH_HEADER } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallRecord, ExecutorClient } from '../src/dispatch/executor-client.js';
+import { DEFAULT_LOG_PAGE_LIMITS } from '../src/dispatch/log-page.js';
 import { closeAll, deadAddress, startExecutors, TOKEN, target } from './helpers/dispatch-fixtures.js';
 import { MIMIC_APP, startMimic, type XxlMimic } from './helpers/xxl-mimic.js';
 
@@ -96,11 +97,11 @@ describe('executor client against a real Tickwheel executor', () => {
     const c = client();
     await c.run(target(executors[0]!.address), run);
     await executors[0]!.server.callbackFor(7_003);
-    const answer = await c.log(target(executors[0]!.address), {
-      logDateTim: run.logDateTime,
-      logId: 7_003,
-      fromLineNum: 1,
-    });
+    const answer = await c.logPage(
+      target(executors[0]!.address),
+      { logDateTim: run.logDateTime, logId: 7_003, fromLineNum: 1 },
+      DEFAULT_LOG_PAGE_LIMITS,
+    );
     expect(answer.ok).toBe(true);
     expect(answer.content).toMatchObject({ fromLineNum: 1 });
     expect((answer.content as { logContent: string }).logContent).toContain('from the handler');
@@ -152,8 +153,8 @@ describe('executor client against XXL-JOB-like executors', () => {
     const g2 = await mimic('2.x');
     const g4 = await mimic('3.5');
     const param = { logDateTim: 1_700_000_000_000, logId: 9, fromLineNum: 1 };
-    const a2 = await client().log(target(g2.address, 'G2'), param);
-    const a4 = await client().log(target(g4.address, 'G4', MIMIC_APP), param);
+    const a2 = await client().logPage(target(g2.address, 'G2'), param, DEFAULT_LOG_PAGE_LIMITS);
+    const a4 = await client().logPage(target(g4.address, 'G4', MIMIC_APP), param, DEFAULT_LOG_PAGE_LIMITS);
     expect(g2.requests[0]?.body).toEqual({ logDateTim: 1_700_000_000_000, logId: 9, fromLineNum: 1 });
     expect(g4.requests[0]?.body).toEqual({ logDateTime: 1_700_000_000_000, logId: 9, fromLineNum: 1 });
     // 2.x puts the payload in `content`, 3.5 in `data`: both are read.

@@ -37,7 +37,7 @@ describe('kill', () => {
       logDateTime: f.scheduledAt,
       executor: target(outcome!.address!),
     };
-    expect(await d.kill(run)).toEqual({ ok: true, msg: 'Success' });
+    expect(await d.kill(run)).toEqual({ ok: true, msg: 'Success', scope: 'run' });
     expect(await executors[0]!.server.callbackFor(f.fireId)).toMatchObject({
       handleCode: 500,
       handleMsg: expect.stringContaining('scheduling center kill job. [job running, killed]'),
@@ -88,6 +88,7 @@ describe('run logs', () => {
     expect(read).toEqual({
       ok: true,
       msg: null,
+      more: false,
       result: { fromLineNum: 2, toLineNum: 2, logContent: 'line two\n', isEnd: false },
     });
     expect(m.requests[0]!.body).toEqual({ logDateTime: 1_700_000_000_000, logId: 31, fromLineNum: 2 });
@@ -98,6 +99,7 @@ describe('run logs', () => {
     expect(read).toEqual({
       ok: false,
       result: null,
+      more: false,
       msg: 'fire 6 was not delivered to any executor; it has no log',
     });
   });

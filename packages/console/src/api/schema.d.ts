@@ -288,8 +288,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The run's log lines from fromLineNum on, read from the executor the fire was sent to */
+        /** One page of the run's log from fromLineNum on (at most 2,000 lines and 1 MiB), read from the executor the fire was sent to */
         get: operations["getFireLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fires/{id}/kill-scope": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What killFire would stop, asked of the fire's executor now: the run alone (a Tickwheel executor), or every run of the job on that executor (an XXL-JOB executor) */
+        get: operations["getFireKillScope"];
         put?: never;
         post?: never;
         delete?: never;
@@ -307,7 +324,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop the fire's run on the executor it was sent to, and record it killed */
+        /** Stop the fire's run on the executor it was sent to, and record it killed. A Tickwheel executor stops that run alone; an XXL-JOB executor stops the job's running run and drops its queued runs too, each recorded killed when the executor reports it (see getFireKillScope) */
         post: operations["killFire"];
         delete?: never;
         options?: never;
@@ -3193,6 +3210,135 @@ export interface operations {
                         logContent: string;
                         /** @description True when the run is over and every line was read */
                         isEnd: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The executor did not answer as it should */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFireKillScope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description run: the executor stops this fire's run alone (a Tickwheel executor). job: it stops the job's running run and drops every run of the job queued on it (an XXL-JOB executor's kill acts per job); each is recorded killed */
+                        scope: "run" | "job";
+                        executorAddress: string;
+                        jobId: number;
                     };
                 };
             };

@@ -1,6 +1,7 @@
 /**
- * Fire records (the log): `listFires`, `getFire`, `getFireLog`, `killFire`. The log and the kill
- * go only to the executor address recorded on the fire — never to an address a caller gives.
+ * Fire records (the log): `listFires`, `getFire`, `getFireLog`, `getFireKillScope`, `killFire`.
+ * The log and the kill go only to the executor address recorded on the fire — never to an
+ * address a caller gives.
  */
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +14,7 @@ import { recordAudit } from './audit-trail.js';
 import type { Principal } from './auth.js';
 import { type ApiContext, appFilter, principalOf, requireAppAccess, SECURITY } from './context.js';
 import { ApiError, conflict, errorResponses, invalidField, notFound } from './errors.js';
-import { Fire, FireLog, FireQuery, IdParams, LogQuery, Page } from './schemas.js';
+import { Fire, FireKillScope, FireLog, FireQuery, IdParams, LogQuery, Page } from './schemas.js';
 
 const TAGS = ['fires'];
 
@@ -75,7 +76,8 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       schema: {
         operationId: 'getFireLog',
         tags: TAGS,
-        summary: "The run's log lines from fromLineNum on, read from the executor the fire was sent to",
+        summary:
+          "One page of the run's log from fromLineNum on (at most 2,000 lines and 1 MiB), read from the executor the fire was sent to",
         security: SECURITY,
         params: IdParams,
         querystring: LogQuery,
@@ -96,10 +98,39 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       const { fromLineNum, toLineNum, logContent } = read.result;
       // The executor's isEnd only says its file had nothing more (or no file yet, as just before a
       // run's first line): the log is over once the fire had finished before this read and the read
-      // brought nothing new.
+      // brought nothing new. A page cut to the page limits has more behind it.
       const nothingNew = (logContent ?? '') === '' || toLineNum < fromLineNum;
-      const isEnd = isFinalStatus(fire.status) && (read.result.isEnd || nothingNew);
+      const isEnd = isFinalStatus(fire.status) && !read.more && (read.result.isEnd || nothingNew);
       return { fromLineNum, toLineNum, logContent: logContent ?? '', isEnd };
+    },
+  );
+
+  api.get<{ Params: IdParams }>(
+    '/fires/:id/kill-scope',
+    {
+      schema: {
+        operationId: 'getFireKillScope',
+        tags: TAGS,
+        summary:
+          "What killFire would stop, asked of the fire's executor now: the run alone (a Tickwheel executor), or every run of the job on that executor (an XXL-JOB executor)",
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: FireKillScope, ...errorResponses(400, 403, 404, 409, 502) },
+      },
+    },
+    async (request) => {
+      const fire = await findAccessibleFire(ctx, principalOf(ctx, request), request.params.id);
+      requireKillable(fire);
+      const run = await recordedRun(ctx, fire, 'has nothing to kill');
+      const answer = await ctx.deps.dispatcher.killScope(run);
+      if (!answer.ok) {
+        throw new ApiError(
+          502,
+          'TW_ERR_EXECUTOR_CALL_FAILED',
+          `the executor at ${fire.executor_address} did not answer: ${answer.msg}`,
+        );
+      }
+      return { scope: answer.scope, executorAddress: fire.executor_address ?? '', jobId: fire.job_id };
     },
   );
 
@@ -109,7 +140,8 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       schema: {
         operationId: 'killFire',
         tags: TAGS,
-        summary: "Stop the fire's run on the executor it was sent to, and record it killed",
+        summary:
+          "Stop the fire's run on the executor it was sent to, and record it killed. A Tickwheel executor stops that run alone; an XXL-JOB executor stops the job's running run and drops its queued runs too, each recorded killed when the executor reports it (see getFireKillScope)",
         security: SECURITY,
         params: IdParams,
         response: { 200: Fire, ...errorResponses(400, 403, 404, 409, 502) },
@@ -118,10 +150,7 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
     async (request) => {
       const principal = principalOf(ctx, request);
       const fire = await findAccessibleFire(ctx, principal, request.params.id);
-      if (isFinalStatus(fire.status)) throw conflict(`fire ${fire.id} has already finished (${fire.status})`);
-      if (fire.status === 'pending') {
-        throw conflict(`fire ${fire.id} has not been dispatched yet; stop the job to keep it from running`);
-      }
+      requireKillable(fire);
       const run = await recordedRun(ctx, fire, 'has nothing to kill');
       const outcome = await ctx.deps.dispatcher.kill(run);
       if (!outcome.ok) {
@@ -145,11 +174,19 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
         targetType: 'FIRE',
         targetId: fire.id,
         appId: fire.app_id,
-        detail: { jobId: fire.job_id },
+        detail: { jobId: fire.job_id, scope: outcome.scope ?? 'job' },
       });
       return toFire((await store.fires.findFireById(fire.id)) ?? fire);
     },
   );
+}
+
+/** Only a dispatched run (or one whose dispatch outcome is unknown) is on an executor to be killed. */
+function requireKillable(fire: FireRow): void {
+  if (isFinalStatus(fire.status)) throw conflict(`fire ${fire.id} has already finished (${fire.status})`);
+  if (fire.status === 'pending') {
+    throw conflict(`fire ${fire.id} has not been dispatched yet; stop the job to keep it from running`);
+  }
 }
 
 async function findAccessibleFire(ctx: ApiContext, principal: Principal, id: number): Promise<FireRow> {

@@ -55,7 +55,7 @@ export interface RestApiDeps {
   /** Shared with `registerOps` (which authenticates `/metrics` the same way). */
   auth: Auth;
   /** Reads run logs and kills runs, on the address recorded on the fire only. */
-  dispatcher: Pick<Dispatcher, 'kill' | 'readLog'>;
+  dispatcher: Pick<Dispatcher, 'kill' | 'killScope' | 'readLog'>;
   /**
    * Fires `job` once now (`triggerJob`): creates its fire record(s), dispatches them, and
    * resolves with their ids once recorded (it need not wait for the dispatch).

@@ -560,6 +560,16 @@ export const FireLog = Type.Object({
   isEnd: Type.Boolean({ description: 'True when the run is over and every line was read' }),
 });
 
+export const FireKillScope = Type.Object({
+  scope: Type.Union([Type.Literal('run'), Type.Literal('job')], {
+    description:
+      "run: the executor stops this fire's run alone (a Tickwheel executor). job: it stops the job's running run and drops every run of the job queued on it (an XXL-JOB executor's kill acts per job); each is recorded killed",
+  }),
+  executorAddress: Type.String(),
+  jobId: Type.Integer(),
+});
+export type FireKillScope = Static<typeof FireKillScope>;
+
 // ------------------------------------------------------------------ alarm channels
 
 const AlarmChannelName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });

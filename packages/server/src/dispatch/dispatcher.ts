@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import type { BlockStrategy, RouteStrategy, TriggerParam, TriggerType } from '@tickwheel/protocol';
 import { type CallOutcome, type ExecutorAddress, ExecutorClient } from './executor-client.js';
-import { type KillOutcome, killRun, type RecordedRun } from './kill.js';
+import { type KillOutcome, type KillScopeAnswer, killRun, killScopeOf, type RecordedRun } from './kill.js';
 import { DispatchLanes, type LaneName, type LaneStats } from './lanes.js';
 import { type LogRead, readRunLog } from './logs.js';
 import { type DispatchOptions, type ResolvedDispatchOptions, resolveDispatchOptions } from './options.js';
@@ -132,9 +132,14 @@ export class Dispatcher {
     return this.lanes.run(fire.jobId, (lane) => this.deliver(fire, addresses, lane));
   }
 
-  /** Stops the recorded run's job on the executor it was sent to (see `killRun`). */
+  /** Stops the recorded run on the executor it was sent to: the run alone, or its job's lane (see `killRun`). */
   kill(run: RecordedRun): Promise<KillOutcome> {
     return killRun(this.client, run);
+  }
+
+  /** What a kill of the recorded run would stop on its executor now (see `killScopeOf`). */
+  killScope(run: RecordedRun): Promise<KillScopeAnswer> {
+    return killScopeOf(this.client, run);
   }
 
   /** Reads the recorded run's log lines from the executor it was sent to (see `readRunLog`). */

@@ -13,6 +13,10 @@
  * does), goes as its own `run`; several to a Tickwheel executor go as one `runBatch` request, and
  * each still gets the outcome its own `run` would have had. An aligned burst or a busy server
  * then costs both sides one HTTP request per batch instead of one per run.
+ *
+ * Likewise an executor whose answers carry `Tickwheel-Kill: logId` kills one run when asked
+ * with a `logId`; `killScope` asks the executor itself (a `beat`) right before a kill, so the
+ * answer holds for whatever process serves the address now, on any server node.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -21,6 +25,8 @@ import {
   callUrl,
   encodeLogParam,
   JSON_CONTENT_TYPE,
+  KILL_RUN_BY_LOG_ID,
+  KILL_RUN_HEADER,
   type LogParam,
   MAX_BODY_BYTES,
   type ProtocolGeneration,
@@ -32,6 +38,7 @@ import {
 } from '@tickwheel/protocol';
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
 import { CallDeadlines } from './call-deadlines.js';
+import { LogAnswerError, type LogPage, type LogPageLimits, readLogPage } from './log-page.js';
 
 /** One executor as the registry knows it. */
 export interface ExecutorAddress {
@@ -95,6 +102,10 @@ const BODY_SNIPPET_CHARS = 120;
  */
 const RUN_BATCH_MAX_BYTES = 1024 * 1024;
 const RUN_BATCH_HEADER_LOWER = RUN_BATCH_HEADER.toLowerCase();
+const KILL_RUN_HEADER_LOWER = KILL_RUN_HEADER.toLowerCase();
+
+/** What a `kill` stops: only the run asked for (a Tickwheel executor), or the job's lane (XXL-JOB). */
+export type KillScope = 'run' | 'job';
 
 /** A `run` waiting for the end of the turn, to go out alone or in its executor's batch. */
 interface QueuedRun {
@@ -112,6 +123,8 @@ export class ExecutorClient {
   private readonly slots: OriginSlots;
   /** Most runs per `runBatch` each address announced; absent or below 2: it gets `run` calls only. */
   private readonly batchLimits = new Map<string, number>();
+  /** Addresses whose last answer announced `Tickwheel-Kill: logId`. */
+  private readonly runKillers = new Set<string>();
   /** Runs of this turn by address, sent at its end (`flushRuns`). */
   private queuedRuns = new Map<string, QueuedRun[]>();
   private flushScheduled = false;
@@ -156,14 +169,36 @@ export class ExecutorClient {
     });
   }
 
-  /** Stops the job's running run and drops its queue. */
-  kill(target: ExecutorAddress, jobId: number): Promise<CallOutcome<null>> {
-    return this.post(target, 'kill', JSON.stringify({ jobId })) as Promise<CallOutcome<null>>;
+  /**
+   * Stops the job's running run and drops its queue; with `logId`, an executor that announced
+   * `Tickwheel-Kill: logId` stops only that run (see {@link killScope}). XXL-JOB executors ignore
+   * the field, so send it only where `killScope` said `run`.
+   */
+  kill(target: ExecutorAddress, jobId: number, logId?: number): Promise<CallOutcome<null>> {
+    const body = logId === undefined ? { jobId } : { jobId, logId };
+    return this.post(target, 'kill', JSON.stringify(body)) as Promise<CallOutcome<null>>;
   }
 
-  /** Reads log lines; the payload is the raw LogResult (validate it with `parseLogResult`). */
-  log(target: ExecutorAddress, param: LogParam): Promise<CallOutcome<unknown>> {
-    return this.post(target, 'log', JSON.stringify(encodeLogParam(param, target.protocol)));
+  /**
+   * What a kill with a logId would stop on this executor now, asked with a `beat`: `run` when its
+   * answer announces `Tickwheel-Kill: logId`, `job` otherwise. The failed beat when it did not answer.
+   */
+  async killScope(target: ExecutorAddress): Promise<KillScope | CallOutcome<null>> {
+    const beat = await this.beat(target);
+    if (beat.failure !== null) return beat;
+    return this.runKillers.has(target.address) ? 'run' : 'job';
+  }
+
+  /**
+   * Reads one page of log lines from `param.fromLineNum`, within `limits` whatever the executor
+   * sends: the answer is read as it streams and dropped once the page is full (log-page.ts), so
+   * an XXL-JOB executor answering the whole rest of a huge file costs one page of memory.
+   */
+  logPage(target: ExecutorAddress, param: LogParam, limits: LogPageLimits): Promise<CallOutcome<LogPage>> {
+    const body = JSON.stringify(encodeLogParam(param, target.protocol));
+    const read: AnswerReader = (address, response) =>
+      readLogPageAnswer(address, response, param.fromLineNum, limits);
+    return this.post(target, 'log', body, performance.now(), read) as Promise<CallOutcome<LogPage>>;
   }
 
   /** Waits for calls in flight (each ends by its timeout at the latest), then closes every connection. */
@@ -290,11 +325,21 @@ export class ExecutorClient {
     }
   }
 
+  /** Remembers whether the executor at `address` kills one run by logId. */
+  private noteRunKill(address: string, headers: UndiciDispatcher.ResponseData['headers']): void {
+    if (headers[KILL_RUN_HEADER_LOWER] === KILL_RUN_BY_LOG_ID) {
+      if (!this.runKillers.has(address)) this.runKillers.add(address);
+    } else if (this.runKillers.has(address)) {
+      this.runKillers.delete(address);
+    }
+  }
+
   private async post(
     target: ExecutorAddress,
     call: ExecutorCall,
     body: string,
     started = performance.now(),
+    read: AnswerReader = (address, response) => readAnswer(call, address, response),
   ): Promise<CallOutcome> {
     const endpoint = this.endpointOf(target.address);
     const outcome =
@@ -305,7 +350,7 @@ export class ExecutorClient {
             'address',
             `invalid executor address ${JSON.stringify(target.address)}`,
           )
-        : await this.send(target, endpoint, call, body);
+        : await this.send(target, endpoint, call, body, read);
     outcome.latencyMs = performance.now() - started;
     this.options.onCall?.(outcome);
     return outcome;
@@ -316,6 +361,7 @@ export class ExecutorClient {
     endpoint: Endpoint,
     call: ExecutorCall,
     body: string,
+    read: AnswerReader,
   ): Promise<CallOutcome> {
     const waitForSlot = this.slots.acquire(endpoint.origin);
     if (waitForSlot !== undefined && !(await waitForSlot)) {
@@ -332,7 +378,8 @@ export class ExecutorClient {
         signal: deadline.signal,
       });
       this.noteBatchLimit(target.address, response.headers);
-      return await readAnswer(call, target.address, response);
+      this.noteRunKill(target.address, response.headers);
+      return await read(target.address, response);
     } catch (err) {
       if (deadline.timedOut) {
         return failed(call, target.address, 'timeout', `timeout after ${this.options.timeoutMs} ms`);
@@ -470,6 +517,43 @@ function parseEndpoint(address: string): Endpoint | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (url.search !== '' || url.hash !== '') return null;
   return { origin: url.origin, basePath: url.pathname };
+}
+
+/** Turns an executor's HTTP answer into a call outcome. */
+type AnswerReader = (address: string, response: UndiciDispatcher.ResponseData) => Promise<CallOutcome>;
+
+/**
+ * A `log` answer read as far as its page needs; the rest of the body is dropped (which closes
+ * the connection when the executor was still sending).
+ */
+async function readLogPageAnswer(
+  address: string,
+  response: UndiciDispatcher.ResponseData,
+  fromLineNum: number,
+  limits: LogPageLimits,
+): Promise<CallOutcome<LogPage>> {
+  if (response.statusCode < 200 || response.statusCode > 299) {
+    await response.body.dump();
+    return failed('log', address, 'status', `HTTP ${response.statusCode}`) as CallOutcome<LogPage>;
+  }
+  try {
+    const answer = await readLogPage(response.body as AsyncIterable<Uint8Array>, fromLineNum, limits);
+    return {
+      call: 'log',
+      address,
+      ok: answer.code === 200,
+      code: answer.code,
+      msg: answer.msg,
+      content: answer.page,
+      failure: null,
+      latencyMs: 0,
+    };
+  } catch (err) {
+    if (!(err instanceof LogAnswerError)) throw err;
+    return failed('log', address, 'body', err.message) as CallOutcome<LogPage>;
+  } finally {
+    if (!response.body.readableEnded) response.body.destroy();
+  }
 }
 
 async function readAnswer(

@@ -11,10 +11,12 @@
 import {
   capHandleMsg,
   type HandleCallbackParam,
+  HandleCode,
   parseCallbackBody,
   type ReturnT,
   returnFail,
   returnSuccess,
+  WireMessages,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { ExecutorMetrics } from '../executors/metrics.js';
@@ -44,6 +46,7 @@ export async function receiveCallback(deps: CallbackCallDeps, body: unknown): Pr
       handleCode: param.handleCode,
       handleMsg: capHandleMsg(param.handleMsg),
       handleAt,
+      ...(isKillReport(param.handleCode, param.handleMsg) ? { status: 'killed' as const } : {}),
     });
   });
   await deps.recorder.record(results);
@@ -111,4 +114,18 @@ function usualCallbackParam(item: unknown): HandleCallbackParam | undefined {
 
 function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/**
+ * A run stopped by the scheduling center's `kill`: XXL-JOB executors (and Tickwheel's) report it
+ * as code 500 with `scheduling center kill job. [job running, killed]`, and each queued run the
+ * kill dropped with `scheduling center kill job. [job not executed, in the job queue, killed.]`.
+ * Those runs were killed, not failed: an XXL-JOB kill stops every run of the job, not only the
+ * one a user killed, and the others must not read as failures (nor be retried or alarmed as such).
+ */
+function isKillReport(handleCode: number, handleMsg: string | null): boolean {
+  return (
+    handleCode === HandleCode.FAIL &&
+    (handleMsg === WireMessages.killRunning || handleMsg === WireMessages.killQueued)
+  );
 }

@@ -48,6 +48,14 @@ export class XxlMimic {
   readonly busyJobIds = new Set<number>();
   /** Lines `log` serves for any logId. */
   logLines: string[] = ['line one', 'line two'];
+  /**
+   * When set, the mimic keeps each job's runs as a real executor's lane would (the first run
+   * accepted is running, the rest queued; runs never end on their own) and `kill` reports them to
+   * this server's `api/callback` as XXL-JOB does: the running run and every queued one, killed.
+   */
+  callbacksTo: { url: string; accessToken: string } | undefined;
+  /** Runs accepted per job, the running one first (kept only with `callbacksTo`). */
+  readonly lanes = new Map<number, { logId: number; logDateTime: number }[]>();
   /** TCP connections accepted so far (to see keep-alive at work). */
   connections = 0;
   private server: http.Server | undefined;
@@ -128,8 +136,13 @@ export class XxlMimic {
       case `${prefix}/idleBeat`:
         return this.busyJobIds.has(Number(fields.jobId)) ? this.fail(BUSY_MESSAGE) : this.ok();
       case `${prefix}/${g4 ? 'trigger' : 'run'}`:
+        if (this.callbacksTo !== undefined) this.acceptRun(fields);
         return this.ok();
       case `${prefix}/kill`:
+        if (this.callbacksTo !== undefined && this.lanes.has(Number(fields.jobId))) {
+          this.killLane(Number(fields.jobId));
+          return this.ok();
+        }
         return this.ok(null, 'job thread already killed.');
       case `${prefix}/log`: {
         const dateField = g4 ? 'logDateTime' : 'logDateTim';
@@ -146,6 +159,40 @@ export class XxlMimic {
       default:
         return this.fail(`invalid request, uri-mapping(${url}) not found.`);
     }
+  }
+
+  private acceptRun(fields: Record<string, unknown>): void {
+    const jobId = Number(fields.jobId);
+    const lane = this.lanes.get(jobId) ?? [];
+    lane.push({ logId: Number(fields.logId), logDateTime: Number(fields.logDateTime) });
+    this.lanes.set(jobId, lane);
+  }
+
+  /** XXL-JOB's kill: the job's running run and each queued run reported killed, in one callback. */
+  private killLane(jobId: number): void {
+    const runs = this.lanes.get(jobId) ?? [];
+    this.lanes.delete(jobId);
+    const target = this.callbacksTo!;
+    const items = runs.map((run, index) => ({
+      logId: run.logId,
+      logDateTim: run.logDateTime,
+      handleCode: 500,
+      handleMsg:
+        index === 0
+          ? 'scheduling center kill job. [job running, killed]'
+          : 'scheduling center kill job. [job not executed, in the job queue, killed.]',
+    }));
+    // Sent after the kill's answer, from the executor's callback thread, as XXL-JOB does.
+    setTimeout(() => {
+      void fetch(`${target.url}api/callback`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json;charset=UTF-8',
+          'XXL-JOB-ACCESS-TOKEN': target.accessToken,
+        },
+        body: JSON.stringify(items),
+      }).catch(() => undefined);
+    }, 20);
   }
 
   /** Success with null fields left out: 2.x `{code, content?}`, 3.x `{code, msg: "Success", data?}`. */

@@ -6,7 +6,7 @@
 import { StopOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App as AntApp, Button, Descriptions, type DescriptionsProps, Flex, Result, Space } from 'antd';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ApiError, call, client } from '../../api/client';
@@ -70,6 +70,7 @@ export default function FireDetailPage() {
     staleTime: 60_000,
   });
   const log = useFireLog(fire.data);
+  const [askingScope, setAskingScope] = useState(false);
 
   const kill = useMutation({
     mutationFn: (fireId: number) =>
@@ -91,15 +92,30 @@ export default function FireDetailPage() {
 
   const record: Fire = fire.data;
   const zone = job.data?.timeZone;
-  const confirmKill = () =>
+  // The executor is asked what its kill will do before the user confirms: an XXL-JOB executor's
+  // kill stops every run of the job on it, not only this one.
+  const confirmKill = async () => {
+    setAskingScope(true);
+    const content = await killScopeText(record.id).finally(() => setAskingScope(false));
     modal.confirm({
       title: t('kill.title', { id: record.id }),
-      content: t('kill.content'),
+      content: <span data-testid="kill-scope">{content}</span>,
       okText: t('kill.button'),
       okButtonProps: { danger: true },
       cancelText: t('common:actions.cancel'),
       onOk: () => kill.mutateAsync(record.id).catch(() => undefined),
     });
+  };
+  const killScopeText = async (fireId: number): Promise<string> => {
+    try {
+      const { scope, executorAddress } = await call(
+        client.GET('/api/v1/fires/{id}/kill-scope', { params: { path: { id: fireId } } }),
+      );
+      return scope === 'run' ? t('kill.content') : t('kill.contentJob', { address: executorAddress });
+    } catch {
+      return t('kill.contentUnknown');
+    }
+  };
 
   const item = (key: keyof Fire | 'job' | 'app' | 'shard', children: ReactNode, span?: number) => ({
     key,
@@ -154,7 +170,12 @@ export default function FireDetailPage() {
           <>
             <Button onClick={() => navigate(`/fires?jobId=${record.jobId}`)}>{t('jobRecords')}</Button>
             {record.status === 'dispatched' && (
-              <Button danger icon={<StopOutlined />} loading={kill.isPending} onClick={confirmKill}>
+              <Button
+                danger
+                icon={<StopOutlined />}
+                loading={kill.isPending || askingScope}
+                onClick={() => void confirmKill()}
+              >
                 {t('kill.button')}
               </Button>
             )}

@@ -42,6 +42,15 @@ export function FireLogView({ log }: { log: FireLogStream }) {
           <Alert type="info" showIcon title={status} />
         </div>
       ) : null}
+      {log.droppedLines > 0 && (
+        <Typography.Text
+          type="secondary"
+          style={{ display: 'block', padding: '8px 12px' }}
+          data-testid="fire-log-dropped"
+        >
+          {t('log.dropped', { count: log.droppedLines })}
+        </Typography.Text>
+      )}
       {log.state !== 'undelivered' && (
         <pre
           ref={box}

@@ -14,6 +14,11 @@ import type { Fire } from '../../api/types';
 import { isInFlight } from './fire-status';
 
 export const LOG_POLL_MS = 1_000;
+/**
+ * Characters of log the view keeps: a run may log gigabytes, which the reader pages through
+ * (each page at most 1 MiB) while the view keeps the last part, whole lines only.
+ */
+export const MAX_LOG_VIEW_CHARS = 2_000_000;
 
 /**
  * waiting: the fire is not on an executor yet; streaming: reading while the run goes on;
@@ -27,6 +32,8 @@ export interface FireLogStream {
   state: LogState;
   /** The run ended and its executor has no log file for it. */
   missing: boolean;
+  /** Lines read but no longer kept at the top of `text` (see MAX_LOG_VIEW_CHARS). */
+  droppedLines: number;
   error: unknown;
   /** Reads the log again from its first line (after an error). */
   retry(): void;
@@ -55,6 +62,7 @@ export function useFireLog(fire: Fire | undefined): FireLogStream {
   const [text, setText] = useState('');
   const [state, setState] = useState<LogState>('waiting');
   const [missing, setMissing] = useState(false);
+  const [droppedLines, setDroppedLines] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [attempt, setAttempt] = useState(0);
   const fireId = fire?.id;
@@ -67,10 +75,13 @@ export function useFireLog(fire: Fire | undefined): FireLogStream {
     setText('');
     setState('waiting');
     setMissing(false);
+    setDroppedLines(0);
     setError(null);
 
     const stream = async () => {
       let from = 1;
+      let kept = '';
+      let dropped = 0;
       while (!signal.aborted) {
         const current = latest.current;
         if (current === undefined || current.status === 'pending') {
@@ -99,8 +110,12 @@ export function useFireLog(fire: Fire | undefined): FireLogStream {
         if (signal.aborted) return;
         const lines = log.toLineNum - from + 1;
         if (lines > 0) {
-          const chunk = log.logContent;
-          setText((before) => before + chunk);
+          const kept0 = kept + log.logContent;
+          const start = keptStart(kept0);
+          dropped += countLines(kept0, start);
+          kept = start === 0 ? kept0 : kept0.slice(start);
+          setText(kept);
+          setDroppedLines(dropped);
           from = log.toLineNum + 1;
         }
         if (finishedBefore && (lines <= 0 || log.isEnd)) {
@@ -117,7 +132,22 @@ export function useFireLog(fire: Fire | undefined): FireLogStream {
   }, [fireId, attempt]);
 
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  return { text, state, missing, error, retry };
+  return { text, state, missing, droppedLines, error, retry };
+}
+
+/** Where the kept part of `text` starts: 0, or the first whole line of its last MAX_LOG_VIEW_CHARS. */
+function keptStart(text: string): number {
+  if (text.length <= MAX_LOG_VIEW_CHARS) return 0;
+  const from = text.length - MAX_LOG_VIEW_CHARS;
+  const newline = text.indexOf('\n', from - 1);
+  // A single line longer than the whole view is kept from the middle.
+  return newline < 0 || newline + 1 >= text.length ? from : newline + 1;
+}
+
+function countLines(text: string, end: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) count++;
+  return count;
 }
 
 function readLog(id: number, fromLineNum: number, signal: AbortSignal) {

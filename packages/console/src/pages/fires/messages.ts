@@ -95,11 +95,16 @@ export default {
       empty: 'The run wrote no log lines',
       missing: 'The executor has no log for this run',
       undelivered: 'This fire did not reach an executor, so it has no log',
+      dropped: 'The first {{count}} lines are not shown here: the view keeps the last part of a long log.',
     },
     kill: {
       button: 'Kill',
       title: 'Kill the run of fire record #{{id}}?',
-      content: 'The executor stops the run and the record ends as killed.',
+      content: "The executor stops this run alone; the job's other runs go on. The record ends as killed.",
+      contentJob:
+        "The executor at {{address}} is an XXL-JOB executor: its kill acts on the whole job. It stops the job's running run there and drops every run of the job queued there, and each of them ends as killed.",
+      contentUnknown:
+        "The executor did not say what its kill does. An XXL-JOB executor stops the job's running run and drops every queued run of the job; each ends as killed.",
       done: 'The run was killed',
     },
     clear: {
@@ -221,11 +226,16 @@ export default {
       empty: '本次运行没有输出日志',
       missing: '执行器上没有本次运行的日志',
       undelivered: '本次调度未送达执行器，没有日志',
+      dropped: '前 {{count}} 行未在此显示：日志较长时只保留最后一部分。',
     },
     kill: {
       button: '终止任务',
       title: '终止调度记录 #{{id}} 的运行？',
-      content: '执行器将停止该运行，记录以"已终止"结束。',
+      content: '执行器只停止本次运行，该任务的其他运行照常进行；记录以"已终止"结束。',
+      contentJob:
+        '{{address}} 上是 XXL-JOB 执行器，它的终止作用于整个任务：停止该任务在其上正在运行的一次，并丢弃该任务在其上排队的所有运行，这些记录都以"已终止"结束。',
+      contentUnknown:
+        '执行器未说明它的终止会做什么。XXL-JOB 执行器会停止该任务正在运行的一次并丢弃其所有排队的运行，均以"已终止"结束。',
       done: '已终止运行',
     },
     clear: {
