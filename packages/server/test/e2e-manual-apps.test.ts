@@ -36,7 +36,13 @@ interface Answer {
   id: number;
   fireIds: number[];
   onlineAddresses: string[];
-  items: Array<{ id: number; onlineAddresses: string[] }>;
+  items: Array<{
+    id: number;
+    onlineAddresses: string[];
+    address: string;
+    protocol: string;
+    lastBeatAt: number | null;
+  }>;
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
@@ -144,6 +150,31 @@ describe('a MANUAL app', () => {
     expect(one.json.onlineAddresses).toEqual(listed);
     const all = await api('GET', '/api/v1/apps');
     expect(all.json.items.find((a) => a.id === appId)?.onlineAddresses).toEqual(listed);
+  });
+
+  it('lists its typed addresses as its executors, with the registration of those that register elsewhere', async () => {
+    server = await startServer({ apiToken: API_TOKEN });
+    const executor = await startExecutor(server.server, 'registers-elsewhere', (ex) =>
+      ex.handle('where', () => 'picked in the trigger'),
+    );
+    executors.push(executor);
+    const { appId, jobId } = await manualAppWithJob([DEAD_ADDRESS, executor.address]);
+
+    const listed = await api('GET', `/api/v1/apps/${appId}/executors`);
+
+    expect(listed.status).toBe(200);
+    expect(listed.json.items).toEqual([
+      { address: DEAD_ADDRESS, protocol: 'G2', lastBeatAt: null },
+      { address: executor.address, protocol: 'G2', lastBeatAt: expect.any(Number) },
+    ]);
+    // The trigger dialog offers these; choosing the live one runs there.
+    const triggered = await api('POST', `/api/v1/jobs/${jobId}/trigger`, { addressList: [executor.address] });
+    expect(triggered.status).toBe(200);
+    await waitFor(
+      async () =>
+        (await server!.store.fires.findFireById(triggered.json.fireIds[0]!))?.status === 'succeeded',
+      { what: 'the run on the chosen listed executor' },
+    );
   });
 
   it('FAILOVER skips a listed address that does not answer its beat', async () => {

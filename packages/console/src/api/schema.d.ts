@@ -1211,11 +1211,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            /** @description The base URL the executor registered */
+                            /** @description The base URL the executor registered, or (MANUAL apps) one of the addresses typed in for the app */
                             address: string;
                             /** @description The protocol generation it speaks: G2, G3 or G4 */
                             protocol: string;
-                            lastBeatAt: number;
+                            /** @description Its last registry heartbeat; null for a listed address of a MANUAL app that does not register (it is called as G2) */
+                            lastBeatAt: number | null;
                         }[];
                     };
                 };

@@ -102,16 +102,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
     },
     async (request) => {
       const row = await findAccessibleApp(ctx, principalOf(ctx, request), request.params.id);
-      const online = await onlineAddresses(ctx, row.app_name);
-      return {
-        items: online
-          .map((entry) => ({
-            address: entry.registry_value,
-            protocol: entry.protocol,
-            lastBeatAt: entry.updated_at,
-          }))
-          .sort((a, b) => a.address.localeCompare(b.address)),
-      };
+      return { items: await appExecutors(ctx, row) };
     },
   );
 
@@ -282,6 +273,42 @@ export async function onlineAddresses(ctx: ApiContext, appName: string): Promise
   const { store, clock, executorDeadAfterMs } = ctx.deps;
   return store.registry.listAlive(clock.now() - executorDeadAfterMs, appName);
 }
+
+/**
+ * The executors an app's fires go to, by address: its registered, alive ones (AUTO), or its typed
+ * list (MANUAL), each with the heartbeat and generation of its registration under any app name
+ * if it has one (lastBeatAt null: it does not register; it is called as G2).
+ */
+async function appExecutors(ctx: ApiContext, row: AppGroupRow): Promise<AppExecutor[]> {
+  const toExecutor = (entry: RegistryRow): AppExecutor => ({
+    address: entry.registry_value,
+    protocol: entry.protocol,
+    lastBeatAt: entry.updated_at,
+  });
+  if (row.address_type !== 'MANUAL') {
+    return (await onlineAddresses(ctx, row.app_name)).map(toExecutor).sort(byAddress);
+  }
+  const { store, clock, executorDeadAfterMs } = ctx.deps;
+  const registered = new Map<string, RegistryRow>();
+  for (const entry of await store.registry.listAlive(clock.now() - executorDeadAfterMs)) {
+    const known = registered.get(withSlash(entry.registry_value));
+    // Its own app's registration first, else the freshest under another name.
+    if (known === undefined || (known.registry_key !== row.app_name && entry.updated_at > known.updated_at)) {
+      registered.set(withSlash(entry.registry_value), entry);
+    }
+  }
+  return splitAddressList(row.address_list)
+    .map((address) => {
+      const entry = registered.get(withSlash(address));
+      return entry === undefined
+        ? { address, protocol: 'G2', lastBeatAt: null }
+        : { ...toExecutor(entry), address };
+    })
+    .sort(byAddress);
+}
+
+const byAddress = (a: AppExecutor, b: AppExecutor) => a.address.localeCompare(b.address);
+const withSlash = (address: string) => (address.endsWith('/') ? address : `${address}/`);
 
 /** The union of the handler names the app's online executors sent. */
 async function appHandlers(ctx: ApiContext, appName: string): Promise<AppHandlers> {

@@ -249,9 +249,15 @@ export const App = Type.Object({
 export type App = Static<typeof App>;
 
 export const AppExecutor = Type.Object({
-  address: Type.String({ description: 'The base URL the executor registered' }),
+  address: Type.String({
+    description:
+      'The base URL the executor registered, or (MANUAL apps) one of the addresses typed in for the app',
+  }),
   protocol: Type.String({ description: 'The protocol generation it speaks: G2, G3 or G4' }),
-  lastBeatAt: EpochMs,
+  lastBeatAt: Type.Union([EpochMs, Type.Null()], {
+    description:
+      'Its last registry heartbeat; null for a listed address of a MANUAL app that does not register (it is called as G2)',
+  }),
 });
 export type AppExecutor = Static<typeof AppExecutor>;
 

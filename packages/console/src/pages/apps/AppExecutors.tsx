@@ -1,9 +1,10 @@
 /**
- * One app's online executors (`listAppExecutors`): address, protocol and last heartbeat, asked
- * again every few seconds while shown; a manual app also shows the addresses typed in for it.
+ * One app's executors (`listAppExecutors`): address, protocol and last heartbeat, asked again
+ * every few seconds while shown. A manual app's are the addresses typed in for it, those that do
+ * not register shown without a heartbeat.
  */
 import { useQuery } from '@tanstack/react-query';
-import { Badge, Empty, Flex, Table, Tag, Typography } from 'antd';
+import { Badge, Empty, Flex, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import type { App, AppExecutor } from '../../api/types';
@@ -46,29 +47,26 @@ export function AppExecutors({ app }: { app: App }) {
           {
             key: 'address',
             title: t('address'),
-            render: (_, row) => <Badge status="success" text={row.address} />,
+            render: (_, row) => (
+              <Badge status={row.lastBeatAt === null ? 'default' : 'success'} text={row.address} />
+            ),
           },
           { key: 'protocol', title: t('protocol'), dataIndex: 'protocol' },
           {
             key: 'lastBeat',
             title: t('lastBeat'),
-            render: (_, row) => (
-              <span style={{ whiteSpace: 'nowrap' }}>
-                <Time value={row.lastBeatAt} />{' '}
-                <Typography.Text type="secondary">({ago(row.lastBeatAt)})</Typography.Text>
-              </span>
-            ),
+            render: (_, row) =>
+              row.lastBeatAt === null ? (
+                <Typography.Text type="secondary">{t('notRegistered')}</Typography.Text>
+              ) : (
+                <span style={{ whiteSpace: 'nowrap' }}>
+                  <Time value={row.lastBeatAt} />{' '}
+                  <Typography.Text type="secondary">({ago(row.lastBeatAt)})</Typography.Text>
+                </span>
+              ),
           },
         ]}
       />
-      {app.addressType === 'MANUAL' && (
-        <Flex wrap gap="small" align="center">
-          <Typography.Text type="secondary">{t('configured')}:</Typography.Text>
-          {app.addressList.map((address) => (
-            <Tag key={address}>{address}</Tag>
-          ))}
-        </Flex>
-      )}
     </Flex>
   );
 }

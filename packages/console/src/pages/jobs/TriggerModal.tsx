@@ -76,10 +76,13 @@ export function TriggerModal({ job, onClose }: { job: Job; onClose: () => void }
               options={(executors.data?.items ?? []).map((executor) => ({
                 value: executor.address,
                 label: executor.address,
-                detail: t('trigger.executorTitle', {
-                  protocol: executor.protocol,
-                  time: formatTime(executor.lastBeatAt),
-                }),
+                detail:
+                  executor.lastBeatAt === null
+                    ? t('trigger.executorListed')
+                    : t('trigger.executorTitle', {
+                        protocol: executor.protocol,
+                        time: formatTime(executor.lastBeatAt),
+                      }),
               }))}
               optionRender={(option) => (
                 <span>
