@@ -3,11 +3,11 @@
  *
  * A real XXL-JOB executor answers `log` with every line from `fromLineNum` to the end of the file,
  * however large: a 200 MiB log comes back as one 200 MiB JSON body. So the answer is never read
- * whole. Its JSON is scanned as it arrives; `logContent` is decoded piece by piece into lines
- * until the page holds `maxLines` lines or `maxBytes` bytes of UTF-8, and reading stops there (the
- * caller destroys the body, which closes that connection). Every other value is either small and
- * read with a cap (`code`, `msg`, the line numbers) or skipped without being kept. Memory is
- * bounded by the page, whatever the executor sends.
+ * whole. stream-json tokenizes it chunk by chunk as it arrives, every string in pieces;
+ * `logContent` is cut into lines until the page holds `maxLines` lines or `maxBytes` bytes of
+ * UTF-8, and reading stops there (the caller destroys the body, which closes that connection).
+ * Every other value is either small and kept with a cap (`code`, `msg`, the line numbers) or
+ * skipped as it passes. Memory is bounded by the page and one chunk, whatever the executor sends.
  *
  * A page that was cut ends with the last whole line that fitted: its `toLineNum` counts the
  * lines it holds, and the caller asks for `toLineNum + 1` next. A page that holds the executor's
@@ -15,9 +15,10 @@
  * `toLineNum` 0 with a message in `logContent`, which is no line of the log).
  *
  * Real executors write `code` before the payload; should an answer put it after, the rest of the
- * body is scanned (not kept) until `code` comes, so a cut page is still bounded in memory.
+ * body is tokenized (not kept) until `code` comes, so a cut page is still bounded in memory.
  */
 import type { LogResult } from '@tickwheel/protocol';
+import { jsonParser, type Token } from 'stream-json/core/parser.js';
 
 export interface LogPageLimits {
   /** Lines in one page at most. */
@@ -50,25 +51,10 @@ export interface LogAnswer {
 /** The answer is not a ReturnT carrying a LogResult (bad JSON, a missing or mistyped field). */
 export class LogAnswerError extends Error {}
 
-/** Reading stopped on purpose: everything the page needs has been read. */
-class EnoughRead extends Error {}
-
 const KEY_CHARS = 256;
 const MSG_CHARS = 64 * 1024;
-const TOKEN_CHARS = 64;
+const NUMBER_CHARS = 64;
 const MAX_DEPTH = 64;
-const QUOTE_OR_BACKSLASH = /["\\]/g;
-const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
-const ESCAPES: Readonly<Record<string, string>> = {
-  '"': '"',
-  '\\': '\\',
-  '/': '/',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-};
 
 /**
  * Reads one page from `body` (the answer's bytes as they arrive). Stops reading as soon as the
@@ -80,113 +66,314 @@ export async function readLogPage(
   fromLineNum: number,
   limits: LogPageLimits = DEFAULT_LOG_PAGE_LIMITS,
 ): Promise<LogAnswer> {
-  return new LogAnswerReader(new JsonScanner(body[Symbol.asyncIterator]()), fromLineNum, limits).read();
+  const reader = new LogAnswerReader(fromLineNum, limits);
+  // Every key, string and number comes in chunks and none is packed whole: the tokenizer keeps
+  // no value of the answer, so its memory is one chunk of the body whatever the answer holds.
+  const tokenize = jsonParser({ packValues: false, streamValues: true });
+  const decoder = new TextDecoder('utf-8');
+  const chunks = body[Symbol.asyncIterator]();
+  // One chunk is pulled at a time and its tokens taken before the next, so reading stops
+  // within the chunk where the page became known.
+  for (;;) {
+    const chunk = await chunks.next();
+    const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+    for (const token of tokensOf(tokenize, text)) {
+      reader.take(token);
+      if (reader.stopped) return reader.answer();
+    }
+    if (chunk.done) throw reader.endedEarly();
+  }
 }
 
+function tokensOf(tokenize: ReturnType<typeof jsonParser>, text: string): readonly Token[] {
+  if (text === '') return [];
+  let tokens: ReturnType<typeof tokenize>;
+  try {
+    tokens = tokenize(text);
+  } catch (err) {
+    throw new LogAnswerError(`the answer is not JSON: ${(err as Error).message}`);
+  }
+  return typeof tokens === 'symbol' ? [] : tokens.values;
+}
+
+/** What a value of the answer is to the page; `skip` for everything it does not use. */
+type Slot = 'code' | 'msg' | 'payload' | 'fromLineNum' | 'toLineNum' | 'isEnd' | 'logContent' | 'skip';
+
+/**
+ * Follows the answer's tokens: the ReturnT's `code`, `msg` and first LogResult payload
+ * (`content` or `data`), whose `logContent` streams into the page's lines. Every other value is
+ * skipped as its tokens pass.
+ */
 class LogAnswerReader {
   private code: number | undefined;
   private msg: string | null | undefined;
   private page: LogPage | undefined;
-  /** The LogResult being read (set while its `logContent` streams). */
+  /** The LogResult being read, then the one that was read. */
   private result: LogResultReader | undefined;
+  /** Open objects and arrays: the answer's members are at depth 1, the payload's at depth 2. */
+  private depth = 0;
+  private inPayload = false;
+  private member = '';
+  private field = '';
+  /** Where the key, string or number being read goes, and what of it is kept. */
+  private slot: Slot = 'skip';
+  private text: CappedText | null = null;
+  private inText = false;
+  /** Everything the answer is needed for has been read. */
+  stopped = false;
 
   constructor(
-    private readonly json: JsonScanner,
     private readonly fromLineNum: number,
     private readonly limits: LogPageLimits,
   ) {}
 
-  async read(): Promise<LogAnswer> {
-    try {
-      await this.json.readObject(async (key) => {
-        await this.readMember(key);
-        if (this.enough()) throw new EnoughRead();
-      });
-    } catch (err) {
-      if (!(err instanceof EnoughRead)) throw err;
+  take(token: Token): void {
+    switch (token.name) {
+      case 'startObject':
+      case 'startArray':
+        this.containerStarts(token.name === 'startObject');
+        return;
+      case 'endObject':
+      case 'endArray':
+        this.containerEnds();
+        return;
+      case 'startKey':
+        this.inText = true;
+        this.text =
+          this.depth === 1 || (this.depth === 2 && this.inPayload) ? new CappedText(KEY_CHARS) : null;
+        return;
+      case 'endKey':
+        this.keyEnds();
+        return;
+      case 'startString':
+        this.inText = true;
+        this.stringStarts();
+        return;
+      case 'stringChunk':
+        if (this.slot === 'logContent') this.addLogContent(token.value);
+        else this.text?.add(token.value);
+        return;
+      case 'endString':
+        this.inText = false;
+        this.stringEnds();
+        return;
+      case 'startNumber':
+        this.numberStarts();
+        return;
+      case 'numberChunk':
+        this.text?.add(token.value);
+        return;
+      case 'endNumber':
+        this.numberEnds();
+        return;
+      case 'nullValue':
+      case 'trueValue':
+      case 'falseValue':
+        this.literal(token.value);
+        return;
+      default:
+        return;
     }
+  }
+
+  answer(): LogAnswer {
     if (this.code === undefined) throw new LogAnswerError('answer is not a ReturnT: no integer code');
     this.page ??= this.result?.cutPage();
     return { code: this.code, msg: this.msg ?? null, page: this.page ?? null };
   }
 
-  private async readMember(key: string): Promise<void> {
-    switch (key) {
-      case 'code':
-        this.code = await this.json.readInteger(key);
-        return;
-      case 'msg':
-        this.msg = await this.json.readShortStringOrNull(MSG_CHARS);
-        return;
-      case 'content':
-      case 'data':
-        // Tickwheel answers carry the payload under both keys: the first one is read.
-        if (this.page === undefined && (await this.json.peek()) === '{') {
-          this.result = new LogResultReader(this.json, this.fromLineNum, this.limits, () => this.codeKnown());
-          this.page = await this.result.read();
-        } else {
-          await this.json.skipValue();
-        }
-        return;
-      default:
-        await this.json.skipValue();
+  /** The error for a body that ended before the answer did. */
+  endedEarly(): LogAnswerError {
+    return new LogAnswerError(
+      this.inText ? 'the answer ended inside a string' : 'the answer ended in the middle of its JSON',
+    );
+  }
+
+  /** The use of the value that starts now, from where it stands. */
+  private slotHere(): Slot {
+    if (this.depth === 1) {
+      switch (this.member) {
+        case 'code':
+        case 'msg':
+          return this.member;
+        case 'content':
+        case 'data':
+          // Tickwheel answers carry the payload under both keys: the first one is read.
+          return this.page === undefined && this.result === undefined ? 'payload' : 'skip';
+      }
+    } else if (this.depth === 2 && this.inPayload) {
+      switch (this.field) {
+        case 'fromLineNum':
+        case 'toLineNum':
+        case 'isEnd':
+        case 'logContent':
+          return this.field;
+      }
+    }
+    return 'skip';
+  }
+
+  private containerStarts(isObject: boolean): void {
+    if (this.depth === 0 && !isObject) throw new LogAnswerError('the answer is not a ReturnT: not an object');
+    const slot = this.slotHere();
+    if (slot === 'payload' && isObject) {
+      this.result = new LogResultReader(this.fromLineNum, this.limits);
+      this.inPayload = true;
+    } else {
+      this.refuseOther(slot, isObject ? 'an object' : 'an array');
+    }
+    if (++this.depth > MAX_DEPTH) throw new LogAnswerError('the answer nests too deep');
+  }
+
+  private containerEnds(): void {
+    this.depth--;
+    if (this.depth === 1 && this.inPayload) {
+      this.inPayload = false;
+      this.page = (this.result as LogResultReader).page();
+    }
+    this.valueEnds();
+  }
+
+  private keyEnds(): void {
+    this.inText = false;
+    const key = this.text?.value() ?? '';
+    this.text = null;
+    if (this.depth === 1) this.member = key;
+    else if (this.depth === 2 && this.inPayload) this.field = key;
+  }
+
+  private stringStarts(): void {
+    this.slot = this.slotHere();
+    if (this.slot === 'msg') this.text = new CappedText(MSG_CHARS);
+    else if (this.slot !== 'logContent') this.refuseOther(this.slot, 'a string');
+  }
+
+  private stringEnds(): void {
+    if (this.slot === 'msg') this.msg = (this.text as CappedText).value();
+    if (this.slot === 'logContent') (this.result as LogResultReader).lines.end();
+    this.text = null;
+    this.slot = 'skip';
+    this.valueEnds();
+  }
+
+  private addLogContent(piece: string): void {
+    const lines = (this.result as LogResultReader).lines;
+    lines.add(piece);
+    if (lines.cut && this.code !== undefined) this.stopped = true;
+  }
+
+  private numberStarts(): void {
+    this.slot = this.slotHere();
+    if (this.slot === 'code' || this.slot === 'fromLineNum' || this.slot === 'toLineNum') {
+      this.text = new CappedText(NUMBER_CHARS);
+    } else {
+      this.refuseOther(this.slot, 'a number');
     }
   }
 
-  private codeKnown(): boolean {
-    return this.code !== undefined;
+  private numberEnds(): void {
+    if (this.text !== null) {
+      const value = integer(this.slot, this.text);
+      if (this.slot === 'code') this.code = value;
+      else (this.result as LogResultReader).setLineNum(this.slot, value);
+    }
+    this.text = null;
+    this.slot = 'skip';
+    this.valueEnds();
   }
 
-  /** A failure needs its message; a success its page. */
-  private enough(): boolean {
-    if (this.code === undefined) return false;
-    return this.code === 200 ? this.page !== undefined : this.msg !== undefined;
+  private literal(value: boolean | null): void {
+    const slot = this.slotHere();
+    if (slot === 'isEnd') (this.result as LogResultReader).isEnd = value ?? false;
+    else if (!(slot === 'logContent' && value === null)) this.refuseOther(slot, JSON.stringify(value));
+    this.valueEnds();
+  }
+
+  /**
+   * A value of a kind its slot does not take: a wrong `code` or LogResult field ends the reading,
+   * a `msg` that is no string is no message, anything else is skipped.
+   */
+  private refuseOther(slot: Slot, what: string): void {
+    switch (slot) {
+      case 'code':
+      case 'fromLineNum':
+      case 'toLineNum':
+        throw new LogAnswerError(`${slot}: expected an integer, got ${what}`);
+      case 'isEnd':
+        throw new LogAnswerError(`isEnd: expected a boolean, got ${what}`);
+      case 'logContent':
+        throw new LogAnswerError(`logContent: expected a string, got ${what}`);
+      case 'msg':
+        this.msg = null;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** After each member of the answer: a failure needs its message, a success its page. */
+  private valueEnds(): void {
+    if (this.depth === 0) {
+      this.stopped = true;
+      return;
+    }
+    if (this.depth !== 1 || this.code === undefined) return;
+    this.stopped = this.code === 200 ? this.page !== undefined : this.msg !== undefined;
   }
 }
 
-/** Reads the LogResult object, streaming `logContent` into a page. */
+function integer(slot: Slot, text: CappedText): number {
+  if (text.overflowed) throw new LogAnswerError('a value in the answer is too long');
+  const value = Number(text.value());
+  if (!Number.isSafeInteger(value)) {
+    throw new LogAnswerError(`${slot}: expected an integer, got ${JSON.stringify(text.value())}`);
+  }
+  return value;
+}
+
+/** The first `maxChars` characters of a text that arrives in pieces. */
+class CappedText {
+  private readonly pieces: string[] = [];
+  private chars = 0;
+  overflowed = false;
+
+  constructor(private readonly maxChars: number) {}
+
+  add(piece: string): void {
+    const room = this.maxChars - this.chars;
+    if (piece.length > room) this.overflowed = true;
+    if (room <= 0) return;
+    const kept = piece.length > room ? piece.slice(0, room) : piece;
+    this.pieces.push(kept);
+    this.chars += kept.length;
+  }
+
+  value(): string {
+    return this.pieces.join('');
+  }
+}
+
+/** The fields of the LogResult being read, and its `logContent` cut into a page. */
 class LogResultReader {
   private from: number | undefined;
   private to: number | undefined;
-  private isEnd: boolean | undefined;
-  private readonly lines: PageLines;
+  isEnd: boolean | undefined;
+  readonly lines: PageLines;
 
   constructor(
-    private readonly json: JsonScanner,
     private readonly requestedFrom: number,
     limits: LogPageLimits,
-    private readonly mayStop: () => boolean,
   ) {
     this.lines = new PageLines(limits);
   }
 
-  async read(): Promise<LogPage> {
-    await this.json.readObject(async (key) => {
-      switch (key) {
-        case 'fromLineNum':
-          this.from = await this.json.readInteger(key);
-          return;
-        case 'toLineNum':
-          this.to = await this.json.readInteger(key);
-          return;
-        case 'isEnd':
-          this.isEnd = (await this.json.readBooleanOrNull(key)) ?? false;
-          return;
-        case 'logContent':
-          if ((await this.json.peek()) === 'n') {
-            await this.json.readLiteral('null', key);
-            return;
-          }
-          await this.json.readString(
-            (piece) => this.lines.add(piece),
-            () => this.lines.cut && this.mayStop(),
-          );
-          this.lines.end();
-          return;
-        default:
-          await this.json.skipValue();
-      }
-    });
+  setLineNum(field: Slot, value: number): void {
+    if (field === 'fromLineNum') this.from = value;
+    else this.to = value;
+  }
+
+  /** The page once the whole LogResult has been read. */
+  page(): LogPage {
     const cut = this.cutPage();
     if (cut !== undefined) return cut;
     if (this.from === undefined || this.to === undefined) {
@@ -312,217 +499,4 @@ function cutLine(line: string, maxBytes: number): string {
   // Back off to the start of a character: a UTF-8 continuation byte is 10xxxxxx.
   while (end > 0 && end < bytes.length && ((bytes[end] as number) & 0xc0) === 0x80) end--;
   return `${bytes.subarray(0, end).toString('utf8')}${mark}\n`;
-}
-
-/**
- * A pull scanner over JSON text arriving in chunks: it holds one decoded chunk at a time, so a
- * value it skips or streams costs no memory beyond that chunk.
- */
-class JsonScanner {
-  private text = '';
-  private pos = 0;
-  private ended = false;
-  private readonly decoder = new TextDecoder('utf-8');
-  private depth = 0;
-
-  constructor(private readonly chunks: AsyncIterator<Uint8Array>) {}
-
-  /** The next character after whitespace, not consumed. */
-  async peek(): Promise<string> {
-    for (;;) {
-      if (!(await this.fill())) throw new LogAnswerError('the answer ended in the middle of its JSON');
-      const c = this.text[this.pos] as string;
-      if (!WHITESPACE.has(c)) return c;
-      this.pos++;
-    }
-  }
-
-  /** Reads an object, calling `onMember` for each key with the scanner at its value. */
-  async readObject(onMember: (key: string) => Promise<void>): Promise<void> {
-    await this.expect('{');
-    if (++this.depth > MAX_DEPTH) throw new LogAnswerError('the answer nests too deep');
-    if ((await this.peek()) === '}') {
-      this.pos++;
-      this.depth--;
-      return;
-    }
-    for (;;) {
-      if ((await this.peek()) !== '"') throw this.unexpected('an object key');
-      const key = await this.readShortString(KEY_CHARS);
-      await this.expect(':');
-      await onMember(key);
-      const next = await this.next();
-      if (next === '}') break;
-      if (next !== ',') throw this.unexpected("',' or '}'", next);
-    }
-    this.depth--;
-  }
-
-  async readInteger(field: string): Promise<number> {
-    const token = await this.readToken();
-    const value = Number(token);
-    if (token === '' || !Number.isSafeInteger(value)) {
-      throw new LogAnswerError(`${field}: expected an integer, got ${JSON.stringify(token)}`);
-    }
-    return value;
-  }
-
-  async readBooleanOrNull(field: string): Promise<boolean | null> {
-    const token = await this.readToken();
-    if (token === 'true') return true;
-    if (token === 'false') return false;
-    if (token === 'null') return null;
-    throw new LogAnswerError(`${field}: expected a boolean, got ${JSON.stringify(token)}`);
-  }
-
-  async readLiteral(literal: string, field: string): Promise<void> {
-    const token = await this.readToken();
-    if (token !== literal)
-      throw new LogAnswerError(`${field}: expected ${literal}, got ${JSON.stringify(token)}`);
-  }
-
-  async readShortStringOrNull(maxChars: number): Promise<string | null> {
-    if ((await this.peek()) === 'n') {
-      await this.readLiteral('null', 'msg');
-      return null;
-    }
-    if ((await this.peek()) !== '"') {
-      await this.skipValue();
-      return null;
-    }
-    return this.readShortString(maxChars);
-  }
-
-  /** A string, of which the first `maxChars` characters are kept. */
-  async readShortString(maxChars: number): Promise<string> {
-    const pieces: string[] = [];
-    let chars = 0;
-    await this.readString((piece) => {
-      if (chars >= maxChars) return;
-      const kept = piece.slice(0, maxChars - chars);
-      pieces.push(kept);
-      chars += kept.length;
-    });
-    return pieces.join('');
-  }
-
-  /**
-   * Reads a string, handing its decoded text to `onPiece` in pieces as it arrives. When
-   * `stopNow` says so after a piece, reading ends there ({@link EnoughRead}).
-   */
-  async readString(onPiece?: (piece: string) => void, stopNow?: () => boolean): Promise<void> {
-    await this.expect('"');
-    for (;;) {
-      if (!(await this.fill())) throw new LogAnswerError('the answer ended inside a string');
-      QUOTE_OR_BACKSLASH.lastIndex = this.pos;
-      const special = QUOTE_OR_BACKSLASH.exec(this.text);
-      const end = special === null ? this.text.length : special.index;
-      if (end > this.pos) {
-        onPiece?.(this.text.slice(this.pos, end));
-        this.pos = end;
-        if (stopNow?.()) throw new EnoughRead();
-      }
-      if (special === null) continue;
-      this.pos++;
-      if (special[0] === '"') return;
-      onPiece?.(await this.readEscape());
-      if (stopNow?.()) throw new EnoughRead();
-    }
-  }
-
-  /** Skips any value without keeping it. */
-  async skipValue(): Promise<void> {
-    const c = await this.peek();
-    if (c === '{') {
-      await this.readObject(() => this.skipValue());
-    } else if (c === '[') {
-      await this.skipArray();
-    } else if (c === '"') {
-      await this.readString();
-    } else {
-      await this.readToken();
-    }
-  }
-
-  private async skipArray(): Promise<void> {
-    await this.expect('[');
-    if (++this.depth > MAX_DEPTH) throw new LogAnswerError('the answer nests too deep');
-    if ((await this.peek()) === ']') {
-      this.pos++;
-    } else {
-      for (;;) {
-        await this.skipValue();
-        const next = await this.next();
-        if (next === ']') break;
-        if (next !== ',') throw this.unexpected("',' or ']'", next);
-      }
-    }
-    this.depth--;
-  }
-
-  /** The character after a backslash, decoded. */
-  private async readEscape(): Promise<string> {
-    const c = await this.nextRaw();
-    const simple = ESCAPES[c];
-    if (simple !== undefined) return simple;
-    if (c !== 'u') throw new LogAnswerError(`invalid escape \\${c} in a string`);
-    let hex = '';
-    for (let i = 0; i < 4; i++) hex += await this.nextRaw();
-    if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new LogAnswerError(`invalid escape \\u${hex} in a string`);
-    return String.fromCharCode(Number.parseInt(hex, 16));
-  }
-
-  /** A number or a literal (`true`, `false`, `null`): the characters up to the next delimiter. */
-  private async readToken(): Promise<string> {
-    await this.peek();
-    let token = '';
-    while (await this.fill()) {
-      const c = this.text[this.pos] as string;
-      if (!/[0-9a-zA-Z.+-]/.test(c)) break;
-      token += c;
-      this.pos++;
-      if (token.length > TOKEN_CHARS) throw new LogAnswerError('a value in the answer is too long');
-    }
-    if (token === '') throw this.unexpected('a value');
-    return token;
-  }
-
-  private async expect(c: string): Promise<void> {
-    const next = await this.next();
-    if (next !== c) throw this.unexpected(`'${c}'`, next);
-  }
-
-  /** The next character after whitespace, consumed. */
-  private async next(): Promise<string> {
-    const c = await this.peek();
-    this.pos++;
-    return c;
-  }
-
-  /** The next character as it is (inside a string), consumed. */
-  private async nextRaw(): Promise<string> {
-    if (!(await this.fill())) throw new LogAnswerError('the answer ended inside a string');
-    return this.text[this.pos++] as string;
-  }
-
-  /** Makes at least one unread character available; false at the end of the answer. */
-  private async fill(): Promise<boolean> {
-    while (this.pos >= this.text.length) {
-      if (this.ended) return false;
-      const chunk = await this.chunks.next();
-      this.pos = 0;
-      if (chunk.done) {
-        this.ended = true;
-        this.text = this.decoder.decode();
-      } else {
-        this.text = this.decoder.decode(chunk.value, { stream: true });
-      }
-    }
-    return true;
-  }
-
-  private unexpected(what: string, got?: string): LogAnswerError {
-    const found = got ?? (this.pos < this.text.length ? this.text[this.pos] : 'the end');
-    return new LogAnswerError(`the answer is not JSON: expected ${what}, found ${JSON.stringify(found)}`);
-  }
 }
