@@ -162,6 +162,7 @@ class LogAnswerReader {
         return;
       case 'numberChunk':
         this.text?.add(token.value);
+        if (this.text?.overflowed) throw new LogAnswerError('a value in the answer is too long');
         return;
       case 'endNumber':
         this.numberEnds();
@@ -323,7 +324,6 @@ class LogAnswerReader {
 }
 
 function integer(slot: Slot, text: CappedText): number {
-  if (text.overflowed) throw new LogAnswerError('a value in the answer is too long');
   const value = Number(text.value());
   if (!Number.isSafeInteger(value)) {
     throw new LogAnswerError(`${slot}: expected an integer, got ${JSON.stringify(text.value())}`);
