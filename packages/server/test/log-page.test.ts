@@ -139,6 +139,25 @@ describe('a page of a log answer', () => {
     });
   });
 
+  it('skips members it does not use, whatever valid JSON they hold', async () => {
+    const result = {
+      fromLineNum: 1,
+      toLineNum: 1,
+      logContent: 'kept\n',
+      isEnd: true,
+      extra: [{ a: [null] }],
+    };
+    const text = `{"trace":[1,{"x":"y\\"z"},[[]],true],"big":${'9'.repeat(100)},"${'k'.repeat(300)}":-1.5e3,"code":200,"content":${JSON.stringify(result)}}`;
+    for (const size of [1, 7, 64]) {
+      const answer = await readLogPage(chunked(text, size), 1, LIMITS);
+      expect(answer).toEqual({
+        code: 200,
+        msg: null,
+        page: { fromLineNum: 1, toLineNum: 1, logContent: 'kept\n', isEnd: true, more: false },
+      });
+    }
+  });
+
   it('gives a refusal its code and message', async () => {
     const answer = await readLogPage(
       chunked('{"code":500,"msg":"The access token is wrong."}', 4),
