@@ -68,7 +68,8 @@ export async function readLogPage(
 ): Promise<LogAnswer> {
   const reader = new LogAnswerReader(fromLineNum, limits);
   // Every key, string and number comes in chunks and none is packed whole: the tokenizer keeps
-  // no value of the answer, so its memory is one chunk of the body whatever the answer holds.
+  // no value of the answer, so its memory is one chunk of the body (and that chunk's tokens)
+  // whatever the answer holds.
   const tokenize = jsonParser({ packValues: false, streamValues: true });
   const decoder = new TextDecoder('utf-8');
   const chunks = body[Symbol.asyncIterator]();
@@ -118,8 +119,9 @@ class LogAnswerReader {
   /** Where the key, string or number being read goes, and what of it is kept. */
   private slot: Slot = 'skip';
   private text: CappedText | null = null;
+  /** Inside a key or a string (to say where a body that ends early ended). */
   private inText = false;
-  /** Everything the answer is needed for has been read. */
+  /** Reading ends: everything the page needs has been read, or the answer's object closed. */
   stopped = false;
 
   constructor(
