@@ -4,13 +4,8 @@
 // the process instead of saying why.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19) || major === 23) {
-  const { existsSync } = await import('node:fs');
-  const { fileURLToPath } = await import('node:url');
-  // In a checkout, `npm start` and `npm test` put Node 24 in tools/node/24.
-  const checkoutNode = fileURLToPath(new URL('../../../tools/node/24/node_modules/node/bin', import.meta.url));
   console.error(
-    `tickwheel needs Node.js 22 (22.19 or later) or 24; this is Node.js ${process.versions.node}.` +
-      (existsSync(`${checkoutNode}/node`) ? `\nThis checkout has Node 24: export PATH="${checkoutNode}:$PATH"` : ''),
+    `tickwheel needs Node.js 22 (22.19 or later) or 24; this is Node.js ${process.versions.node}.`,
   );
   process.exit(1);
 }
