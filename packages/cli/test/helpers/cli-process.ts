@@ -20,15 +20,25 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** A running CLI process whose output is collected as it comes. */
-export class CliProcess {
+/** A running child process whose output is collected as it comes. */
+export class WatchedProcess {
   stdout = '';
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  protected readonly child: ChildProcessByStdio<null, Readable, Readable>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv = process.env) {
-    this.child = spawn(process.execPath, [CLI_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(
+    command: string,
+    args: string[],
+    options: { cwd?: string; env?: NodeJS.ProcessEnv; detached?: boolean; outputTimeoutMs?: number } = {},
+  ) {
+    this.outputTimeoutMs = options.outputTimeoutMs ?? 10_000;
+    this.child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: options.detached ?? false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;
     });
@@ -40,8 +50,10 @@ export class CliProcess {
     );
   }
 
+  private readonly outputTimeoutMs: number;
+
   /** Resolves with the first match of `pattern` in stdout; rejects after `timeoutMs` or at exit. */
-  async waitForOutput(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
+  async waitForOutput(pattern: RegExp, timeoutMs = this.outputTimeoutMs): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     let exited = false;
     void this.exited.then(() => {
@@ -66,5 +78,12 @@ export class CliProcess {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.child.kill('SIGKILL');
     await this.exited;
+  }
+}
+
+/** The built `tickwheel` binary running as a child process. */
+export class CliProcess extends WatchedProcess {
+  constructor(args: string[], env: NodeJS.ProcessEnv = process.env) {
+    super(process.execPath, [CLI_BIN, ...args], { env });
   }
 }

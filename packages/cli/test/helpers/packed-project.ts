@@ -2,11 +2,11 @@
  * The published packages as a user gets them: `npm pack` of each workspace, installed from the
  * tarballs into an empty project outside the repository, and processes started in that project.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { WatchedProcess } from './cli-process.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -108,45 +108,9 @@ export async function packWorkspaces(destination: string): Promise<PackedPackage
 }
 
 /** A process started in the installed project, in a process group of its own (npx starts node). */
-export class ProjectProcess {
-  stdout = '';
-  stderr = '';
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private readonly child: ChildProcessByStdio<null, Readable, Readable>;
-
+export class ProjectProcess extends WatchedProcess {
   constructor(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-    this.child = spawn(command, args, {
-      cwd,
-      env: childEnvironment(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stdout += chunk;
-    });
-    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-  }
-
-  /** Resolves with the first match of `pattern` in stdout; rejects after `timeoutMs` or at exit. */
-  async waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + timeoutMs;
-    let exited = false;
-    void this.exited.then(() => {
-      exited = true;
-    });
-    for (;;) {
-      const match = this.stdout.match(pattern);
-      if (match) return match;
-      if (exited || Date.now() > deadline) {
-        throw new Error(`no ${pattern} in the output.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    super(command, args, { cwd, env: childEnvironment(env), detached: true, outputTimeoutMs: 30_000 });
   }
 
   /**
