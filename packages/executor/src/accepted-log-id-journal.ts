@@ -24,6 +24,7 @@ export const ACCEPTED_LOG_IDS_FILE = 'accepted-logids.log';
 
 interface Batch {
   lines: string[];
+  ids: number[];
   done: Promise<boolean>;
   settle(ok: boolean): void;
 }
@@ -35,6 +36,8 @@ export interface AcceptedLogIdJournalOptions {
   accepted: AcceptedLogIds;
   /** The file is compacted once it holds more lines than this. */
   maxLines: number;
+  /** Called with the ids of a batch that could not be written (their runs are refused). */
+  onLost(logIds: number[]): void;
   logger: Logger;
 }
 
@@ -76,12 +79,9 @@ export class AcceptedLogIdJournal {
       if (this.flushing === undefined) setImmediate(() => this.startFlushing());
     }
     batch.lines.push(`${logId} ${at}\n`);
+    batch.ids.push(logId);
     this.pending.set(logId, batch.done);
-    const done = batch.done;
-    void done.then(() => {
-      if (this.pending.get(logId) === done) this.pending.delete(logId);
-    });
-    return done;
+    return batch.done;
   }
 
   /** The write `logId` waits for, or undefined when it is on disk already. */
@@ -110,7 +110,12 @@ export class AcceptedLogIdJournal {
     while (this.next !== undefined) {
       const batch = this.next;
       this.next = undefined;
-      batch.settle(await this.write(batch));
+      const written = await this.write(batch);
+      for (const logId of batch.ids) {
+        if (this.pending.get(logId) === batch.done) this.pending.delete(logId);
+      }
+      if (!written) this.options.onLost(batch.ids);
+      batch.settle(written);
     }
   }
 
@@ -142,7 +147,6 @@ export class AcceptedLogIdJournal {
   /** Rewrites the file with the ids still remembered, atomically, and reopens it for appends. */
   private async compact(): Promise<void> {
     const temp = `${this.file}.tmp`;
-    // Closed first: the ids of a failed batch are forgotten (refused) before the file is rebuilt.
     await this.handle?.close().catch(() => undefined);
     this.handle = undefined;
     let text = '';
@@ -200,7 +204,7 @@ function newBatch(): Batch {
   const done = new Promise<boolean>((resolve) => {
     settle = resolve;
   });
-  return { lines: [], done, settle };
+  return { lines: [], ids: [], done, settle };
 }
 
 /** Makes a rename durable where the platform allows opening a folder (Linux, macOS). */

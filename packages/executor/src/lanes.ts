@@ -52,6 +52,8 @@ export class Lanes {
   private readonly lanes = new Map<number, Lane>();
   private readonly accepted: AcceptedLogIds;
   private readonly journal: AcceptedLogIdJournal | undefined;
+  private lastRecorded: Promise<boolean> | undefined;
+  private lastAnswer: Promise<ReturnT<null>> | undefined;
   private readonly laneDeps: LaneDeps;
   /** Lanes being closed (their runner released), awaited by `closeAll`. */
   private readonly closing = new Set<Promise<void>>();
@@ -66,6 +68,9 @@ export class Lanes {
             dir,
             accepted: this.accepted,
             maxLines: 2 * options.acceptedLogIdLimit,
+            onLost: (logIds) => {
+              for (const logId of logIds) this.accepted.forget(logId);
+            },
             logger: options.logger,
           });
     this.laneDeps = {
@@ -110,11 +115,16 @@ export class Lanes {
     const at = this.accepted.add(trigger.logId);
     lane.enqueue(trigger);
     if (this.journal === undefined) return returnSuccess(null);
-    return this.journal.record(trigger.logId, at).then((recorded) => {
-      if (recorded) return returnSuccess(null);
-      this.accepted.forget(trigger.logId);
-      return returnFail(NOT_RECORDED);
-    });
+    return this.answerOf(this.journal.record(trigger.logId, at));
+  }
+
+  /** The answer of the runs of one write batch, made once per batch (the hot path takes thousands a second). */
+  private answerOf(recorded: Promise<boolean>): Promise<ReturnT<null>> {
+    if (this.lastRecorded !== recorded) {
+      this.lastRecorded = recorded;
+      this.lastAnswer = recorded.then((ok) => (ok ? returnSuccess(null) : returnFail(NOT_RECORDED)));
+    }
+    return this.lastAnswer!;
   }
 
   /**
