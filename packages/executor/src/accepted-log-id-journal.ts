@@ -56,7 +56,6 @@ export class AcceptedLogIdJournal {
 
   /** Reads the ids accepted by earlier processes into memory and rewrites the file with them. */
   async open(): Promise<void> {
-    await mkdir(this.options.dir, { recursive: true });
     const skipped = await this.load();
     if (skipped > 0) {
       this.options.logger.warn(
@@ -156,6 +155,7 @@ export class AcceptedLogIdJournal {
       count++;
     }
     try {
+      await mkdir(this.options.dir, { recursive: true });
       const handle = await open(temp, 'w');
       try {
         await handle.writeFile(text, 'utf8');

@@ -113,9 +113,10 @@ export class Lanes {
     }
     lane ??= this.openLane(trigger.jobId, choice.identity, choice.create());
     const at = this.accepted.add(trigger.logId);
+    // Recorded before it is queued: the lane sees the write under way and waits for it.
+    const recorded = this.journal?.record(trigger.logId, at);
     lane.enqueue(trigger);
-    if (this.journal === undefined) return returnSuccess(null);
-    return this.answerOf(this.journal.record(trigger.logId, at));
+    return recorded === undefined ? returnSuccess(null) : this.answerOf(recorded);
   }
 
   /** The answer of the runs of one write batch, made once per batch (the hot path takes thousands a second). */

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { WireMessages } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
-import { type ExecutorFixture, startExecutor, TOKEN, tempDir } from './helpers/executor-fixture.js';
+import { type ExecutorFixture, sleep, startExecutor, TOKEN, tempDir } from './helpers/executor-fixture.js';
 
 const fixtures: ExecutorFixture[] = [];
 const dirs: string[] = [];
@@ -119,6 +119,31 @@ describe('accepted logIds survive a restart', () => {
     await fx.close();
     const next = await executorOn(logDir);
     expect((await next.call('run', trigger({ jobId: 34, logId: torn }))).returnT.code).toBe(500);
+  });
+});
+
+describe('when the accepted logIds cannot be written', () => {
+  it('the run is refused and does not run; once the disk takes writes again the same logId runs', async () => {
+    const logDir = await sharedLogDir();
+    const ran: number[] = [];
+    const fx = await startExecutor((ex) => ex.handle('hello', async (ctx) => ran.push(ctx.logId)), {
+      logDir,
+    });
+    fixtures.push(fx);
+    const callbacklog = path.join(logDir, 'callbacklog');
+    await rm(callbacklog, { recursive: true, force: true });
+    await writeFile(callbacklog, 'a file where the folder should be');
+    const x = freshLogId();
+    const refused = await fx.call('run', trigger({ jobId: 35, logId: x }));
+    expect(refused.returnT.code).toBe(500);
+    expect(refused.returnT.msg).toContain('could not record the logId on disk');
+    await sleep(100);
+    expect(ran).not.toContain(x);
+
+    await rm(callbacklog);
+    expect((await fx.call('run', trigger({ jobId: 35, logId: x }))).returnT.code).toBe(200);
+    await fx.server.callbackFor(x);
+    expect(ran).toContain(x);
   });
 });
 
