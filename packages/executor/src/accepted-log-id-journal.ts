@@ -99,22 +99,28 @@ export class AcceptedLogIdJournal {
   }
 
   private startFlushing(): void {
-    if (this.flushing !== undefined) return;
-    this.flushing = this.flushAll().finally(() => {
-      this.flushing = undefined;
-    });
+    if (this.flushing !== undefined || this.next === undefined) return;
+    this.flushing = this.flushAll();
   }
 
+  /**
+   * Writes batch after batch until none is waiting. `flushing` is cleared in the same step as the
+   * last check for a batch, so a `record` that comes after it schedules a new flush.
+   */
   private async flushAll(): Promise<void> {
-    while (this.next !== undefined) {
-      const batch = this.next;
-      this.next = undefined;
-      const written = await this.write(batch);
-      for (const logId of batch.ids) {
-        if (this.pending.get(logId) === batch.done) this.pending.delete(logId);
+    try {
+      while (this.next !== undefined) {
+        const batch = this.next;
+        this.next = undefined;
+        const written = await this.write(batch);
+        for (const logId of batch.ids) {
+          if (this.pending.get(logId) === batch.done) this.pending.delete(logId);
+        }
+        if (!written) this.options.onLost(batch.ids);
+        batch.settle(written);
       }
-      if (!written) this.options.onLost(batch.ids);
-      batch.settle(written);
+    } finally {
+      this.flushing = undefined;
     }
   }
 
@@ -143,7 +149,7 @@ export class AcceptedLogIdJournal {
     }
   }
 
-  /** Rewrites the file with the ids still remembered, atomically, and reopens it for appends. */
+  /** Rewrites the file with the ids still remembered, atomically; the next append reopens it. */
   private async compact(): Promise<void> {
     const temp = `${this.file}.tmp`;
     await this.handle?.close().catch(() => undefined);
