@@ -66,6 +66,20 @@ describe('accepted logIds survive a restart', () => {
     expect(second.server.callbacks.filter((c) => c.logId === x)).toHaveLength(0);
   });
 
+  it('runs accepted through runBatch are remembered across a restart too', async () => {
+    const logDir = await sharedLogDir();
+    const first = await executorOn(logDir);
+    const [x, y] = [freshLogId(), freshLogId()];
+    const batch = [trigger({ jobId: 36, logId: x }), trigger({ jobId: 37, logId: y })];
+    const answers = (await first.call('runBatch', batch)).returnT.content as Array<{ code: number }>;
+    expect(answers.map((a) => a.code)).toEqual([200, 200]);
+    await first.close();
+
+    const second = await executorOn(logDir);
+    const again = (await second.call('runBatch', batch)).returnT.content as Array<{ msg: string }>;
+    expect(again.map((a) => a.msg)).toEqual([WireMessages.repeatTrigger(x), WireMessages.repeatTrigger(y)]);
+  });
+
   it('an executor killed with SIGKILL right after answering run: its successor refuses that logId', async () => {
     const logDir = await sharedLogDir();
     const { address, process: proc } = await spawnExecutor(logDir);
