@@ -22,10 +22,29 @@ export class AcceptedLogIds {
     return at !== undefined && at > this.now() - this.ttlMs;
   }
 
-  add(logId: number): void {
+  /** Remembers `logId` as accepted now; returns the time it was accepted at. */
+  add(logId: number): number {
+    const at = this.now();
+    this.restore(logId, at);
+    return at;
+  }
+
+  /** Remembers `logId` as accepted at `at` (an earlier process's acceptance, read back at start). */
+  restore(logId: number, at: number): void {
     this.acceptedAt.delete(logId);
-    this.acceptedAt.set(logId, this.now());
+    this.acceptedAt.set(logId, at);
     this.forgetExpired();
+  }
+
+  /** Forgets `logId`: its acceptance could not be made durable, so the run was refused after all. */
+  forget(logId: number): void {
+    this.acceptedAt.delete(logId);
+  }
+
+  /** The ids still remembered with their times, oldest first. */
+  *entries(): IterableIterator<[logId: number, at: number]> {
+    const oldest = this.now() - this.ttlMs;
+    for (const entry of this.acceptedAt) if (entry[1] > oldest) yield entry;
   }
 
   private forgetExpired(): void {

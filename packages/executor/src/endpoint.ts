@@ -46,7 +46,8 @@ import { readTriggerParam } from './trigger-param.js';
 
 /** What the endpoint asks the executor to do, one method per call. */
 export interface ExecutorCalls {
-  run(trigger: TriggerParam): ReturnT<null>;
+  /** An acceptance may be answered later (once its logId is on disk); a refusal at once. */
+  run(trigger: TriggerParam): ReturnT<null> | Promise<ReturnT<null>>;
   idleBeat(param: IdleBeatParam): ReturnT<null>;
   kill(param: KillParam): ReturnT<null>;
   log(param: LogParam): Promise<ReturnT<LogResult>>;
@@ -148,7 +149,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
    * answer, so a batch is never refused half-applied: the server re-sending the whole batch one
    * run at a time would meet the runs accepted already as repeats.
    */
-  function runBatch(body: unknown): ReturnT<RunAnswer[]> {
+  function runBatch(body: unknown): Promise<ReturnT<RunAnswer[]>> {
     if (!Array.isArray(body)) {
       throw new TickwheelError(
         'TW_ERR_INVALID_FIELD',
@@ -161,14 +162,16 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         `body: at most ${MAX_RUN_BATCH} triggers in one runBatch`,
       );
     }
-    const answers: RunAnswer[] = new Array(body.length);
+    // Decided one after the other now; the acceptances are then answered together, once on disk.
+    const answers: Array<RunAnswer | Promise<RunAnswer>> = new Array(body.length);
     for (let i = 0; i < body.length; i++) answers[i] = runOne(body[i]);
-    return returnSuccess(answers);
+    return Promise.all(answers).then(returnSuccess);
   }
 
-  function runOne(item: unknown): RunAnswer {
+  function runOne(item: unknown): RunAnswer | Promise<RunAnswer> {
     try {
       const answer = options.calls.run(readTriggerParam(item));
+      if (answer instanceof Promise) return answer.then(({ code, msg }) => ({ code, msg }));
       return { code: answer.code, msg: answer.msg };
     } catch (err) {
       if (isTickwheelError(err)) return { code: 500, msg: err.message };

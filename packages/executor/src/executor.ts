@@ -119,6 +119,7 @@ export class Executor {
       idleMs: this.options.laneIdleMs,
       acceptedLogIdTtlMs: this.options.acceptedLogIdTtlMs,
       acceptedLogIdLimit: this.options.acceptedLogIdLimit,
+      acceptedLogIdDir: path.join(this.options.logDir, 'callbacklog'),
       logger,
     });
     this.endpoint = createEndpoint({
@@ -219,6 +220,7 @@ export class Executor {
     }
     this.state = 'starting';
     try {
+      await this.lanes.open();
       this.boundAddress = await this.openEndpoint();
     } catch (err) {
       this.state = 'new';
@@ -266,6 +268,7 @@ export class Executor {
     // Stopped runs settle a moment after their abort; their results must be among the flushed ones.
     await this.lanes.whenIdle(1_000);
     await Promise.all([...this.reports]);
+    await this.lanes.close();
     await this.relay?.stop();
     this.serverClient?.close();
     this.jobLogs.stopRetention();
@@ -379,7 +382,7 @@ export class Executor {
     }
   }
 
-  private acceptRun(trigger: TriggerParam): ReturnT<null> {
+  private acceptRun(trigger: TriggerParam): ReturnT<null> | Promise<ReturnT<null>> {
     if (this.state === 'stopping' || this.state === 'stopped') return returnFail(STOPPING);
     if (this.state !== 'running') return returnFail(NOT_RUNNING);
     return this.lanes.run(trigger);

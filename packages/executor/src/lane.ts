@@ -13,6 +13,12 @@ import type { JobLogWriter } from './job-log.js';
 import type { Runner, RunOutcome, RunRequest, StopReason } from './runner.js';
 
 export interface LaneDeps {
+  /**
+   * The write of the run's logId to the accepted logIds file, while it is going (undefined once
+   * done): a run starts only once it resolves true, and is dropped unreported when false (its
+   * `run` was answered as refused).
+   */
+  recording(logId: number): Promise<boolean> | undefined;
   /** Opens the log file of one run. */
   openLog(trigger: TriggerParam): JobLogWriter;
   /** Reports a finished (or never started) run; takes over the log and closes it. */
@@ -33,6 +39,8 @@ export class Lane {
   private current: CurrentRun | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** True while the next trigger waits for its logId to be on disk. */
+  private waitingForRecord = false;
   private idleWaiters: Array<() => void> = [];
 
   /**
@@ -99,9 +107,23 @@ export class Lane {
   }
 
   private startNext(): void {
-    if (this.current || this.closed) return;
-    const trigger = this.queue.shift();
+    if (this.current || this.closed || this.waitingForRecord) return;
+    const trigger = this.queue[0];
     if (!trigger) return;
+    const recording = this.deps.recording(trigger.logId);
+    if (recording !== undefined) {
+      // The trigger stays queued (the lane is busy) while its logId is being written.
+      this.waitingForRecord = true;
+      void recording.then((recorded) => {
+        this.waitingForRecord = false;
+        const index = recorded ? -1 : this.queue.indexOf(trigger);
+        if (index >= 0) this.queue.splice(index, 1);
+        this.startNext();
+        if (index >= 0 && !this.busy) this.becomeIdle();
+      });
+      return;
+    }
+    this.queue.shift();
     void this.execute(trigger);
   }
 

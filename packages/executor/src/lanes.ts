@@ -13,6 +13,7 @@ import {
   WireMessages,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
+import { AcceptedLogIdJournal } from './accepted-log-id-journal.js';
 import { AcceptedLogIds } from './accepted-log-ids.js';
 import type { JobLogWriter } from './job-log.js';
 import { Lane, type LaneDeps } from './lane.js';
@@ -28,6 +29,8 @@ export interface LanesOptions {
   idleMs: number;
   acceptedLogIdTtlMs: number;
   acceptedLogIdLimit: number;
+  /** Folder of the accepted logIds file; without it the ids are remembered in memory only. */
+  acceptedLogIdDir?: string;
   logger: Logger;
 }
 
@@ -42,16 +45,36 @@ export const LaneMessages = {
   shutdownQueued: 'executor stopped. [job not executed, in the job queue, killed.]',
 } as const;
 
+const NOT_RECORDED =
+  'the executor could not record the logId on disk (see its log), run refused: it could not refuse a repeat after a restart.';
+
 export class Lanes {
   private readonly lanes = new Map<number, Lane>();
   private readonly accepted: AcceptedLogIds;
+  private readonly journal: AcceptedLogIdJournal | undefined;
+  private lastRecorded: Promise<boolean> | undefined;
+  private lastAnswer: Promise<ReturnT<null>> | undefined;
   private readonly laneDeps: LaneDeps;
   /** Lanes being closed (their runner released), awaited by `closeAll`. */
   private readonly closing = new Set<Promise<void>>();
 
   constructor(private readonly options: LanesOptions) {
     this.accepted = new AcceptedLogIds(options.acceptedLogIdTtlMs, options.acceptedLogIdLimit);
+    const dir = options.acceptedLogIdDir;
+    this.journal =
+      dir === undefined
+        ? undefined
+        : new AcceptedLogIdJournal({
+            dir,
+            accepted: this.accepted,
+            maxLines: 2 * options.acceptedLogIdLimit,
+            onLost: (logIds) => {
+              for (const logId of logIds) this.accepted.forget(logId);
+            },
+            logger: options.logger,
+          });
     this.laneDeps = {
+      recording: (logId) => this.journal?.recording(logId),
       openLog: options.openLog,
       report: options.report,
       idleMs: options.idleMs,
@@ -59,8 +82,21 @@ export class Lanes {
     };
   }
 
-  /** `run` / `trigger`: queues the trigger or refuses it. */
-  run(trigger: TriggerParam): ReturnT<null> {
+  /** Reads the logIds accepted before a restart; call before the first `run`. */
+  async open(): Promise<void> {
+    await this.journal?.open();
+  }
+
+  /** Waits for the accepted logIds being written; call after `closeAll`. */
+  async close(): Promise<void> {
+    await this.journal?.close();
+  }
+
+  /**
+   * `run` / `trigger`: queues the trigger or refuses it. The decision is taken at once, in call
+   * order; an acceptance is answered once its logId is on disk (the run waits for that too).
+   */
+  run(trigger: TriggerParam): ReturnT<null> | Promise<ReturnT<null>> {
     const choice = this.options.chooseRunner(trigger);
     if ('refusal' in choice) return returnFail(choice.refusal);
     if (this.accepted.has(trigger.logId)) return returnFail(WireMessages.repeatTrigger(trigger.logId));
@@ -76,9 +112,20 @@ export class Lanes {
       }
     }
     lane ??= this.openLane(trigger.jobId, choice.identity, choice.create());
-    this.accepted.add(trigger.logId);
+    const at = this.accepted.add(trigger.logId);
+    // Recorded before it is queued: the lane sees the write under way and waits for it.
+    const recorded = this.journal?.record(trigger.logId, at);
     lane.enqueue(trigger);
-    return returnSuccess(null);
+    return recorded === undefined ? returnSuccess(null) : this.answerOf(recorded);
+  }
+
+  /** The answer of the runs of one write batch, made once per batch (the hot path takes thousands a second). */
+  private answerOf(recorded: Promise<boolean>): Promise<ReturnT<null>> {
+    if (this.lastRecorded !== recorded) {
+      this.lastRecorded = recorded;
+      this.lastAnswer = recorded.then((ok) => (ok ? returnSuccess(null) : returnFail(NOT_RECORDED)));
+    }
+    return this.lastAnswer!;
   }
 
   /**
