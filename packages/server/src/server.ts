@@ -47,6 +47,7 @@ import {
 } from './security/initial-secrets-file.js';
 import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
+import { warnConnectionErrors } from './store/connection-faults.js';
 import type { FinishedFire, Store } from './store/index.js';
 import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
 
@@ -105,6 +106,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Tickwhe
     database: resolved.database,
     dataDir: resolved.dataDir,
     poolSize: resolved.databasePoolSize,
+    applicationName: `tickwheel:${resolved.nodeId}`,
+    onConnectionError: warnConnectionErrors(logger.child({ part: 'store' })),
   });
   try {
     return await startOnStore(store, resolved, logger);

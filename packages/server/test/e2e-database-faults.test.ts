@@ -1,0 +1,101 @@
+/**
+ * Database faults are weather: a connection the database drops (a terminated backend, a
+ * restarted PostgreSQL or pgbouncer, a killed MariaDB thread) fails the statements in flight,
+ * and the node goes on firing on fresh connections.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
+import {
+  createApp,
+  createJob,
+  type E2eExecutor,
+  type E2eServer,
+  firesOf,
+  startExecutor,
+  startServer,
+  waitFor,
+} from './helpers/e2e.js';
+
+let server: E2eServer | undefined;
+let database: TestDatabase | undefined;
+const executors: E2eExecutor[] = [];
+
+afterEach(async () => {
+  for (const executor of executors.splice(0)) await executor.close();
+  await server?.close();
+  await database?.drop();
+  server = undefined;
+  database = undefined;
+});
+
+/** Succeeded fires of `jobId` triggered at or after `since`; a statement lost to the fault counts as none yet. */
+async function succeededSince(jobId: number, since: number): Promise<number> {
+  try {
+    const fires = await firesOf(server!.store, jobId);
+    return fires.filter((f) => f.status === 'succeeded' && (f.trigger_at ?? 0) >= since).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts a server on `dialect` with an executor and an every-second job; returns the job id. */
+async function startFiring(dialect: 'postgres' | 'mysql', nodeId: string): Promise<number> {
+  database = await createTestDatabase(dialect);
+  server = await startServer({ database: database.url, nodeId });
+  executors.push(
+    await startExecutor(server.server, 'e2e-faults', (ex) => {
+      ex.handle('tick', async () => 'ticked');
+    }),
+  );
+  const appId = await createApp(server.store, 'e2e-faults');
+  const job = await createJob(server.store, {
+    app_id: appId,
+    name: 'tick',
+    executor_handler: 'tick',
+    schedule_type: 'CRON',
+    schedule_conf: '* * * * * ?',
+  });
+  await waitFor(async () => (await succeededSince(job.id, 0)) >= 1, { what: 'a first succeeded tick' });
+  return job.id;
+}
+
+describe('a dropped database connection', () => {
+  it('on PostgreSQL: the node survives pg_terminate_backend on its connections and fires on', async () => {
+    const nodeId = `faults-${randomBytes(4).toString('hex')}`;
+    const jobId = await startFiring('postgres', nodeId);
+
+    const killed = await database!.query<{ pid: number }>(
+      `SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+        WHERE pid <> pg_backend_pid() AND application_name = 'tickwheel:${nodeId}'`,
+    );
+    expect(killed.length).toBeGreaterThan(0);
+    const after = Date.now();
+
+    await waitFor(async () => (await succeededSince(jobId, after)) >= 2, {
+      timeoutMs: 10_000,
+      what: 'two succeeded ticks after the connections were terminated',
+    });
+    const reconnected = await database!.query(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = 'tickwheel:${nodeId}'`,
+    );
+    expect(reconnected.length).toBeGreaterThan(0);
+  });
+
+  it('on MariaDB: the node survives KILL on its connections and fires on', async () => {
+    const jobId = await startFiring('mysql', `faults-${randomBytes(4).toString('hex')}`);
+    const name = new URL(database!.url).pathname.slice(1);
+
+    const threads = await database!.query<{ id: number }>(
+      `SELECT id FROM information_schema.processlist WHERE db = '${name}' AND id <> CONNECTION_ID()`,
+    );
+    expect(threads.length).toBeGreaterThan(0);
+    for (const { id } of threads) await database!.query(`KILL ${id}`).catch(() => undefined);
+    const after = Date.now();
+
+    await waitFor(async () => (await succeededSince(jobId, after)) >= 2, {
+      timeoutMs: 10_000,
+      what: 'two succeeded ticks after the connections were killed',
+    });
+  });
+});
