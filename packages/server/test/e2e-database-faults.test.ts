@@ -16,14 +16,19 @@ import {
   startServer,
   waitFor,
 } from './helpers/e2e.js';
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 
 let server: E2eServer | undefined;
 let database: TestDatabase | undefined;
 const executors: E2eExecutor[] = [];
+let proxy: TcpProxy | undefined;
 
 afterEach(async () => {
   for (const executor of executors.splice(0)) await executor.close();
+  proxy?.restore();
   await server?.close();
+  await proxy?.close();
+  proxy = undefined;
   await database?.drop();
   server = undefined;
   database = undefined;
@@ -40,9 +45,13 @@ async function succeededSince(jobId: number, since: number): Promise<number> {
 }
 
 /** Starts a server on `dialect` with an executor and an every-second job; returns the job id. */
-async function startFiring(dialect: 'postgres' | 'mysql', nodeId: string): Promise<number> {
+async function startFiring(
+  dialect: 'postgres' | 'mysql',
+  nodeId: string,
+  url = (db: TestDatabase) => db.url,
+): Promise<number> {
   database = await createTestDatabase(dialect);
-  server = await startServer({ database: database.url, nodeId });
+  server = await startServer({ database: url(database), nodeId });
   executors.push(
     await startExecutor(server.server, 'e2e-faults', (ex) => {
       ex.handle('tick', async () => 'ticked');
@@ -96,6 +105,43 @@ describe('a dropped database connection', () => {
     await waitFor(async () => (await succeededSince(jobId, after)) >= 2, {
       timeoutMs: 10_000,
       what: 'two succeeded ticks after the connections were killed',
+    });
+  });
+});
+
+async function readyzStatus(): Promise<number> {
+  return (await fetch(`${server!.server.url}readyz`)).status;
+}
+
+describe('a database outage', () => {
+  it('makes /readyz answer 503 while it lasts and 200 soon after, and the node fires on', async () => {
+    proxy = await startTcpProxy(5432);
+    const through = (db: TestDatabase) => {
+      const url = new URL(db.url);
+      url.port = String(proxy!.port);
+      return url.toString();
+    };
+    const jobId = await startFiring('postgres', `outage-${randomBytes(4).toString('hex')}`, through);
+    expect(await readyzStatus()).toBe(200);
+
+    proxy.outage();
+    await waitFor(async () => (await readyzStatus()) === 503, { what: '/readyz 503 during the outage' });
+    const body = (await (await fetch(`${server!.server.url}readyz`)).json()) as {
+      checks: { store: string };
+    };
+    expect(body.checks.store).toMatch(/^unreachable/);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await readyzStatus()).toBe(503);
+
+    proxy.restore();
+    const restoredAt = Date.now();
+    await waitFor(async () => (await readyzStatus()) === 200, {
+      timeoutMs: 5_000,
+      what: '/readyz 200 after the outage',
+    });
+    await waitFor(async () => (await succeededSince(jobId, restoredAt)) >= 2, {
+      timeoutMs: 10_000,
+      what: 'two succeeded ticks after the outage',
     });
   });
 });
