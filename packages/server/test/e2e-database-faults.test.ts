@@ -4,6 +4,7 @@
  * and the node goes on firing on fresh connections.
  */
 import { randomBytes } from 'node:crypto';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import {
@@ -109,6 +110,13 @@ describe('a dropped database connection', () => {
   });
 });
 
+/** The URL of `db` with its port swapped for the proxy's. */
+function throughProxy(db: TestDatabase): string {
+  const url = new URL(db.url);
+  url.port = String(proxy!.port);
+  return url.toString();
+}
+
 async function readyzStatus(): Promise<number> {
   return (await fetch(`${server!.server.url}readyz`)).status;
 }
@@ -116,12 +124,7 @@ async function readyzStatus(): Promise<number> {
 describe('a database outage', () => {
   it('makes /readyz answer 503 while it lasts and 200 soon after, and the node fires on', async () => {
     proxy = await startTcpProxy(5432);
-    const through = (db: TestDatabase) => {
-      const url = new URL(db.url);
-      url.port = String(proxy!.port);
-      return url.toString();
-    };
-    const jobId = await startFiring('postgres', `outage-${randomBytes(4).toString('hex')}`, through);
+    const jobId = await startFiring('postgres', `outage-${randomBytes(4).toString('hex')}`, throughProxy);
     expect(await readyzStatus()).toBe(200);
 
     proxy.outage();
@@ -143,5 +146,45 @@ describe('a database outage', () => {
       timeoutMs: 10_000,
       what: 'two succeeded ticks after the outage',
     });
+  });
+});
+
+/** A logger that keeps its warnings' messages. */
+function recordingLogger(): { logger: pino.Logger; messages: string[] } {
+  const messages: string[] = [];
+  const logger = pino(
+    { level: 'warn' },
+    { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) },
+  );
+  return { logger, messages };
+}
+
+describe('a start while the database is away', () => {
+  it('waits, warning once per attempt, and starts once the database answers', async () => {
+    proxy = await startTcpProxy(5432);
+    database = await createTestDatabase('postgres');
+    const { logger, messages } = recordingLogger();
+    proxy.outage();
+    const startedAt = Date.now();
+    setTimeout(() => proxy?.restore(), 2_500);
+
+    server = await startServer({ database: throughProxy(database), logger });
+
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(2_000);
+    const waits = messages.filter((m) => m === 'database unreachable at start; trying again');
+    expect(waits.length).toBeGreaterThanOrEqual(2);
+    expect(await readyzStatus()).toBe(200);
+  });
+
+  it('fails with the connection error once databaseWaitMs has passed', async () => {
+    proxy = await startTcpProxy(5432);
+    database = await createTestDatabase('postgres');
+    proxy.outage();
+    const startedAt = Date.now();
+
+    await expect(startServer({ database: throughProxy(database), databaseWaitMs: 1_500 })).rejects.toThrow();
+
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_400);
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
   });
 });
