@@ -50,9 +50,14 @@ async function startFiring(
   dialect: 'postgres' | 'mysql',
   nodeId: string,
   url = (db: TestDatabase) => db.url,
+  logger?: pino.Logger,
 ): Promise<number> {
   database = await createTestDatabase(dialect);
-  server = await startServer({ database: url(database), nodeId });
+  server = await startServer({
+    database: url(database),
+    nodeId,
+    ...(logger === undefined ? {} : { logger }),
+  });
   executors.push(
     await startExecutor(server.server, 'e2e-faults', (ex) => {
       ex.handle('tick', async () => 'ticked');
@@ -124,10 +129,13 @@ async function readyzStatus(): Promise<number> {
 describe('a database outage', () => {
   it('makes /readyz answer 503 while it lasts and 200 soon after, and the node fires on', async () => {
     proxy = await startTcpProxy(5432);
-    const jobId = await startFiring('postgres', `outage-${randomBytes(4).toString('hex')}`, throughProxy);
+    const { logger, messages } = recordingLogger();
+    const nodeId = `outage-${randomBytes(4).toString('hex')}`;
+    const jobId = await startFiring('postgres', nodeId, throughProxy, logger);
     expect(await readyzStatus()).toBe(200);
 
     proxy.outage();
+    const outageAt = Date.now();
     await waitFor(async () => (await readyzStatus()) === 503, { what: '/readyz 503 during the outage' });
     const body = (await (await fetch(`${server!.server.url}readyz`)).json()) as {
       checks: { store: string };
@@ -138,6 +146,10 @@ describe('a database outage', () => {
 
     proxy.restore();
     const restoredAt = Date.now();
+    // The planner backs off while its ticks fail (50 ms doubling to 2 s here), not one line per tick.
+    const failedTicks = messages.filter((m) => m === 'planner tick failed; retrying at the next tick');
+    expect(failedTicks.length).toBeGreaterThan(0);
+    expect(failedTicks.length).toBeLessThanOrEqual(Math.ceil((restoredAt - outageAt) / 1_000) + 6);
     await waitFor(async () => (await readyzStatus()) === 200, {
       timeoutMs: 5_000,
       what: '/readyz 200 after the outage',
