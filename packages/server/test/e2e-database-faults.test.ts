@@ -188,6 +188,16 @@ describe('a start while the database is away', () => {
     expect(await readyzStatus()).toBe(200);
   });
 
+  it('fails at once when the database answers but refuses (a database that does not exist)', async () => {
+    const url = new URL(process.env.TW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+    url.pathname = `/tw_missing_${randomBytes(4).toString('hex')}`;
+    const startedAt = Date.now();
+
+    await expect(startServer({ database: url.toString() })).rejects.toThrow(/does not exist/);
+
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+  });
+
   it('fails with the connection error once databaseWaitMs has passed', async () => {
     proxy = await startTcpProxy(5432);
     database = await createTestDatabase('postgres');
