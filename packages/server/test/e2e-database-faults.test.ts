@@ -126,12 +126,15 @@ async function readyzStatus(): Promise<number> {
   return (await fetch(`${server!.server.url}readyz`)).status;
 }
 
-describe('a database outage', () => {
+/** The port of the local database of `dialect`, which a test's proxy stands in front of. */
+const PORT = { postgres: 5432, mysql: 3306 } as const;
+
+describe.each(['postgres', 'mysql'] as const)('a database outage on %s', (dialect) => {
   it('makes /readyz answer 503 while it lasts and 200 soon after, and the node fires on', async () => {
-    proxy = await startTcpProxy(5432);
+    proxy = await startTcpProxy(PORT[dialect]);
     const { logger, messages } = recordingLogger();
     const nodeId = `outage-${randomBytes(4).toString('hex')}`;
-    const jobId = await startFiring('postgres', nodeId, throughProxy, logger);
+    const jobId = await startFiring(dialect, nodeId, throughProxy, logger);
     expect(await readyzStatus()).toBe(200);
 
     proxy.outage();
@@ -171,10 +174,10 @@ function recordingLogger(): { logger: pino.Logger; messages: string[] } {
   return { logger, messages };
 }
 
-describe('a start while the database is away', () => {
+describe.each(['postgres', 'mysql'] as const)('a start while the database is away on %s', (dialect) => {
   it('waits, warning once per attempt, and starts once the database answers', async () => {
-    proxy = await startTcpProxy(5432);
-    database = await createTestDatabase('postgres');
+    proxy = await startTcpProxy(PORT[dialect]);
+    database = await createTestDatabase(dialect);
     const { logger, messages } = recordingLogger();
     proxy.outage();
     const startedAt = Date.now();
@@ -189,18 +192,21 @@ describe('a start while the database is away', () => {
   });
 
   it('fails at once when the database answers but refuses (a database that does not exist)', async () => {
-    const url = new URL(process.env.TW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+    database = await createTestDatabase(dialect);
+    const url = new URL(database.url);
     url.pathname = `/tw_missing_${randomBytes(4).toString('hex')}`;
     const startedAt = Date.now();
 
-    await expect(startServer({ database: url.toString() })).rejects.toThrow(/does not exist/);
+    await expect(startServer({ database: url.toString() })).rejects.toThrow(
+      /does not exist|Unknown database/,
+    );
 
     expect(Date.now() - startedAt).toBeLessThan(2_000);
   });
 
   it('fails with the connection error once databaseWaitMs has passed', async () => {
-    proxy = await startTcpProxy(5432);
-    database = await createTestDatabase('postgres');
+    proxy = await startTcpProxy(PORT[dialect]);
+    database = await createTestDatabase(dialect);
     proxy.outage();
     const startedAt = Date.now();
 
