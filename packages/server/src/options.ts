@@ -126,6 +126,8 @@ export interface ServerInternalOptions {
   shardCount?: number;
   /** Time between two planner ticks. Default 500 ms. */
   tickIntervalMs?: number;
+  /** Longest wait for a new PostgreSQL/MySQL connection. Default 10,000 ms. */
+  databaseConnectTimeoutMs?: number;
   /** Jobs claimed per claim transaction (scheduling/options.ts has the default). */
   claimBatchSize?: number;
   /** Shard lease lifetime. Default 15,000 ms. */
@@ -182,6 +184,7 @@ export interface ResolvedServerOptions {
   database: string;
   databasePoolSize: number;
   databaseWaitMs: number;
+  databaseConnectTimeoutMs: number;
   accessToken: string | undefined;
   apiToken: string | undefined;
   adminPassword: string | undefined;
@@ -230,6 +233,7 @@ export const SERVER_DEFAULTS = {
   sqliteFile: 'tickwheel.db',
   databasePoolSize: 10,
   databaseWaitMs: 60_000,
+  databaseConnectTimeoutMs: 10_000,
   lookAheadMs: 5_000,
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   executorCallTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
@@ -308,6 +312,13 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     clock: clockOption(internal.clock),
     shardCount: internal.shardCount,
     tickIntervalMs: internal.tickIntervalMs,
+    databaseConnectTimeoutMs: integerIn(
+      'internal.databaseConnectTimeoutMs',
+      internal.databaseConnectTimeoutMs,
+      d.databaseConnectTimeoutMs,
+      100,
+      600_000,
+    ),
     claimBatchSize: internal.claimBatchSize,
     leaseTtlMs: internal.leaseTtlMs,
     registryMonitorIntervalMs: integerIn(

@@ -109,6 +109,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Tickwhe
         database: resolved.database,
         dataDir: resolved.dataDir,
         poolSize: resolved.databasePoolSize,
+        connectTimeoutMs: resolved.databaseConnectTimeoutMs,
         applicationName: `tickwheel:${resolved.nodeId}`,
         onConnectionError: warnConnectionErrors(logger.child({ part: 'store' })),
       }),

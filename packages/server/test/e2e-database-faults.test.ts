@@ -204,6 +204,20 @@ describe.each(['postgres', 'mysql'] as const)('a start while the database is awa
     expect(Date.now() - startedAt).toBeLessThan(2_000);
   });
 
+  it('waits out a database host that drops packets (connections time out and are tried again)', async () => {
+    proxy = await startTcpProxy(PORT[dialect]);
+    database = await createTestDatabase(dialect);
+    proxy.stall();
+    setTimeout(() => proxy?.restore(), 1_500);
+
+    server = await startServer({
+      database: throughProxy(database),
+      internal: { databaseConnectTimeoutMs: 500 },
+    });
+
+    expect(await readyzStatus()).toBe(200);
+  });
+
   it('fails with the connection error once databaseWaitMs has passed', async () => {
     proxy = await startTcpProxy(PORT[dialect]);
     database = await createTestDatabase(dialect);

@@ -38,6 +38,12 @@ export interface StoreOptions {
    * discards such a connection either way; the process never dies of it. Default: ignore.
    */
   onConnectionError?: ConnectionErrorHandler;
+  /**
+   * Longest wait for a new connection (PostgreSQL, MySQL), so a database host that drops packets
+   * fails statements in seconds instead of holding them for the operating system's TCP timeout.
+   * Default: 10000 ms.
+   */
+  connectTimeoutMs?: number;
 }
 
 interface ResolvedStoreOptions {
@@ -47,6 +53,7 @@ interface ResolvedStoreOptions {
   busyTimeoutMs: number;
   applicationName: string;
   onConnectionError: ConnectionErrorHandler;
+  connectTimeoutMs: number;
 }
 
 /**
@@ -95,6 +102,7 @@ function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
     busyTimeoutMs,
     applicationName: options.applicationName ?? 'tickwheel',
     onConnectionError: options.onConnectionError ?? (() => undefined),
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
   };
 }
 
@@ -135,11 +143,12 @@ const PG_TYPES = {
 function connectPostgres(
   connectionString: string,
   schema: string | undefined,
-  { poolSize, applicationName, onConnectionError }: ResolvedStoreOptions,
+  { poolSize, applicationName, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
 ): PostgresConnection {
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
     types: PG_TYPES,
     application_name: applicationName,
     ...(schema === undefined ? {} : { options: `-c search_path="${schema}"` }),
@@ -157,10 +166,14 @@ function connectPostgres(
   return { dialect: 'postgres', db, pool };
 }
 
-function connectMysql(uri: string, { poolSize, onConnectionError }: ResolvedStoreOptions): MysqlConnection {
+function connectMysql(
+  uri: string,
+  { poolSize, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
+): MysqlConnection {
   const pool = createMysqlPool({
     uri,
     connectionLimit: poolSize,
+    connectTimeout: connectTimeoutMs,
     supportBigNumbers: true,
     bigNumberStrings: false,
     decimalNumbers: true,

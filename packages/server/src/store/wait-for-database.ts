@@ -29,7 +29,8 @@ const UNREACHABLE_CODES = new Set([
   'ER_CON_COUNT_ERROR',
 ]);
 
-const UNREACHABLE_MESSAGES = /Connection terminated|connection closed|Connection lost|socket hang up/i;
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|connection closed|Connection lost|socket hang up|timeout exceeded when trying to connect|connect ETIMEDOUT/i;
 
 /** True when `err` says the database could not be reached rather than that a statement is wrong. */
 export function isUnreachable(err: unknown): boolean {

@@ -9,6 +9,11 @@ export interface TcpProxy {
   port: number;
   /** Resets the open connections and every new one until `restore()`. */
   outage(): void;
+  /**
+   * Accepts new connections but passes nothing on, until `restore()`, as a database host that
+   * drops packets; a connection made meanwhile stays silent for good.
+   */
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -16,6 +21,7 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let down = false;
+  let stalled = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -25,6 +31,10 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     track(client);
     if (down) {
       client.resetAndDestroy();
+      return;
+    }
+    if (stalled) {
+      client.resume();
       return;
     }
     const upstream = net.connect(targetPort, targetHost);
@@ -41,8 +51,12 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       down = true;
       for (const socket of sockets) socket.resetAndDestroy();
     },
+    stall() {
+      stalled = true;
+    },
     restore() {
       down = false;
+      stalled = false;
     },
     async close() {
       for (const socket of sockets) socket.destroy();
