@@ -189,6 +189,21 @@ describe('tickwheel start', () => {
     expect(badProxy.stderr).toMatch(/--trust-proxy .*10\.0\.0\.300\/8 is not an IP address, a CIDR/);
   });
 
+  it('--database-wait-ms: waits that long for an unreachable database, a warning per attempt, then exits 1', () => {
+    // Nothing listens on port 1: every connection is refused.
+    const unreachable = 'postgres://postgres@127.0.0.1:1/test';
+    const startedAt = Date.now();
+    const waited = runCli(startArgs('--database', unreachable, '--database-wait-ms', '1200'));
+    expect(waited.code).toBe(1);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_200);
+    expect(waited.stdout).toMatch(/database unreachable at start; trying again/);
+    expect(waited.stderr).toMatch(/cannot start the server/);
+
+    const atOnce = runCli(startArgs('--database', unreachable, '--database-wait-ms', '0'));
+    expect(atOnce.code).toBe(1);
+    expect(atOnce.stdout).not.toMatch(/trying again/);
+  });
+
   it('--trust-proxy names the proxies whose X-Forwarded-For is the client the sign-in limit counts', async () => {
     const url = await start('--trust-proxy', '10.9.9.9, 127.0.0.1/32');
     // 20 failed sign-ins of one client behind the proxy (the per-address limit): that client is

@@ -53,6 +53,11 @@ export interface ServerOptions {
   /** Connections per database pool (PostgreSQL, MySQL). Default 10. */
   databasePoolSize?: number;
   /**
+   * How long a start waits for an unreachable PostgreSQL/MySQL database, trying again with a
+   * warning per attempt, before it fails. 0 fails at once. Default 60000 ms.
+   */
+  databaseWaitMs?: number;
+  /**
    * The executor access token (`XXL-JOB-ACCESS-TOKEN`) to use from now on. Default: the one
    * stored at first start (generated then, printed once), or `TICKWHEEL_ACCESS_TOKEN`.
    */
@@ -121,6 +126,8 @@ export interface ServerInternalOptions {
   shardCount?: number;
   /** Time between two planner ticks. Default 500 ms. */
   tickIntervalMs?: number;
+  /** Longest wait for a new PostgreSQL/MySQL connection. Default 10,000 ms. */
+  databaseConnectTimeoutMs?: number;
   /** Jobs claimed per claim transaction (scheduling/options.ts has the default). */
   claimBatchSize?: number;
   /** Shard lease lifetime. Default 15,000 ms. */
@@ -176,6 +183,8 @@ export interface ResolvedServerOptions {
   dataDir: string;
   database: string;
   databasePoolSize: number;
+  databaseWaitMs: number;
+  databaseConnectTimeoutMs: number;
   accessToken: string | undefined;
   apiToken: string | undefined;
   adminPassword: string | undefined;
@@ -223,6 +232,8 @@ export const SERVER_DEFAULTS = {
   dataDir: './data',
   sqliteFile: 'tickwheel.db',
   databasePoolSize: 10,
+  databaseWaitMs: 60_000,
+  databaseConnectTimeoutMs: 10_000,
   lookAheadMs: 5_000,
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   executorCallTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
@@ -260,6 +271,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     dataDir,
     database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
     databasePoolSize: integerIn('databasePoolSize', options.databasePoolSize, d.databasePoolSize, 1, 1_000),
+    databaseWaitMs: integerIn('databaseWaitMs', options.databaseWaitMs, d.databaseWaitMs, 0, 86_400_000),
     accessToken: secret('accessToken', options.accessToken ?? blankToUndefined(env[SERVER_ENV.accessToken])),
     apiToken: secret('apiToken', options.apiToken ?? blankToUndefined(env[SERVER_ENV.apiToken])),
     adminPassword: secret(
@@ -300,6 +312,13 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     clock: clockOption(internal.clock),
     shardCount: internal.shardCount,
     tickIntervalMs: internal.tickIntervalMs,
+    databaseConnectTimeoutMs: integerIn(
+      'internal.databaseConnectTimeoutMs',
+      internal.databaseConnectTimeoutMs,
+      d.databaseConnectTimeoutMs,
+      100,
+      600_000,
+    ),
     claimBatchSize: internal.claimBatchSize,
     leaseTtlMs: internal.leaseTtlMs,
     registryMonitorIntervalMs: integerIn(

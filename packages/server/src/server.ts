@@ -47,7 +47,9 @@ import {
 } from './security/initial-secrets-file.js';
 import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
+import { warnConnectionErrors } from './store/connection-faults.js';
 import type { FinishedFire, Store } from './store/index.js';
+import { waitForDatabase } from './store/wait-for-database.js';
 import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
 
 /** Secrets generated at this start; print them once (only hashes are kept of some). */
@@ -101,11 +103,18 @@ export interface TickwheelServer {
 export async function createServer(options: ServerOptions = {}): Promise<TickwheelServer> {
   const resolved = resolveServerOptions(options);
   const logger = resolved.logger ?? pino({ level: resolved.logLevel, base: { nodeId: resolved.nodeId } });
-  const store = await openStore({
-    database: resolved.database,
-    dataDir: resolved.dataDir,
-    poolSize: resolved.databasePoolSize,
-  });
+  const store = await waitForDatabase(
+    () =>
+      openStore({
+        database: resolved.database,
+        dataDir: resolved.dataDir,
+        poolSize: resolved.databasePoolSize,
+        connectTimeoutMs: resolved.databaseConnectTimeoutMs,
+        applicationName: `tickwheel:${resolved.nodeId}`,
+        onConnectionError: warnConnectionErrors(logger.child({ part: 'store' })),
+      }),
+    { waitMs: resolved.databaseWaitMs, logger: logger.child({ part: 'store' }) },
+  );
   try {
     return await startOnStore(store, resolved, logger);
   } catch (err) {

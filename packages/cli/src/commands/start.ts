@@ -35,6 +35,7 @@ interface StartFlags {
   host?: string;
   dataDir?: string;
   database?: string;
+  databaseWaitMs?: number;
   token?: string;
   apiToken?: string;
   logLevel?: LogLevel;
@@ -48,6 +49,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   host: '--host',
   dataDir: '--data-dir',
   database: '--database',
+  databaseWaitMs: '--database-wait-ms',
   accessToken: '--token',
   token: '--token',
   apiToken: '--api-token',
@@ -75,6 +77,11 @@ export function registerStartCommand(program: Command): void {
     .option(
       '--database <url>',
       'sqlite:<file>, postgres://… or mysql://… (default sqlite:tickwheel.db in the data dir)',
+    )
+    .option(
+      '--database-wait-ms <ms>',
+      `how long a start waits for an unreachable PostgreSQL/MySQL database, 0 for not at all (default ${SERVER_DEFAULTS.databaseWaitMs})`,
+      parseWholeNumber,
     )
     .addOption(
       new Option('--token <token>', 'executor access token (default: generated at first start)').env(
@@ -154,6 +161,7 @@ function serverOptions(flags: StartFlags): ServerOptions & { dataDir?: string } 
     host: flags.host,
     dataDir: flags.dataDir,
     database: flags.database,
+    databaseWaitMs: flags.databaseWaitMs,
     accessToken: flags.token,
     apiToken: flags.apiToken,
     logLevel: flags.logLevel,

@@ -80,6 +80,13 @@ const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was di
 const HANDED_MEMORY_MS = 60_000;
 
 /**
+ * Longest pause between two ticks after failed ones. While the database is away each failed tick
+ * doubles the pause (from the tick interval), so an outage costs a log line every 2 s rather than
+ * one per tick, and the first tick after it still comes within 2 s.
+ */
+export const FAILED_TICK_MAX_PAUSE_MS = 2_000;
+
+/**
  * The planner: every tick it claims, for the shards this node owns, the jobs due within the
  * look-ahead window, and waits their fires in the wheel; when the wheel hands them back, it
  * passes them to the pipeline.
@@ -123,6 +130,8 @@ export class Planner {
   private readonly firedNow = new Set<number>();
   private timer: TimerHandle | undefined;
   private ticking: Promise<void> | undefined;
+  /** Ticks failed in a row; the next one waits longer (FAILED_TICK_MAX_PAUSE_MS). */
+  private failedTicks = 0;
   private running = false;
 
   constructor(options: PlannerOptions) {
@@ -182,8 +191,23 @@ export class Planner {
    */
   tick(): Promise<void> {
     this.ticking ??= this.claimAndRecover()
-      .catch((err: unknown) =>
-        this.options.logger.error({ err }, 'planner tick failed; retrying at the next tick'),
+      .then(
+        () => {
+          if (this.failedTicks > 0) {
+            this.options.logger.info(
+              { failedTicks: this.failedTicks },
+              'planner tick succeeded again after failed ones',
+            );
+          }
+          this.failedTicks = 0;
+        },
+        (err: unknown) => {
+          this.failedTicks++;
+          this.options.logger.error(
+            { err, failedTicks: this.failedTicks, retryInMs: this.nextTickDelay() },
+            'planner tick failed; retrying at the next tick',
+          );
+        },
       )
       .finally(() => {
         this.ticking = undefined;
@@ -195,8 +219,16 @@ export class Planner {
     if (!this.running) return;
     this.timer = this.options.clock.setTimer(() => {
       this.timer = undefined;
-      void this.tick().finally(() => this.scheduleTick(this.options.tickIntervalMs));
+      void this.tick().finally(() => this.scheduleTick(this.nextTickDelay()));
     }, delayMs);
+  }
+
+  /** The tick interval, doubled per failed tick in a row up to FAILED_TICK_MAX_PAUSE_MS. */
+  private nextTickDelay(): number {
+    const interval = this.options.tickIntervalMs;
+    if (this.failedTicks === 0) return interval;
+    const backedOff = interval * 2 ** Math.min(this.failedTicks, 20);
+    return Math.max(interval, Math.min(backedOff, FAILED_TICK_MAX_PAUSE_MS));
   }
 
   private async claimAndRecover(): Promise<void> {

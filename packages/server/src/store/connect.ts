@@ -10,6 +10,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import type { MysqlConnection, PostgresConnection, SqliteConnection, StoreConnection } from './connection.js';
+import type { ConnectionErrorHandler } from './connection-faults.js';
 import { type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
 import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
@@ -27,6 +28,22 @@ export interface StoreOptions {
   poolSize?: number;
   /** How long a SQLite writer waits for the write lock, in ms. Default: 5000. */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL `application_name` of the pool's connections, so operators (and `pg_stat_activity`)
+   * can tell one node's connections apart. Default: `tickwheel`. An `application_name` in the URL wins.
+   */
+  applicationName?: string;
+  /**
+   * Told about each pooled connection the database drops while idle (PostgreSQL, MySQL). The pool
+   * discards such a connection either way; the process never dies of it. Default: ignore.
+   */
+  onConnectionError?: ConnectionErrorHandler;
+  /**
+   * Longest wait for a new connection (PostgreSQL, MySQL), so a database host that drops packets
+   * fails statements in seconds instead of holding them for the operating system's TCP timeout.
+   * Default: 10000 ms.
+   */
+  connectTimeoutMs?: number;
 }
 
 interface ResolvedStoreOptions {
@@ -34,6 +51,9 @@ interface ResolvedStoreOptions {
   migrate: boolean;
   poolSize: number;
   busyTimeoutMs: number;
+  applicationName: string;
+  onConnectionError: ConnectionErrorHandler;
+  connectTimeoutMs: number;
 }
 
 /**
@@ -80,15 +100,17 @@ function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
     migrate: options.migrate ?? true,
     poolSize,
     busyTimeoutMs,
+    applicationName: options.applicationName ?? 'tickwheel',
+    onConnectionError: options.onConnectionError ?? (() => undefined),
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
   };
 }
 
 function connect(options: ResolvedStoreOptions): StoreConnection {
   const { target } = options;
   if (target.dialect === 'sqlite') return connectSqlite(target.file, options.busyTimeoutMs);
-  if (target.dialect === 'postgres')
-    return connectPostgres(target.connectionString, target.schema, options.poolSize);
-  return connectMysql(target.uri, options.poolSize);
+  if (target.dialect === 'postgres') return connectPostgres(target.connectionString, target.schema, options);
+  return connectMysql(target.uri, options);
 }
 
 function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
@@ -121,23 +143,37 @@ const PG_TYPES = {
 function connectPostgres(
   connectionString: string,
   schema: string | undefined,
-  poolSize: number,
+  { poolSize, applicationName, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
 ): PostgresConnection {
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
     types: PG_TYPES,
-    application_name: 'tickwheel',
+    application_name: applicationName,
     ...(schema === undefined ? {} : { options: `-c search_path="${schema}"` }),
+  });
+  // An unheard `error` event ends the process. pg-pool hears an idle client's and removes it; a
+  // checked-out client (between two statements of a transaction) has no listener of its own, so
+  // each client gets one for life: its next statement fails, and the pool discards it on release.
+  pool.on('error', (err) => reportSafely(onConnectionError, err));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      if (client.listenerCount('error') === 1) reportSafely(onConnectionError, err);
+    });
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { dialect: 'postgres', db, pool };
 }
 
-function connectMysql(uri: string, poolSize: number): MysqlConnection {
+function connectMysql(
+  uri: string,
+  { poolSize, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
+): MysqlConnection {
   const pool = createMysqlPool({
     uri,
     connectionLimit: poolSize,
+    connectTimeout: connectTimeoutMs,
     supportBigNumbers: true,
     bigNumberStrings: false,
     decimalNumbers: true,
@@ -148,7 +184,18 @@ function connectMysql(uri: string, poolSize: number): MysqlConnection {
   // it did not match, so two nodes claiming different shards do not block each other.
   pool.on('connection', (connection) => {
     connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    // mysql2 drops a failed connection from the pool itself, but only hears its first error;
+    // a lasting listener keeps a second one from ending the process, and reports the fault.
+    connection.on('error', (err) => reportSafely(onConnectionError, err));
   });
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   return { dialect: 'mysql', db, pool: pool.promise() };
+}
+
+function reportSafely(handler: ConnectionErrorHandler, err: Error): void {
+  try {
+    handler(err);
+  } catch {
+    // A faulty reporter must not turn a dropped connection into a dead process.
+  }
 }

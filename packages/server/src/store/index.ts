@@ -7,6 +7,7 @@ export type { ChildFireRepository, OwedChildrenQuery } from './child-fires.js';
 export type { ClusterNodeRepository, NodeHeartbeat } from './cluster-nodes.js';
 export { openStore, type StoreOptions } from './connect.js';
 export type { StoreConnection } from './connection.js';
+export { type ConnectionErrorHandler, warnConnectionErrors } from './connection-faults.js';
 export type { DialectName } from './database-url.js';
 export {
   CHILDREN_STATUS,
