@@ -15,12 +15,17 @@
  * Every answer also carries `Tickwheel-Kill: logId`: this executor's `kill` takes an optional
  * `logId` and then stops only that run, so a Tickwheel server can kill one queued run without
  * stopping the job's running one.
+ *
+ * And, when given one, `Tickwheel-Instance: <id>`: the id this executor process made at start, so
+ * a Tickwheel server records which run of the process accepted each run (and fails the runs of
+ * an instance that restarted at the same address; PROTOCOL.md's extensions, docs/executor.md).
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import {
   APP_NAME_HEADER,
   type IdleBeatParam,
+  INSTANCE_HEADER,
   isTickwheelError,
   JSON_CONTENT_TYPE,
   KILL_RUN_BY_LOG_ID,
@@ -64,6 +69,8 @@ export interface EndpointOptions {
    * executor speaks G4). Default false.
    */
   requireAppName?: boolean;
+  /** Announced on every answer in the `Tickwheel-Instance` header. Default none (no header). */
+  instance?: string;
 }
 
 /** Serves one request whose call path (the URL after the mount prefix) is `callPath`. */
@@ -94,6 +101,12 @@ const APP_NAME_HEADER_LOWER = APP_NAME_HEADER.toLowerCase();
 export function createEndpoint(options: EndpointOptions): Endpoint {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const expectedDigest = options.accessToken === undefined ? undefined : digest(options.accessToken);
+  const own: Record<string, string> =
+    options.instance === undefined ? {} : { [INSTANCE_HEADER]: options.instance };
+  const answer = (res: http.ServerResponse, body: ReturnT<unknown>, headers: Record<string, string> = {}) =>
+    answerWith(res, body, { ...own, ...headers });
+  const answerTooLarge = (req: http.IncomingMessage, res: http.ServerResponse, maxBodyBytes: number) =>
+    answerTooLargeWith(answer, req, res, maxBodyBytes);
   return (req, res, callPath) => {
     serve(req, res, callPath).catch((err: unknown) => {
       options.logger.error({ err, callPath }, 'executor endpoint failed to answer');
@@ -183,7 +196,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
 
 const RUN_BATCH_LIMIT = String(MAX_RUN_BATCH);
 
-function answer(
+function answerWith(
   res: http.ServerResponse,
   body: ReturnT<unknown>,
   headers: Record<string, string> = {},
@@ -204,7 +217,12 @@ function answer(
  * connection, the remaining bytes are discarded as they come, and a client that keeps sending
  * long after the answer is cut off.
  */
-function answerTooLarge(req: http.IncomingMessage, res: http.ServerResponse, maxBodyBytes: number): void {
+function answerTooLargeWith(
+  answer: (res: http.ServerResponse, body: ReturnT<unknown>, headers: Record<string, string>) => void,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  maxBodyBytes: number,
+): void {
   answer(res, returnFail(`invalid request, body larger than ${maxBodyBytes} bytes.`), {
     Connection: 'close',
   });

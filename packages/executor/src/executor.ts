@@ -3,6 +3,7 @@
  * another server), runs triggers through the lane table, reports results through the callback
  * relay and keeps itself registered with the servers.
  */
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -103,6 +104,13 @@ export class Executor {
   private heartbeat: RegistryHeartbeat | undefined;
   private stopping: Promise<void> | undefined;
   private boundAddress: string | undefined;
+  /**
+   * This executor's instance id: a random UUID made when the executor is created, so new each
+   * time its process starts. Sent in every registration and announced on every answer
+   * (`Tickwheel-Instance`): a server seeing another id at this address knows the runs the previous
+   * process had are lost, and fails them at once.
+   */
+  readonly instanceId: string = randomUUID();
 
   constructor(options: ExecutorOptions) {
     this.options = resolveOptions(options);
@@ -125,6 +133,7 @@ export class Executor {
     this.endpoint = createEndpoint({
       accessToken: this.options.accessToken,
       requireAppName: this.options.protocol === 'G4',
+      instance: this.instanceId,
       logger,
       calls: {
         run: (trigger) => this.acceptRun(trigger),
@@ -361,6 +370,7 @@ export class Executor {
       appName,
       address,
       handlerNames: () => this.handlers.keys(),
+      instance: this.instanceId,
       intervalMs: this.options.heartbeatIntervalMs,
       logger,
     });

@@ -3,7 +3,8 @@
  * 30 s (a server counts an address unseen for 90 s as dead), `api/registryRemove` on stop. Each
  * registration carries the executor's handler names as of that beat (Tickwheel's optional
  * `handlers` field, which XXL-JOB admins ignore), so a Tickwheel server can offer them when a job
- * is written.
+ * is written, and the executor's instance id (Tickwheel's optional `instance` field), so a
+ * Tickwheel server sees a restart at the same address at once.
  */
 import {
   BEAT_INTERVAL_MS,
@@ -22,6 +23,8 @@ export interface RegistryHeartbeatOptions {
   address: string;
   /** The registered handler names, read at every beat (handlers may be added after start). Default none. */
   handlerNames?: () => Iterable<string>;
+  /** This executor's instance id, sent in every registration (`instance`). Default none. */
+  instance?: string;
   /** Default 30 s, as XXL-JOB. */
   intervalMs?: number;
   logger?: Logger;
@@ -41,6 +44,7 @@ export class RegistryHeartbeat {
   private readonly appName: string;
   private readonly address: string;
   private readonly handlerNames: () => Iterable<string>;
+  private readonly instance: string | undefined;
   private readonly intervalMs: number;
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | undefined;
@@ -55,6 +59,7 @@ export class RegistryHeartbeat {
     this.appName = options.appName;
     this.address = options.address;
     this.handlerNames = options.handlerNames ?? (() => []);
+    this.instance = options.instance;
     this.intervalMs = options.intervalMs ?? BEAT_INTERVAL_MS;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
   }
@@ -101,7 +106,7 @@ export class RegistryHeartbeat {
   }
 
   private registration(): RegistryParam {
-    return executorRegistryParam(this.appName, this.address, this.sendableHandlerNames());
+    return executorRegistryParam(this.appName, this.address, this.sendableHandlerNames(), this.instance);
   }
 
   /**

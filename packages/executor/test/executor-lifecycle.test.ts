@@ -7,7 +7,14 @@ import { readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createExecutor, type ExecutorOptions } from '@tickwheel/executor';
-import { APP_NAME_HEADER, isTickwheelError, type TickwheelError } from '@tickwheel/protocol';
+import {
+  ACCESS_TOKEN_HEADER,
+  APP_NAME_HEADER,
+  INSTANCE_HEADER,
+  isInstanceId,
+  isTickwheelError,
+  type TickwheelError,
+} from '@tickwheel/protocol';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
@@ -112,7 +119,29 @@ describe('start', () => {
       registryGroup: 'EXECUTOR',
       registryKey: 'test-app',
       registryValue: fx.address,
+      instance: fx.ex.instanceId,
     });
+  });
+
+  it('each executor registers its own instance id and announces it on every answer (Tickwheel-Instance)', async () => {
+    fx = await startExecutor(() => {});
+    const other = createExecutor({ ...valid, port: 0 });
+    expect(fx.ex.instanceId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(isInstanceId(fx.ex.instanceId)).toBe(true);
+    expect(other.instanceId).not.toBe(fx.ex.instanceId);
+    await fx.server.waitFor(() => fx!.server.registrations.length >= 1);
+    expect(fx.server.registrations[0]?.instance).toBe(fx.ex.instanceId);
+    const beat = await fetch(`${fx.address}beat`, {
+      method: 'POST',
+      headers: { [ACCESS_TOKEN_HEADER]: TOKEN },
+    });
+    expect(beat.headers.get(INSTANCE_HEADER)).toBe(fx.ex.instanceId);
+    const run = await fetch(`${fx.address}run`, {
+      method: 'POST',
+      headers: { [ACCESS_TOKEN_HEADER]: TOKEN },
+      body: JSON.stringify(trigger({ logId: freshLogId(), executorHandler: 'missing' })),
+    });
+    expect(run.headers.get(INSTANCE_HEADER)).toBe(fx.ex.instanceId);
   });
 
   it("the executor registers the names of its handlers (Tickwheel's handlers field)", async () => {
@@ -123,6 +152,7 @@ describe('start', () => {
       registryKey: 'test-app',
       registryValue: fx.address,
       handlers: ['audit', 'sync'],
+      instance: fx.ex.instanceId,
     });
   });
 

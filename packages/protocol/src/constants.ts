@@ -32,6 +32,24 @@ export const MAX_RUN_BATCH = 1_000;
 export const KILL_RUN_HEADER = 'Tickwheel-Kill';
 export const KILL_RUN_BY_LOG_ID = 'logId';
 
+/**
+ * Tickwheel's executor instance (not in XXL-JOB): a Tickwheel executor makes a new instance id
+ * each time it starts and announces it on every answer with the header below, and sends it in
+ * each registration (the `instance` field of `api/registry`). A server stores the instance that
+ * accepted each run; when a registration at the same address carries another instance, the
+ * process that had the run is gone, and the run is failed at once instead of waiting for it.
+ * XXL-JOB servers ignore both; XXL-JOB executors send neither.
+ */
+export const INSTANCE_HEADER = 'Tickwheel-Instance';
+/** The longest instance id a server takes (a UUID is 36 characters). */
+export const MAX_INSTANCE_ID_LENGTH = 64;
+const INSTANCE_ID = /^[A-Za-z0-9._:-]+$/;
+
+/** True for a well-formed instance id: 1–64 characters of letters, digits, `.`, `_`, `:`, `-`. */
+export function isInstanceId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_INSTANCE_ID_LENGTH && INSTANCE_ID.test(value);
+}
+
 /** Messages peers match on; keep the spelling (including XXL-JOB's full-width colon). */
 export const WireMessages = {
   wrongToken: 'The access token is wrong.',

@@ -3,6 +3,7 @@
  * accept every XXL-JOB generation (G1–G4) and normalise them to one shape.
  */
 import { z } from 'zod';
+import { isInstanceId, MAX_INSTANCE_ID_LENGTH } from './constants.js';
 import {
   BLOCK_STRATEGIES,
   type BlockStrategy,
@@ -190,6 +191,13 @@ export interface RegistryParam {
    * XXL-JOB executors never send it. See `parseRegistryHandlers` for its bounds.
    */
   handlers?: string[];
+  /**
+   * Tickwheel's optional extension of `api/registry`: the id of this run of the executor process,
+   * new at each start (INSTANCE_HEADER). A server that sees another instance at the same address
+   * fails the runs the previous one had. XXL-JOB admins ignore it; XXL-JOB executors never send
+   * it. See `parseRegistryInstance`.
+   */
+  instance?: string;
 }
 
 /** The most handler names one registration carries (the `handlers` extension). */
@@ -237,18 +245,38 @@ export function parseRegistryHandlers(body: unknown): string[] | undefined {
   return [...new Set(sent as string[])];
 }
 
+/**
+ * The `instance` extension of a registry body: undefined when absent or null (every XXL-JOB
+ * executor), else the id as sent. Throws `TW_ERR_INVALID_FIELD` naming `instance` when it is not
+ * 1–64 characters of letters, digits, `.`, `_`, `:` and `-` (`isInstanceId`).
+ */
+export function parseRegistryInstance(body: unknown): string | undefined {
+  const sent =
+    body !== null && typeof body === 'object' ? (body as { instance?: unknown }).instance : undefined;
+  if (sent == null) return undefined;
+  if (!isInstanceId(sent)) {
+    throw new TickwheelError(
+      'TW_ERR_INVALID_FIELD',
+      `instance: must be 1 to ${MAX_INSTANCE_ID_LENGTH} characters of letters, digits, '.', '_', ':' and '-'`,
+      'instance',
+    );
+  }
+  return sent;
+}
+
 function invalidHandlers(field: string, reason: string): TickwheelError {
   return new TickwheelError('TW_ERR_INVALID_FIELD', `${field}: ${reason}`, field);
 }
 
 /**
- * A registry body. `handlers` (Tickwheel's extension) is left out when there are none, so a
- * body without handlers is byte-for-byte XXL-JOB's.
+ * A registry body. `handlers` and `instance` (Tickwheel's extensions) are left out when there are
+ * none, so a body without them is byte-for-byte XXL-JOB's.
  */
 export function executorRegistryParam(
   appName: string,
   address: string,
   handlers: readonly string[] = [],
+  instance?: string,
 ): RegistryParam {
   const param: RegistryParam = {
     registryGroup: REGISTRY_GROUP_EXECUTOR,
@@ -256,6 +284,7 @@ export function executorRegistryParam(
     registryValue: address,
   };
   if (handlers.length > 0) param.handlers = [...handlers];
+  if (instance !== undefined) param.instance = instance;
   return param;
 }
 

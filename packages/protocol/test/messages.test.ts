@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callUrl, WireMessages } from '../src/constants.js';
+import { callUrl, isInstanceId, MAX_INSTANCE_ID_LENGTH, WireMessages } from '../src/constants.js';
 import { BLOCK_STRATEGIES, ROUTE_STRATEGIES, SCRIPT_GLUE, TRIGGER_TYPES } from '../src/enums.js';
 import { isTickwheelError, TickwheelError } from '../src/errors.js';
 import {
@@ -14,6 +14,7 @@ import {
   parseLogParam,
   parseLogResult,
   parseRegistryHandlers,
+  parseRegistryInstance,
   parseRegistryParam,
   parseReturnT,
   parseTriggerParam,
@@ -185,6 +186,23 @@ describe('registry and kill', () => {
       expect(err.field).toBe(message.slice(0, message.indexOf(':')));
     }
     expect(parseRegistryHandlers({ handlers: ['x'.repeat(MAX_HANDLER_NAME_LENGTH)] })).toHaveLength(1);
+  });
+
+  it('carries and reads the instance extension: absent or null is undefined, a bad id names the field', () => {
+    const base = { registryGroup: 'EXECUTOR', registryKey: 'orders', registryValue: 'http://h:1/' };
+    const id = '0c6f1a52-3b0e-4d7e-9a43-5f1f0e1c2b3d';
+    expect(executorRegistryParam('orders', 'http://h:1/', [], id)).toEqual({ ...base, instance: id });
+    expect(executorRegistryParam('orders', 'http://h:1/', [])).not.toHaveProperty('instance');
+    expect(parseRegistryInstance(base)).toBeUndefined();
+    expect(parseRegistryInstance({ ...base, instance: null })).toBeUndefined();
+    expect(parseRegistryInstance({ ...base, instance: id })).toBe(id);
+    expect(parseRegistryParam({ ...base, instance: id })).toEqual(base);
+    for (const bad of ['', 'a b', 7, 'x'.repeat(MAX_INSTANCE_ID_LENGTH + 1), 'é']) {
+      const err = errorOf(() => parseRegistryInstance({ ...base, instance: bad }));
+      expect(err.field).toBe('instance');
+      expect(err.message).toMatch(/^instance: must be 1 to 64 characters/);
+    }
+    expect(isInstanceId('x'.repeat(MAX_INSTANCE_ID_LENGTH))).toBe(true);
   });
 
   it('reads a kill body', () => {
