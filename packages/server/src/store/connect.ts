@@ -15,6 +15,13 @@ import { type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
 import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
 import { SqliteReaderThread } from './sqlite-reader-thread.js';
+import {
+  mysqlSocket,
+  postgresSocket,
+  StatementWatchdog,
+  watchMysqlConnection,
+  watchPostgresClient,
+} from './statement-watchdog.js';
 import { createStore, type Store } from './store.js';
 
 export interface StoreOptions {
@@ -44,6 +51,13 @@ export interface StoreOptions {
    * Default: 10000 ms.
    */
   connectTimeoutMs?: number;
+  /**
+   * Longest wait for the answer to one statement (PostgreSQL, MySQL) once migrations are done: a
+   * statement still unanswered then closes its connection (statement-watchdog.ts), so a stalled
+   * database or a silently dropped network path fails statements instead of wedging the
+   * scheduler. Default: 10000 ms (the scheduler's statements take milliseconds; the longest, a console query over a large fire table, seconds); 0 turns it off.
+   */
+  statementTimeoutMs?: number;
 }
 
 interface ResolvedStoreOptions {
@@ -54,6 +68,7 @@ interface ResolvedStoreOptions {
   applicationName: string;
   onConnectionError: ConnectionErrorHandler;
   connectTimeoutMs: number;
+  statementTimeoutMs: number;
 }
 
 /**
@@ -66,7 +81,9 @@ interface ResolvedStoreOptions {
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const resolved = resolveStoreOptions(options);
-  const connection = connect(resolved);
+  // Off while migrating: an index build on a large table may keep the socket quiet for minutes.
+  const watchdog = new StatementWatchdog();
+  const connection = connect(resolved, watchdog);
   const store = createStore(connection);
   if (resolved.migrate) {
     try {
@@ -76,6 +93,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       throw err;
     }
   }
+  watchdog.timeoutMs = resolved.statementTimeoutMs;
   return store;
 }
 
@@ -103,14 +121,24 @@ function resolveStoreOptions(options: StoreOptions): ResolvedStoreOptions {
     applicationName: options.applicationName ?? 'tickwheel',
     onConnectionError: options.onConnectionError ?? (() => undefined),
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    statementTimeoutMs: nonNegativeInteger('statementTimeoutMs', options.statementTimeoutMs, 10_000),
   };
 }
 
-function connect(options: ResolvedStoreOptions): StoreConnection {
+function connect(options: ResolvedStoreOptions, watchdog: StatementWatchdog): StoreConnection {
   const { target } = options;
   if (target.dialect === 'sqlite') return connectSqlite(target.file, options.busyTimeoutMs);
-  if (target.dialect === 'postgres') return connectPostgres(target.connectionString, target.schema, options);
-  return connectMysql(target.uri, options);
+  if (target.dialect === 'postgres')
+    return connectPostgres(target.connectionString, target.schema, options, watchdog);
+  return connectMysql(target.uri, options, watchdog);
+}
+
+function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TickwheelError('TW_ERR_INVALID_OPTION', `${name} must be an integer >= 0`, name);
+  }
+  return value;
 }
 
 function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
@@ -144,6 +172,7 @@ function connectPostgres(
   connectionString: string,
   schema: string | undefined,
   { poolSize, applicationName, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
+  watchdog: StatementWatchdog,
 ): PostgresConnection {
   const pool = new pg.Pool({
     connectionString,
@@ -161,7 +190,10 @@ function connectPostgres(
     client.on('error', (err) => {
       if (client.listenerCount('error') === 1) reportSafely(onConnectionError, err);
     });
+    watchPostgresClient(client, watchdog);
   });
+  pool.on('acquire', (client) => watchdog.busy(client));
+  pool.on('release', (_err, client) => watchdog.idle(client, postgresSocket(client)));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { dialect: 'postgres', db, pool };
 }
@@ -169,6 +201,7 @@ function connectPostgres(
 function connectMysql(
   uri: string,
   { poolSize, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
+  watchdog: StatementWatchdog,
 ): MysqlConnection {
   const pool = createMysqlPool({
     uri,
@@ -187,7 +220,10 @@ function connectMysql(
     // mysql2 drops a failed connection from the pool itself, but only hears its first error;
     // a lasting listener keeps a second one from ending the process, and reports the fault.
     connection.on('error', (err) => reportSafely(onConnectionError, err));
+    watchMysqlConnection(connection, watchdog);
   });
+  pool.on('acquire', (connection) => watchdog.busy(connection));
+  pool.on('release', (connection) => watchdog.idle(connection, mysqlSocket(connection)));
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   return { dialect: 'mysql', db, pool: pool.promise() };
 }

@@ -1,0 +1,67 @@
+/**
+ * The statement watchdog on a network path that goes silent: the statement that gets no answer
+ * fails at the limit, and the connections idle in the pool are closed with it, so the statements
+ * after the path is back each open a fresh connection instead of finding the next silent one.
+ */
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../src/index.js';
+import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
+
+const PORT = { postgres: 5432, mysql: 3306 } as const;
+const LIMIT_MS = 800;
+const POOL = 5;
+
+let database: TestDatabase | undefined;
+let proxy: TcpProxy | undefined;
+
+afterEach(async () => {
+  proxy?.restore();
+  await database?.drop();
+  await proxy?.close();
+  database = undefined;
+  proxy = undefined;
+});
+
+function sleepStatement(store: Store): Promise<unknown> {
+  return store.connection.dialect === 'postgres'
+    ? sql`SELECT pg_sleep(0.1)`.execute(store.db)
+    : sql`SELECT SLEEP(0.1)`.execute(store.db);
+}
+
+describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (dialect) => {
+  it('closes the idle connections with the one that got no answer, so the next statements do not wait again', async () => {
+    database = await createTestDatabase(dialect);
+    proxy = await startTcpProxy(PORT[dialect]);
+    const url = new URL(database.url);
+    url.port = String(proxy.port);
+    const proxied = await openStore({
+      database: url.toString(),
+      migrate: false,
+      statementTimeoutMs: LIMIT_MS,
+      connectTimeoutMs: LIMIT_MS,
+      poolSize: POOL,
+    });
+    try {
+      // Fill the pool: POOL connections, idle once their statements are answered.
+      await Promise.all(Array.from({ length: POOL }, () => sleepStatement(proxied)));
+
+      proxy.blackHole();
+      const startedAt = Date.now();
+      await expect(sql`SELECT 1`.execute(proxied.db)).rejects.toThrow(/no answer within 800 ms/);
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(LIMIT_MS - 50);
+      proxy.restore();
+
+      // Every statement from here finds a fresh connection: none waits out the limit again.
+      for (let i = 0; i < POOL; i++) {
+        const at = Date.now();
+        const rows = await sql<{ one: number }>`SELECT 1 AS one`.execute(proxied.db);
+        expect(Number(rows.rows[0]?.one)).toBe(1);
+        expect(Date.now() - at).toBeLessThan(LIMIT_MS / 2);
+      }
+    } finally {
+      await proxied.close();
+    }
+  });
+});
