@@ -137,6 +137,7 @@ describe('tickwheel executor', () => {
       registryGroup: 'EXECUTOR',
       registryKey: 'cli-scripts',
       registryValue: address,
+      instance: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
 
     const answer = await call(

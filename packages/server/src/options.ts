@@ -102,8 +102,14 @@ export interface ServerOptions {
   executorCallTimeoutMs?: number;
   /** An executor whose last heartbeat is older than this is offline. Default 90,000 ms. */
   executorDeadAfterMs?: number;
-  /** A run still `dispatched` after this long whose executor is offline is failed as lost. Default 600,000 ms. */
+  /** A run still `dispatched` after this long whose executor is offline is failed as lost. Default 60,000 ms. */
   lostRunAfterMs?: number;
+  /**
+   * A run on an executor that sends no instance id (XXL-JOB's) still `dispatched` this long after
+   * its dispatch is checked with `idleBeat`; answered idle in two sweeps in a row, it is failed as
+   * lost. 0: never checked. Default 30,000 ms.
+   */
+  lostRunIdleGraceMs?: number;
   /** Longest time `stop()` waits for dispatches in flight. Default 10,000 ms. */
   stopTimeoutMs?: number;
   /** Level of the server's pino logs. Default `info`. */
@@ -121,22 +127,40 @@ export interface ServerOptions {
 
 /** @internal See {@link ServerOptions.internal}. */
 export interface ServerInternalOptions {
+  /**
+   * A clock of the test's (a manual clock). With it, leases use this clock's time instead of the
+   * database's, and nothing is corrected.
+   */
   clock?: Clock;
+  /**
+   * For tests and chaos runs only: shifts this node's local clock by this many ms (positive:
+   * ahead), to show that a node with a wrong clock still schedules on the database's time.
+   * Default 0.
+   */
+  clockOffsetMs?: number;
   /** Shards of the job space (every node of a cluster must agree). Default 64. */
   shardCount?: number;
   /** Time between two planner ticks. Default 500 ms. */
   tickIntervalMs?: number;
   /** Longest wait for a new PostgreSQL/MySQL connection. Default 10,000 ms. */
   databaseConnectTimeoutMs?: number;
+  /**
+   * Longest wait for the answer to one PostgreSQL/MySQL statement; past it the statement fails
+   * and its connection is closed (a stalled database cannot wedge the node). 0 = no limit.
+   * Default 10,000 ms.
+   */
+  databaseStatementTimeoutMs?: number;
   /** Jobs claimed per claim transaction (scheduling/options.ts has the default). */
   claimBatchSize?: number;
-  /** Shard lease lifetime. Default 15,000 ms. */
+  /** Shard lease lifetime (scheduling/options.ts has the default and what it trades). */
   leaseTtlMs?: number;
+  /** Time between two shard lease renewal rounds. Default a fifth of `leaseTtlMs`. */
+  leaseRenewalIntervalMs?: number;
   /** How often the registry monitor drops dead entries and writes app address lists. Default 30,000 ms. */
   registryMonitorIntervalMs?: number;
   /** How often this node re-reads the online executors (registrations sent to other nodes). Default 5,000 ms. */
   directoryRefreshIntervalMs?: number;
-  /** How often the lost-run monitor looks for lost runs. Default 60,000 ms. */
+  /** How often the lost-run monitor looks for lost runs. Default 10,000 ms. */
   lostRunMonitorIntervalMs?: number;
   /** Fires loaded and dispatch marks written per statement. Default 500. */
   pipelineBatchSize?: number;
@@ -185,6 +209,7 @@ export interface ResolvedServerOptions {
   databasePoolSize: number;
   databaseWaitMs: number;
   databaseConnectTimeoutMs: number;
+  databaseStatementTimeoutMs: number;
   accessToken: string | undefined;
   apiToken: string | undefined;
   adminPassword: string | undefined;
@@ -199,14 +224,19 @@ export interface ResolvedServerOptions {
   executorCallTimeoutMs: number;
   executorDeadAfterMs: number;
   lostRunAfterMs: number;
+  lostRunIdleGraceMs: number;
   stopTimeoutMs: number;
   logLevel: LogLevel;
   logger: Logger | undefined;
   clock: Clock;
+  /** Whether leases use the database's clock and `clock` is corrected to it (no `internal.clock`). */
+  databaseClock: boolean;
+  clockOffsetMs: number;
   shardCount: number | undefined;
   tickIntervalMs: number | undefined;
   claimBatchSize: number | undefined;
   leaseTtlMs: number | undefined;
+  leaseRenewalIntervalMs: number | undefined;
   registryMonitorIntervalMs: number;
   directoryRefreshIntervalMs: number;
   lostRunMonitorIntervalMs: number;
@@ -234,16 +264,18 @@ export const SERVER_DEFAULTS = {
   databasePoolSize: 10,
   databaseWaitMs: 60_000,
   databaseConnectTimeoutMs: 10_000,
+  databaseStatementTimeoutMs: 10_000,
   lookAheadMs: 5_000,
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   executorCallTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
   executorDeadAfterMs: DEAD_TIMEOUT_MS,
-  lostRunAfterMs: 600_000,
+  lostRunAfterMs: 60_000,
+  lostRunIdleGraceMs: 30_000,
   stopTimeoutMs: 10_000,
   logLevel: 'info',
   registryMonitorIntervalMs: 30_000,
   directoryRefreshIntervalMs: 5_000,
-  lostRunMonitorIntervalMs: 60_000,
+  lostRunMonitorIntervalMs: 10_000,
   pipelineBatchSize: 500,
   retryMonitorIntervalMs: 500,
   reportsMonitorIntervalMs: 60_000,
@@ -306,10 +338,19 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       86_400_000,
     ),
     lostRunAfterMs: integerIn('lostRunAfterMs', options.lostRunAfterMs, d.lostRunAfterMs, 100, 604_800_000),
+    lostRunIdleGraceMs: integerIn(
+      'lostRunIdleGraceMs',
+      options.lostRunIdleGraceMs,
+      d.lostRunIdleGraceMs,
+      0,
+      604_800_000,
+    ),
     stopTimeoutMs: integerIn('stopTimeoutMs', options.stopTimeoutMs, d.stopTimeoutMs, 0, 600_000),
     logLevel: logLevelOption(options.logLevel),
     logger: loggerOption(options.logger),
     clock: clockOption(internal.clock),
+    databaseClock: internal.clock === undefined,
+    clockOffsetMs: integerIn('internal.clockOffsetMs', internal.clockOffsetMs, 0, -86_400_000, 86_400_000),
     shardCount: internal.shardCount,
     tickIntervalMs: internal.tickIntervalMs,
     databaseConnectTimeoutMs: integerIn(
@@ -319,8 +360,16 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       100,
       600_000,
     ),
+    databaseStatementTimeoutMs: integerIn(
+      'internal.databaseStatementTimeoutMs',
+      internal.databaseStatementTimeoutMs,
+      d.databaseStatementTimeoutMs,
+      0,
+      3_600_000,
+    ),
     claimBatchSize: internal.claimBatchSize,
     leaseTtlMs: internal.leaseTtlMs,
+    leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs,
     registryMonitorIntervalMs: integerIn(
       'internal.registryMonitorIntervalMs',
       internal.registryMonitorIntervalMs,

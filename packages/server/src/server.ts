@@ -24,6 +24,7 @@ import { ChildTrigger } from './child-jobs/child-trigger.js';
 import { registerConsole } from './console-static.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { FirePipeline } from './dispatch/fire-pipeline.js';
+import { SendFence } from './dispatch/send-fence.js';
 import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
 import { ExecutorDirectory, manualAddresses } from './executors/directory.js';
 import type { ExecutorMetrics } from './executors/metrics.js';
@@ -39,6 +40,7 @@ import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } 
 import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
+import { type Clock, DatabaseClock, shiftedClock } from './scheduling/clock.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
 import {
   forgetInitialSecretsOf,
@@ -110,6 +112,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Tickwhe
         dataDir: resolved.dataDir,
         poolSize: resolved.databasePoolSize,
         connectTimeoutMs: resolved.databaseConnectTimeoutMs,
+        statementTimeoutMs: resolved.databaseStatementTimeoutMs,
         applicationName: `tickwheel:${resolved.nodeId}`,
         onConnectionError: warnConnectionErrors(logger.child({ part: 'store' })),
       }),
@@ -128,7 +131,12 @@ async function startOnStore(
   o: ResolvedServerOptions,
   logger: Logger,
 ): Promise<TickwheelServer> {
-  const { clock } = o;
+  // One clock: the database's. The local clock (shifted by `internal.clockOffsetMs` in tests)
+  // corrected by the offset measured from the database, before anything reads the time.
+  const localClock = shiftedClock(o.clock, o.clockOffsetMs);
+  const databaseClock = o.databaseClock ? new DatabaseClock(localClock) : undefined;
+  await databaseClock?.sync(() => store.leases.databaseNow());
+  const clock: Clock = databaseClock ?? localClock;
   const secrets = await ensureSecrets(
     store,
     {
@@ -152,6 +160,7 @@ async function startOnStore(
   const metrics: Metrics = createMetrics({
     wheelSize: () => scheduler?.planner.waiting ?? 0,
     shardsOwned: () => scheduler?.leases.ownedShards().length ?? 0,
+    databaseClockOffsetSeconds: () => (databaseClock?.offsetMs ?? 0) / 1000,
   });
   const executorMetrics: ExecutorMetrics = {
     // Results are counted once per record finalised (onFiresFinished), not per callback sent.
@@ -165,11 +174,15 @@ async function startOnStore(
   // turn dispatches through the dispatcher: the hook reads the pipeline when a broadcast fires.
   let pipeline: FirePipeline | undefined;
   let retryMonitor: RetryMonitor | undefined;
+  let sendFence: SendFence | undefined;
   const dispatcher = new Dispatcher({
     accessToken,
     callTimeoutMs: o.executorCallTimeoutMs,
     now: () => clock.now(),
     shardFireIds: (fire, shards) => pipeline!.shardFireIds(fire, shards),
+    // Right before each run goes out: the fire is still pending and, for a planner's fire, this
+    // node holds its shard lease (the scheduler, made below, knows the leases).
+    fence: (send) => sendFence!.admit(send),
   });
   const directory = new ExecutorDirectory({
     apps: store.apps,
@@ -189,6 +202,8 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,
+    // Due records the pipeline left pending go back to the planner's recovery.
+    onLeftPending: (fireIds) => scheduler?.planner.forgetHandOvers(fireIds),
     onDispatched: (fire, outcome) => {
       // A refused dispatch finishes no record: the retry monitor decides its retry and alarm.
       if (outcome.triggerCode !== 200) retryMonitor?.noteDispatchFailed(outcome.fireId);
@@ -204,13 +219,25 @@ async function startOnStore(
   });
   const firePipeline = pipeline;
 
+  sendFence = new SendFence({
+    fenceSends: (nowMs, sends) => store.fires.fenceSends(o.nodeId, nowMs, sends),
+    leases: {
+      shardOf: (jobId) => scheduler!.leases.shardOf(jobId),
+      epochOf: (shard) => scheduler!.leases.epochOf(shard),
+    },
+    now: () => clock.now(),
+    batchSize: o.pipelineBatchSize,
+  });
   scheduler = createScheduler(store, firePipeline, {
     nodeId: o.nodeId,
     lookAheadMs: o.lookAheadMs,
     misfireWindowMs: o.misfireWindowMs,
     clock,
+    databaseClock: databaseClock !== undefined,
+    address: `${o.host}:${o.port}`,
     logger: logger.child({ part: 'scheduler' }),
     ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
+    ...(o.leaseRenewalIntervalMs === undefined ? {} : { leaseRenewalIntervalMs: o.leaseRenewalIntervalMs }),
     ...(o.tickIntervalMs === undefined ? {} : { tickIntervalMs: o.tickIntervalMs }),
     ...(o.claimBatchSize === undefined ? {} : { claimBatchSize: o.claimBatchSize }),
     ...(o.leaseTtlMs === undefined ? {} : { leaseTtlMs: o.leaseTtlMs }),
@@ -275,7 +302,7 @@ async function startOnStore(
     ],
   };
 
-  const lease = { leases: store.leases, nodeId: o.nodeId };
+  const lease = { leases: store.leases, nodeId: o.nodeId, databaseClock: databaseClock !== undefined };
   const registryMonitor = new RegistryMonitor({
     registry: store.registry,
     apps: store.apps,
@@ -294,8 +321,11 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'lost-run-monitor' }),
     lostAfterMs: o.lostRunAfterMs,
+    idleGraceMs: o.lostRunIdleGraceMs,
     intervalMs: o.lostRunMonitorIntervalMs,
     deadTimeoutMs: o.executorDeadAfterMs,
+    registry: store.registry,
+    idleBeat: (target, jobId) => dispatcher.idleBeat(target, jobId),
   });
   const reportsMonitor = new ReportsMonitor({
     reports: store.reports,
@@ -347,6 +377,7 @@ async function startOnStore(
     registry: store.registry,
     directory,
     recorder,
+    onInstanceRegistered: (address, instance) => lostRunMonitor.failRestartedRuns(address, instance),
     clock,
     logger: logger.child({ part: 'executor-api' }),
     metrics: executorMetrics,

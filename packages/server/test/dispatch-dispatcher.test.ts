@@ -205,4 +205,75 @@ describe('SHARDING_BROADCAST', () => {
     expect(outcome).toMatchObject({ triggerCode: 500, address: null });
     expect(outcome!.triggerMsg).toContain('dispatch failed: database is down');
   });
+
+  describe('the send fence', () => {
+    it('sends nothing the fence refuses, and says why in an outcome that is left unmarked', async () => {
+      const m = await mimic('2.x');
+      const d = dispatcher({ fence: async () => ({ admitted: false, reason: 'not-owner' }) });
+      const [outcome] = await d.dispatch(fire({ leased: true }), [target(m.address)]);
+      expect(outcome).toMatchObject({ notSent: 'not-owner', triggerCode: 500 });
+      expect(outcome!.triggerMsg).toContain('no longer holds the fire’s shard');
+      expect(m.requests).toHaveLength(0);
+    });
+
+    it('asks the fence with the fire, the chosen executor and whether the fire is leased, before the run', async () => {
+      const executors = await startExecutors(2, (ex) => ex.handle('hello', () => 'done'));
+      cleanups.push(() => closeAll(executors));
+      const asked: unknown[] = [];
+      const d = dispatcher({
+        fence: async (send) => {
+          asked.push(send);
+          return { admitted: true };
+        },
+      });
+      const f = fire({ jobId: 4, routeStrategy: 'LAST', leased: true });
+      const [outcome] = await d.dispatch(f, targetsOf(executors));
+      const last = [...executors].sort((a, b) => (a.address < b.address ? -1 : 1)).at(-1)!;
+      expect(asked).toEqual([{ fireId: f.fireId, jobId: 4, address: last.address, leased: true }]);
+      expect(outcome).toMatchObject({ triggerCode: 200, address: last.address });
+      expect(outcome!.notSent).toBeUndefined();
+    });
+
+    it('sends a record that went to another executor before to that one, whatever the route picks', async () => {
+      const executors = await startExecutors(2, (ex) => ex.handle('hello', () => 'done'));
+      cleanups.push(() => closeAll(executors));
+      const sorted = [...executors].sort((a, b) => (a.address < b.address ? -1 : 1));
+      const d = dispatcher({
+        fence: async (send) =>
+          send.address === sorted[1]!.address
+            ? { admitted: true }
+            : { admitted: false, sentTo: sorted[1]!.address },
+      });
+      const f = fire({ routeStrategy: 'FIRST' });
+      const [outcome] = await d.dispatch(f, targetsOf(executors));
+      expect(outcome).toMatchObject({ triggerCode: 200, address: sorted[1]!.address });
+      expect(outcome!.triggerMsg).toContain('where it was sent before');
+      expect(await sorted[1]!.server.callbackFor(f.fireId)).toMatchObject({ handleCode: 200 });
+    });
+
+    it('counts an executor’s repeat refusal of the same logId as accepted: the run is there already', async () => {
+      const executors = await startExecutors(1, (ex) => ex.handle('hello', () => 'done'));
+      cleanups.push(() => closeAll(executors));
+      const f = fire({ fireId: 777_001 });
+      const d = dispatcher();
+      expect((await d.dispatch(f, targetsOf(executors)))[0]).toMatchObject({ triggerCode: 200 });
+      const [again] = await d.dispatch(f, targetsOf(executors));
+      expect(again).toMatchObject({ triggerCode: 200 });
+      expect(again!.triggerMsg).toContain('repeat trigger job, logId:777001');
+      expect(again!.triggerMsg).toContain('had accepted this run before');
+    });
+
+    it('sends nothing when the fence cannot be asked', async () => {
+      const m = await mimic('2.x');
+      const d = dispatcher({
+        fence: async () => {
+          throw new Error('connection terminated');
+        },
+      });
+      const [outcome] = await d.dispatch(fire({ leased: true }), [target(m.address)]);
+      expect(outcome).toMatchObject({ notSent: 'fence-failed' });
+      expect(outcome!.triggerMsg).toContain('connection terminated');
+      expect(m.requests).toHaveLength(0);
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_RUN_BATCH, RUN_BATCH_HEADER } from '@tickwheel/protocol';
+import { INSTANCE_HEADER, MAX_RUN_BATCH, RUN_BATCH_HEADER } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallRecord, ExecutorClient } from '../src/dispatch/executor-client.js';
 import { DEFAULT_LOG_PAGE_LIMITS } from '../src/dispatch/log-page.js';
@@ -67,6 +67,13 @@ describe('executor client against a real Tickwheel executor', () => {
     expect(answer.ok).toBe(true);
     const callback = await executors[0]!.server.callbackFor(7_001);
     expect(callback).toMatchObject({ handleCode: 200, handleMsg: 'hi p' });
+  });
+
+  it("keeps the executor's instance id from its run answer (Tickwheel-Instance)", async () => {
+    const executors = await startExecutors(1, (ex) => ex.handle('hello', () => 'hi'));
+    opened.push({ close: () => closeAll(executors) });
+    const answer = await client().run(target(executors[0]!.address), trigger(7_101));
+    expect(answer.instance).toBe(executors[0]!.ex.instanceId);
   });
 
   it("passes on the executor's refusal as a failed answer with its message", async () => {
@@ -319,6 +326,8 @@ class BatchingExecutor {
   readonly requests: Array<{ url: string; body: unknown }> = [];
   readonly refused = new Set<number>();
   announce = true;
+  /** Announced in `Tickwheel-Instance` on every answer when set. */
+  instance: string | undefined;
   batchAnswer: 'answers' | 'not-found' = 'answers';
   hangBatches = false;
   private server: http.Server | undefined;
@@ -342,6 +351,7 @@ class BatchingExecutor {
         if (req.url === '/runBatch' && this.hangBatches) return;
         const headers: Record<string, string> = { 'Content-Type': 'application/json' };
         if (this.announce) headers[RUN_BATCH_HEADER] = String(MAX_RUN_BATCH);
+        if (this.instance !== undefined) headers[INSTANCE_HEADER] = this.instance;
         res.writeHead(200, headers);
         res.end(JSON.stringify(this.answer(req.url ?? '', body)));
       });
@@ -403,6 +413,18 @@ describe('runs of one turn, batched', () => {
       e.requestsTo('/runBatch').map((r) => (r.body as Array<{ logId: number }>).map((t) => t.logId)),
     ).toEqual([[600, 601, 602, 603]]);
     expect(records.filter((r) => r.call === 'run')).toHaveLength(4);
+  });
+
+  it('each carry the instance id the batch answer announced; an XXL-JOB run answer carries none', async () => {
+    const e = await batching();
+    e.instance = 'batch-instance-1';
+    const c = client();
+    await c.beat(target(e.address));
+    const answers = await Promise.all([700, 701].map((logId) => c.run(target(e.address), trigger(logId))));
+    expect(e.requestsTo('/runBatch')).toHaveLength(1);
+    expect(answers.map((a) => a.instance)).toEqual(['batch-instance-1', 'batch-instance-1']);
+    const m = await mimic('2.x');
+    expect((await c.run(target(m.address), trigger(702))).instance).toBeUndefined();
   });
 
   it('go one run call each to an executor that announced nothing, as XXL-JOB executors', async () => {

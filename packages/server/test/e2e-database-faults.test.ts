@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerOptions } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import {
   createApp,
@@ -51,11 +52,13 @@ async function startFiring(
   nodeId: string,
   url = (db: TestDatabase) => db.url,
   logger?: pino.Logger,
+  internal: ServerOptions['internal'] = {},
 ): Promise<number> {
   database = await createTestDatabase(dialect);
   server = await startServer({
     database: url(database),
     nodeId,
+    internal,
     ...(logger === undefined ? {} : { logger }),
   });
   executors.push(
@@ -160,6 +163,35 @@ describe.each(['postgres', 'mysql'] as const)('a database outage on %s', (dialec
     await waitFor(async () => (await succeededSince(jobId, restoredAt)) >= 2, {
       timeoutMs: 10_000,
       what: 'two succeeded ticks after the outage',
+    });
+  });
+});
+
+describe.each(['postgres', 'mysql'] as const)('a stalled database on %s', (dialect) => {
+  it('fails the statements that get no answer, and the node fires on within seconds of the database answering again', async () => {
+    proxy = await startTcpProxy(PORT[dialect]);
+    const jobId = await startFiring(
+      dialect,
+      `stall-${randomBytes(4).toString('hex')}`,
+      throughProxy,
+      undefined,
+      {
+        databaseStatementTimeoutMs: 2_000,
+        // Connections opened during the stall stay silent too (the proxy's worst case): give them up soon.
+        databaseConnectTimeoutMs: 2_000,
+      },
+    );
+
+    // Every open connection falls silent for good (no answer, no reset), new ones hang for 4 s.
+    proxy.blackHole();
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    proxy.restore();
+    const restoredAt = Date.now();
+
+    // Without the statement limit the node stays wedged on its silent connections (minutes).
+    await waitFor(async () => (await succeededSince(jobId, restoredAt)) >= 2, {
+      timeoutMs: 15_000,
+      what: 'two succeeded ticks after the stall',
     });
   });
 });

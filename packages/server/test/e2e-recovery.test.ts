@@ -165,7 +165,7 @@ async function record(id: number): Promise<FireRow> {
 }
 
 describe('recovery of pending fires end to end', () => {
-  it('dispatches each fire a SIGKILLed server left pending once after the restart, by its job’s misfire policy', async () => {
+  it('re-sends each fire a SIGKILLed server had sent to its executor once after the restart, however late, and applies the misfire policy to one it had not sent', async () => {
     dataDir = await tempDir();
     store = await openStore({ database: `sqlite:${path.join(dataDir, 'tickwheel.db')}` });
     const appId = await createApp(store, APP);
@@ -226,12 +226,29 @@ describe('recovery of pending fires end to end', () => {
     // Killed well within the 3 s the dispatcher waits for an answer: nothing is marked.
     await first.kill();
     const pendingAtCrash = await Promise.all([scheduled, fireNow, doNothing].map(record));
-    expect(pendingAtCrash.map((f) => [f.status, f.trigger_type, f.claim_job_id === null])).toEqual([
-      ['pending', 'CRON', false],
-      ['pending', 'API', true],
-      ['pending', 'API', true],
-    ]);
+    // Each passed the send fence before its run went out: pending, with the executor it went to.
+    expect(pendingAtCrash.map((f) => [f.status, f.trigger_type, f.claim_job_id === null, f.sent_to])).toEqual(
+      [
+        ['pending', 'CRON', false, relay.url],
+        ['pending', 'API', true, relay.url],
+        ['pending', 'API', true, relay.url],
+      ],
+    );
     expect(pendingAtCrash[0]!.job_id).toBe(onceJob.id);
+    // And one the server had recorded but not sent yet when it died (no executor chosen).
+    const [unsent] = await store.fires.createFires(
+      [
+        {
+          jobId: doNothingJob.id,
+          appId,
+          scheduledAt: pendingAtCrash[2]!.scheduled_at,
+          triggerType: 'API',
+          executorHandler: 'count',
+          executorParam: '',
+        },
+      ],
+      Date.now(),
+    );
 
     // Down for longer than the misfire window: every record is late when the server comes back.
     relay.holding = false;
@@ -243,22 +260,26 @@ describe('recovery of pending fires end to end', () => {
       async () =>
         (await record(scheduled)).status === 'succeeded' &&
         (await record(fireNow)).status === 'succeeded' &&
-        (await record(doNothing)).status === 'skipped',
+        (await record(doNothing)).status === 'succeeded' &&
+        (await record(unsent!)).status === 'skipped',
       { what: 'the recovered records settled' },
     );
     // Anything sent twice would have reached the executor by now.
     await sleep(500);
 
-    expect(Object.fromEntries(runs)).toEqual({ [scheduled]: 1, [fireNow]: 1 });
-    const [scheduledRecord, fireNowRecord, doNothingRecord] = await Promise.all(
-      [scheduled, fireNow, doNothing].map(record),
+    // The runs held at the relay never reached the executor: each ran once, from the re-send,
+    // DO_NOTHING's too (a sent run may be running, so it is never skipped as a misfire).
+    expect(Object.fromEntries(runs)).toEqual({ [scheduled]: 1, [fireNow]: 1, [doNothing]: 1 });
+    const [scheduledRecord, fireNowRecord, doNothingRecord, unsentRecord] = await Promise.all(
+      [scheduled, fireNow, doNothing, unsent!].map(record),
     );
-    // The scheduled fire was fired now under FIRE_ONCE_NOW, and its record says so.
-    expect(scheduledRecord.trigger_type).toBe('MISFIRE');
+    // The scheduled fire had gone out on time: re-sent, it is still the CRON fire it was.
+    expect(scheduledRecord.trigger_type).toBe('CRON');
     // A trigger-once record keeps its trigger type whatever the policy did with it.
     expect(fireNowRecord.trigger_type).toBe('API');
     expect(doNothingRecord.trigger_type).toBe('API');
-    expect(doNothingRecord.handle_msg).toMatch(/server stopped before dispatching/);
+    expect(doNothingRecord.trigger_msg).toMatch(/re-sent to .*where it was sent before/);
+    expect(unsentRecord.handle_msg).toMatch(/server stopped before dispatching/);
   }, 30_000);
 
   it('sends a trigger-once record a SIGKILLed server left pending to the executor its address list named', async () => {

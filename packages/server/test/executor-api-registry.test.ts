@@ -173,6 +173,15 @@ describe.each(DIALECTS)('executor registration on %s', (dialect) => {
     expect(server.directory.addressesOf(appName)).toHaveLength(1);
   });
 
+  it('a registration carrying an instance id stores it; one without stores none', async () => {
+    const { appName } = await createAppWithJob(store, Date.now());
+    const body = { ...registryBody(appName, 'http://10.0.2.3:9999/'), instance: 'a1b2-c3' };
+    expect((await post(server.address, '/api/registry', body)).body.code).toBe(200);
+    expect((await store.registry.listAlive(0, appName))[0]?.instance).toBe('a1b2-c3');
+    await post(server.address, '/api/registry', registryBody(appName, 'http://10.0.2.3:9999/'));
+    expect((await store.registry.listAlive(0, appName))[0]?.instance).toBeNull();
+  });
+
   it('an XXL-JOB registration (no handlers field) is stored with no names', async () => {
     const { appName } = await createAppWithJob(store, Date.now());
     expect(
@@ -334,5 +343,20 @@ describe('a handlers field out of bounds', () => {
     await post(server.address, '/api/registry', { ...body, handlers: 7 });
     expect(warnings()).toHaveLength(2);
     expect(warnings()[1]?.reason).toBe('handlers: must be an array of handler names');
+  });
+
+  it('an instance field that is no instance id is ignored the same way, the registration accepted', async () => {
+    const body = { ...registryBody('orders', 'http://10.0.3.2:9999/'), instance: 'not an id' };
+    const before = records.length;
+    for (let beat = 0; beat < 2; beat++) {
+      expect((await post(server.address, '/api/registry', body)).body.code).toBe(200);
+    }
+    const warnings = records.slice(before).filter((r) => r.level === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({
+      address: 'http://10.0.3.2:9999/',
+      msg: 'executor registration accepted, its instance field ignored',
+    });
+    expect(server.directory.addressesOf('orders').map((e) => e.address)).toContain('http://10.0.3.2:9999/');
   });
 });

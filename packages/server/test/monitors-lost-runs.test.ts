@@ -68,13 +68,13 @@ describe.each(DIALECTS)('lost-run monitor on %s', (dialect) => {
   const beat = (appName: string, address: string, at: number) =>
     store.registry.heartbeat({ group: 'EXECUTOR', key: appName, value: address }, 'G2', at);
 
-  it('a run still going after 10 min on an executor gone offline is failed, saying why; one on a live executor is left', async () => {
+  it('a run still going after 1 min on an executor gone offline is failed, saying why; one on a live executor is left', async () => {
     const target = await createAppWithJob(store, T0);
     await beat(target.appName, A, T0);
     await beat(target.appName, B, T0);
     const [onLive] = await createDispatchedFires(store, target, 1, A, T0);
     const [onDead] = await createDispatchedFires(store, target, 1, B, T0);
-    clock.stall(11 * MINUTE);
+    clock.stall(2 * MINUTE);
     await beat(target.appName, A, clock.now());
 
     expect(await monitor.sweep()).toEqual({ held: true, failed: 1, settledBroadcasts: 0 });
@@ -83,31 +83,181 @@ describe.each(DIALECTS)('lost-run monitor on %s', (dialect) => {
       status: 'failed',
       handle_code: 500,
       handle_at: clock.now(),
-      handle_msg: `executor ${B} went offline while the run was in progress; no result arrived within 10 min`,
+      lost_at: clock.now(),
+      handle_msg: `executor ${B} went offline while the run was in progress; no result arrived within 1 min`,
     });
     await server.recorder.idle();
     expect(server.hookCalls.flat().map((f) => [f.fireId, f.status])).toEqual([[onDead, 'failed']]);
   });
 
-  it('a run dispatched less than 10 min ago is left, even on an executor that is offline', async () => {
+  it('a run dispatched less than 1 min ago is left, even on an executor that is offline', async () => {
     const target = await createAppWithJob(store, T0);
     const [id] = await createDispatchedFires(store, target, 1, B, T0);
-    clock.stall(9 * MINUTE);
+    clock.stall(50_000);
     expect((await monitor.sweep()).failed).toBe(0);
     expect((await store.fires.findFireById(id!))?.status).toBe('dispatched');
   });
 
-  it('a result that arrives after the run was failed as lost changes nothing', async () => {
+  it("the run's real result arriving after it was failed as lost replaces the failure; a repeat changes nothing", async () => {
     const target = await createAppWithJob(store, T0);
     const [id] = await createDispatchedFires(store, target, 1, B, T0);
-    clock.stall(11 * MINUTE);
+    clock.stall(2 * MINUTE);
     await monitor.sweep();
-    const failed = await store.fires.findFireById(id!);
+    expect((await store.fires.findFireById(id!))?.lost_at).toBe(clock.now());
     const answer = await post(server.address, '/api/callback', [callbackItem(id!, 200, 'late')]);
     expect(answer.body.code).toBe(200);
-    expect(await store.fires.findFireById(id!)).toEqual(failed);
+    expect(await store.fires.findFireById(id!)).toMatchObject({
+      status: 'succeeded',
+      handle_code: 200,
+      handle_msg: 'late',
+      lost_at: null,
+    });
+    const stored = await store.fires.findFireById(id!);
+    await post(server.address, '/api/callback', [callbackItem(id!, 500, 'again')]);
+    // A second lost verdict (another node's sweep) changes nothing either.
+    await server.recorder.record([
+      { fireId: id!, handleCode: 500, handleMsg: 'lost', handleAt: 1, lost: true },
+    ]);
+    expect(await store.fires.findFireById(id!)).toEqual(stored);
     await server.recorder.idle();
-    expect(server.hookCalls.flat().filter((f) => f.fireId === id)).toHaveLength(1);
+    expect(
+      server.hookCalls
+        .flat()
+        .filter((f) => f.fireId === id)
+        .map((f) => f.status),
+    ).toEqual(['failed', 'succeeded']);
+  });
+
+  it('a registration of another instance at the address fails at once the runs the previous instance accepted', async () => {
+    const target = await createAppWithJob(store, T0);
+    server.onInstanceRegistered = (address, instance) => monitor.failRestartedRuns(address, instance);
+    const register = (address: string, instance?: string) =>
+      post(server.address, '/api/registry', {
+        registryGroup: 'EXECUTOR',
+        registryKey: target.appName,
+        registryValue: address,
+        ...(instance === undefined ? {} : { instance }),
+      });
+    expect((await register(A, 'first')).body.code).toBe(200);
+    await register(B, 'other');
+    const [ofFirst, ofFirst2] = await createDispatchedFires(store, target, 2, A, T0, { instance: 'first' });
+    const [unknown] = await createDispatchedFires(store, target, 1, A, T0);
+    const [elsewhere] = await createDispatchedFires(store, target, 1, B, T0, { instance: 'other' });
+    await register(A, 'first'); // the same instance beating: nothing happens
+    expect((await store.fires.findFireById(ofFirst!))?.status).toBe('dispatched');
+
+    clock.stall(5_000);
+    expect((await register(A, 'second')).body.code).toBe(200);
+    const [ofSecond] = await createDispatchedFires(store, target, 1, A, clock.now(), { instance: 'second' });
+    for (const id of [ofFirst, ofFirst2]) {
+      expect(await store.fires.findFireById(id!)).toMatchObject({
+        status: 'failed',
+        handle_code: 500,
+        lost_at: clock.now(),
+        handle_msg: `executor ${A} restarted while the run was in progress (instance first that accepted it is gone, instance second registered); the run was lost`,
+      });
+    }
+    for (const id of [unknown, elsewhere, ofSecond]) {
+      expect((await store.fires.findFireById(id!))?.status).toBe('dispatched');
+    }
+    await server.recorder.idle();
+    expect(
+      server.hookCalls
+        .flat()
+        .map((f) => f.fireId)
+        .sort(),
+    ).toEqual([ofFirst, ofFirst2].sort());
+    // Another node receiving the same registration changes nothing more.
+    expect(await monitor.failRestartedRuns(A, 'second')).toBe(0);
+  });
+
+  it('a sweep fails a run whose mark came after the new instance registered, not one the new instance accepted first', async () => {
+    const target = await createAppWithJob(store, T0);
+    await store.registry.heartbeat(
+      { group: 'EXECUTOR', key: target.appName, value: A },
+      'G2',
+      T0,
+      undefined,
+      'old',
+    );
+    // The new instance took a run before its registration reached the store: left.
+    const [ofNew] = await createDispatchedFires(store, target, 1, A, T0 + 1_000, { instance: 'new' });
+    expect((await monitor.sweep()).failed).toBe(0);
+    await store.registry.heartbeat(
+      { group: 'EXECUTOR', key: target.appName, value: A },
+      'G2',
+      T0 + 2_000,
+      undefined,
+      'new',
+    );
+    // The old instance's run, marked after the new one registered (no registration saw it).
+    const [ofOld] = await createDispatchedFires(store, target, 1, A, T0 + 500, { instance: 'old' });
+    clock.stall(3_000);
+    expect(await monitor.sweep()).toEqual({ held: true, failed: 1, settledBroadcasts: 0 });
+    expect((await store.fires.findFireById(ofOld!))?.status).toBe('failed');
+    expect((await store.fires.findFireById(ofNew!))?.status).toBe('dispatched');
+  });
+
+  it('runs on an executor without instance ids that answers idleBeat idle twice after the grace are failed; busy ones are left', async () => {
+    const target = await createAppWithJob(store, T0);
+    const busyJob = {
+      appId: target.appId,
+      jobId: (
+        await store.jobs.createJob(
+          {
+            app_id: target.appId,
+            name: 'busy job',
+            executor_handler: 'demo',
+            trigger_status: 1,
+            next_fire_at: null,
+          },
+          T0,
+        )
+      ).id,
+    };
+    await beat(target.appName, A, T0);
+    const calls: Array<[string, string, number]> = [];
+    await monitor.stop();
+    monitor = new LostRunMonitor({
+      fires: store.fires,
+      recorder: server.recorder,
+      lease: { leases: store.leases, nodeId: 'node-a' },
+      clock,
+      logger: silentLogger,
+      registry: store.registry,
+      idleBeat: async (executor, jobId) => {
+        calls.push([executor.address, executor.appName, jobId]);
+        return jobId === busyJob.jobId ? { code: 500, failure: null } : { code: 200, failure: null };
+      },
+    });
+    const [idle, idle2] = await createDispatchedFires(store, target, 2, A, T0);
+    const [busy] = await createDispatchedFires(store, busyJob, 1, A, T0);
+    const [tickwheel] = await createDispatchedFires(store, target, 1, A, T0, { instance: 'tw' });
+
+    clock.stall(20_000);
+    await beat(target.appName, A, clock.now());
+    expect((await monitor.sweep()).failed).toBe(0);
+    expect(calls).toEqual([]); // within the 30 s grace: not asked
+
+    clock.stall(20_000);
+    await beat(target.appName, A, clock.now());
+    expect((await monitor.sweep()).failed).toBe(0); // idle once: asked again next sweep
+    expect(calls.map(([, , jobId]) => jobId).sort()).toEqual([target.jobId, busyJob.jobId].sort());
+    expect(calls[0]?.slice(0, 2)).toEqual([A, target.appName]);
+
+    clock.stall(10_000);
+    expect((await monitor.sweep()).failed).toBe(2);
+    for (const id of [idle, idle2]) {
+      expect(await store.fires.findFireById(id!)).toMatchObject({
+        status: 'failed',
+        handle_code: 500,
+        lost_at: clock.now(),
+        handle_msg: `executor ${A} has no run of job ${target.jobId} running or queued (idleBeat answered idle twice, 50 s after the dispatch) and no result arrived; the run was lost (the executor restarted or dropped it)`,
+      });
+    }
+    for (const id of [busy, tickwheel]) {
+      expect((await store.fires.findFireById(id!))?.status).toBe('dispatched');
+    }
   });
 
   it('the sweep runs every minute on its own and goes through more lost runs than one page', async () => {
@@ -137,7 +287,7 @@ describe.each(DIALECTS)('lost-run monitor on %s', (dialect) => {
     expect(
       await store.leases.acquireOrRenewLease(MAINTENANCE_LEASE, 'node-b', 60 * MINUTE, T0),
     ).not.toBeNull();
-    clock.stall(11 * MINUTE);
+    clock.stall(2 * MINUTE);
     expect(await monitor.sweep()).toEqual({ held: false, failed: 0, settledBroadcasts: 0 });
     expect((await store.fires.findFireById(id!))?.status).toBe('dispatched');
   });
@@ -189,7 +339,7 @@ describe('lost-run monitor with a real executor', () => {
     await rm(logDir, { recursive: true, force: true });
   });
 
-  it('a run on an executor that stopped beating is failed after 10 min, and its late kill report changes nothing', async () => {
+  it('a run on an executor that stopped beating is failed after 1 min, and its late kill report replaces the failure', async () => {
     const store = await database.open();
     const clock = new ManualClock(Date.now());
     const server = await startApiServer(store, clock);
@@ -257,15 +407,17 @@ describe('lost-run monitor with a real executor', () => {
       expect((await monitor.sweep()).failed).toBe(1);
       const failed = await store.fires.findFireById(id!);
       expect(failed?.handle_msg).toBe(
-        `executor ${ex.address} went offline while the run was in progress; no result arrived within 10 min`,
+        `executor ${ex.address} went offline while the run was in progress; no result arrived within 1 min`,
       );
 
-      // Stopping the executor reports the run as killed; the record keeps the lost-run result.
+      // Stopping the executor reports the run as killed: the run did execute, its report is stored.
       await ex.stop({ timeoutMs: 0 });
       await server.recorder.idle();
-      expect(await store.fires.findFireById(id!)).toEqual(failed);
+      const reported = await store.fires.findFireById(id!);
+      expect(reported).toMatchObject({ status: 'failed', handle_code: 500, lost_at: null });
+      expect(reported?.handle_msg).not.toBe(failed?.handle_msg);
       expect(server.metrics.callbacks).toEqual([500]);
-      expect(server.hookCalls.flat().map((f) => f.fireId)).toEqual([id]);
+      expect(server.hookCalls.flat().map((f) => f.fireId)).toEqual([id, id]);
     } finally {
       await ex.stop({ timeoutMs: 0 });
       await monitor.stop();

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FireRow, Store } from '../src/index.js';
 import { systemClock } from '../src/scheduling/clock.js';
+import { ORPHAN_SWEEP_INTERVAL_MS } from '../src/scheduling/planner.js';
 import { createScheduler } from '../src/scheduling/scheduler.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
@@ -559,6 +560,43 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     );
     expect(node.pipeline.ids()).toEqual([orphan]);
     expect((await store.fires.findFireById(inFlight!))?.status).toBe('pending');
+  });
+
+  it('takes up an orphaned pending record of a shard it holds within the sweep interval, and one the pipeline left pending again once told', async () => {
+    const job = await createJob(
+      store,
+      { schedule_type: 'NONE', schedule_conf: '', misfire_strategy: 'FIRE_ONCE_NOW' },
+      T0,
+    );
+    const node = await startNode('node-a');
+    // Made after the node recovered its shards, and handed to nobody: no takeover will come.
+    const [orphan] = await store.fires.createFires(
+      [
+        {
+          jobId: job.id,
+          appId: 1,
+          scheduledAt: T0,
+          triggerType: 'API',
+          executorHandler: 'h',
+          executorParam: null,
+        },
+      ],
+      T0,
+    );
+    await clock.advance(2_000);
+    expect(node.pipeline.ids()).toEqual([]);
+    await clock.advance(ORPHAN_SWEEP_INTERVAL_MS);
+    expect(node.pipeline.ids()).toEqual([orphan]);
+    // Its marks are lost (the stand-in wrote them; undo that): pending, but handed over, so not
+    // taken up twice…
+    await node.pipeline.idle();
+    await store.db.updateTable('fire').set({ status: 'pending' }).where('id', '=', orphan!).execute();
+    await clock.advance(ORPHAN_SWEEP_INTERVAL_MS);
+    expect(node.pipeline.ids()).toEqual([orphan]);
+    // …until the pipeline says it left it pending.
+    node.planner.forgetHandOvers([orphan!]);
+    await clock.advance(ORPHAN_SWEEP_INTERVAL_MS);
+    expect(node.pipeline.ids()).toEqual([orphan, orphan]);
   });
 
   it('lets another node dispatch a dead node’s pending fires once its leases expire', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../src/index.js';
+import { databaseNowMs } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
@@ -14,6 +15,21 @@ describe.each(DIALECTS)('leases on %s', (dialect) => {
   });
   afterEach(async () => {
     await database.drop();
+  });
+
+  it('reads the database clock in epoch milliseconds, usable inside other statements', async () => {
+    const before = Date.now();
+    const now = await store.leases.databaseNow();
+    expect(Number.isInteger(now)).toBe(true);
+    // Same machine: the database clock is the local one, give or take rounding.
+    expect(Math.abs(now - before)).toBeLessThan(1_000);
+    await store.leases.acquireOrRenewLease('shard:1', 'node-a', TTL, now);
+    const unexpired = await store.db
+      .selectFrom('lease')
+      .select('name')
+      .where('expires_at', '>', databaseNowMs(store.dialect))
+      .execute();
+    expect(unexpired).toEqual([{ name: 'shard:1' }]);
   });
 
   it('the first node to ask gets a free lease at epoch 1', async () => {

@@ -74,6 +74,32 @@ describe.each(DIALECTS)('store migrations on %s', (dialect) => {
     },
   );
 
+  it('0009 gives registrations an instance column and fire records executor_instance and lost_at, all empty', async () => {
+    const store = await database.open();
+    await sql`ALTER TABLE registry DROP COLUMN instance`.execute(store.db);
+    await sql`ALTER TABLE fire DROP COLUMN executor_instance`.execute(store.db);
+    await sql`ALTER TABLE fire DROP COLUMN lost_at`.execute(store.db);
+    await store.db.deleteFrom('schema_migrations').where('version', '=', 9).execute();
+    await sql`INSERT INTO registry (registry_group, registry_key, registry_value, protocol, updated_at)
+      VALUES ('EXECUTOR', 'orders', 'http://10.0.0.5:9999/', 'G2', 1000)`.execute(store.db);
+
+    expect(await migrate(store)).toEqual([9]);
+
+    const entry = { group: 'EXECUTOR', key: 'orders', value: 'http://10.0.0.5:9999/' };
+    expect(await store.registry.heartbeat(entry, 'G2', 2000, undefined, 'instance-1')).toBeNull();
+    expect(await store.registry.heartbeat(entry, 'G2', 3000, undefined, 'instance-2')).toBe('instance-1');
+    expect((await store.registry.listAlive(0, 'orders'))[0]?.instance).toBe('instance-2');
+  });
+
+  it.skipIf(dialect === 'sqlite')(
+    '0009 runs again over the columns a first run that died before recording it added',
+    async () => {
+      const store = await database.open();
+      await store.db.deleteFrom('schema_migrations').where('version', '=', 9).execute();
+      expect(await migrate(store)).toEqual([9]);
+    },
+  );
+
   it('a store opened with migrate: false does not touch the schema', async () => {
     const store = await database.open({ migrate: false });
     await expect(store.jobs.countJobs()).rejects.toThrow();

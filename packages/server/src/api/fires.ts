@@ -184,7 +184,8 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
 /** Only a dispatched run (or one whose dispatch outcome is unknown) is on an executor to be killed. */
 function requireKillable(fire: FireRow): void {
   if (isFinalStatus(fire.status)) throw conflict(`fire ${fire.id} has already finished (${fire.status})`);
-  if (fire.status === 'pending') {
+  // A pending record with an address passed the send fence: its run may be on that executor.
+  if (fire.status === 'pending' && (fire.sent_to ?? null) === null) {
     throw conflict(`fire ${fire.id} has not been dispatched yet; stop the job to keep it from running`);
   }
 }
@@ -202,15 +203,17 @@ async function findAccessibleFire(ctx: ApiContext, principal: Principal, id: num
  * `log` and `kill`), and its app's name.
  */
 async function recordedRun(ctx: ApiContext, fire: FireRow, nothing: string): Promise<RecordedRun> {
-  if (fire.executor_address === null) {
+  // A pending record the send fence admitted has its executor in `sent_to` until it is marked.
+  const address = fire.executor_address ?? fire.sent_to ?? null;
+  if (address === null) {
     throw conflict(`fire ${fire.id} was not delivered to any executor; it ${nothing}`);
   }
   const app = await ctx.deps.store.apps.findAppById(fire.app_id);
   const appName = app?.app_name ?? '';
   const entries = appName === '' ? [] : await ctx.deps.store.registry.listAlive(0, appName);
-  const entry = entries.find((row) => sameAddress(row.registry_value, fire.executor_address!));
+  const entry = entries.find((row) => sameAddress(row.registry_value, address));
   const executor: ExecutorAddress = {
-    address: fire.executor_address,
+    address,
     protocol: (entry?.protocol ?? 'G2') as ProtocolGeneration,
     appName,
   };

@@ -17,6 +17,7 @@ import { DispatchLanes, type LaneName, type LaneStats } from './lanes.js';
 import { type LogRead, readRunLog } from './logs.js';
 import { type DispatchOptions, type ResolvedDispatchOptions, resolveDispatchOptions } from './options.js';
 import { createRoutes, type RoutePick, type Routes } from './routes/index.js';
+import type { FenceVerdict } from './send-fence.js';
 
 /** What the dispatcher needs of one claimed fire. */
 export interface FireToDispatch {
@@ -49,6 +50,17 @@ export interface FireToDispatch {
    * XXL-JOB does, or — when fewer are online now — to the one the index wraps around to.
    */
   shard?: { index: number; total: number };
+  /**
+   * A fire of the planner: its runs are sent only while this node holds the fire's shard lease
+   * (the `fence` option checks it right before each send). Trigger-once fires are not leased.
+   */
+  leased?: boolean;
+  /**
+   * The executor the record was sent to before, without a recorded outcome (its sender died or
+   * lost the shard): the run goes there again, unrouted, so that executor's logId check refuses
+   * it if it had arrived.
+   */
+  resendTo?: ExecutorAddress;
 }
 
 /** One shard of a broadcast, before its fire record exists. */
@@ -77,9 +89,20 @@ export interface DispatchOutcome {
   triggerCode: 200 | 500;
   /** Trigger type, route message and the executor's answer, one per line. */
   triggerMsg: string;
+  /**
+   * The executor instance that answered `run` (its `Tickwheel-Instance` header); null when it
+   * announced none (XXL-JOB executors) or did not answer.
+   */
+  executorInstance: string | null;
   /** Time of the `run` call (0 when none was made). */
   latencyMs: number;
   lane: LaneName;
+  /**
+   * Set when no run was sent and the record must be left as it is (no mark): `not-pending` — it
+   * was marked, finished or skipped meanwhile; `not-owner` — this node no longer holds its shard;
+   * `fence-failed` — the fence could not be asked (the database is away).
+   */
+  notSent?: 'not-pending' | 'not-owner' | 'fence-failed';
 }
 
 /** One `run` to send: where, under which fire id, as which shard. */
@@ -94,6 +117,8 @@ interface RunSend {
 
 interface Delivery {
   fire: FireToDispatch;
+  /** The executors the fire could go to (a record sent before goes back to its own). */
+  candidates: readonly ExecutorAddress[];
   lane: LaneName;
   /** Lines of the trigger message so far. */
   header: string;
@@ -130,6 +155,11 @@ export class Dispatcher {
    */
   dispatch(fire: FireToDispatch, addresses: readonly ExecutorAddress[]): Promise<DispatchOutcome[]> {
     return this.lanes.run(fire.jobId, (lane) => this.deliver(fire, addresses, lane));
+  }
+
+  /** Asks the executor whether the job has a run running or queued (`idleBeat`: code 200 idle, 500 busy). */
+  idleBeat(target: ExecutorAddress, jobId: number): Promise<CallOutcome<null>> {
+    return this.client.idleBeat(target, jobId);
   }
 
   /** Stops the recorded run on the executor it was sent to: the run alone, or its job's lane (see `killRun`). */
@@ -170,7 +200,20 @@ export class Dispatcher {
     const candidates = overridden ? overrideCandidates(fire, addresses) : sortedByAddress(addresses);
     let header = `trigger ${fire.triggerType}`;
     if (overridden) header += `\naddress override: ${candidates.map((c) => c.address).join(', ')}`;
-    const delivery: Delivery = { fire, lane, header };
+    const delivery: Delivery = { fire, candidates, lane, header };
+    if (fire.resendTo !== undefined) {
+      const target = fire.resendTo;
+      return [
+        await this.sendRun(delivery, {
+          target,
+          routeMessage: `re-sent to ${target.address}, where it was sent before without a recorded outcome`,
+          fireId: fire.fireId,
+          parentFireId: null,
+          shardIndex: fire.shard?.index ?? 0,
+          shardTotal: fire.shard?.total ?? 1,
+        }),
+      ];
+    }
     if (candidates.length === 0) {
       return [this.unrouted(delivery, `no executor online for app ${fire.appName}`)];
     }
@@ -241,11 +284,45 @@ export class Dispatcher {
     });
   }
 
-  private async sendRun(delivery: Delivery, run: RunSend): Promise<DispatchOutcome> {
+  private async sendRun(delivery: Delivery, run: RunSend, refenced = false): Promise<DispatchOutcome> {
+    const { fence } = this.options;
+    if (fence !== undefined) {
+      let verdict: FenceVerdict;
+      try {
+        verdict = await fence({
+          fireId: run.fireId,
+          jobId: delivery.fire.jobId,
+          address: run.target.address,
+          leased: delivery.fire.leased === true,
+        });
+      } catch (err) {
+        return this.notSent(
+          delivery,
+          run,
+          'fence-failed',
+          `not sent: the send fence failed (${(err as Error)?.message ?? String(err)})`,
+        );
+      }
+      if (!verdict.admitted) {
+        if ('sentTo' in verdict && !refenced) {
+          // Sent there before (by a node that died or lost the shard): only there may it go again.
+          const target = delivery.candidates.find((c) => sameAddress(c.address, verdict.sentTo)) ?? {
+            address: verdict.sentTo,
+            protocol: 'G2' as const,
+            appName: delivery.fire.appName,
+          };
+          const routeMessage = `${run.routeMessage}\nre-sent to ${target.address}, where it was sent before without a recorded outcome`;
+          return this.sendRun(delivery, { ...run, target, routeMessage }, true);
+        }
+        const reason = 'reason' in verdict ? verdict.reason : 'not-pending';
+        return this.notSent(delivery, run, reason, `not sent: ${NOT_SENT_MESSAGES[reason]}`);
+      }
+    }
     const triggerAt = this.options.now();
     const started = performance.now();
     const trigger = triggerParamOf(delivery.fire, run.fireId, run.shardIndex, run.shardTotal);
     const answer = await this.client.run(run.target, trigger);
+    const repeat = !answer.ok && isRepeatOf(answer.msg, run.fireId);
     return {
       fireId: run.fireId,
       parentFireId: run.parentFireId,
@@ -253,10 +330,36 @@ export class Dispatcher {
       shardIndex: run.shardIndex,
       shardTotal: run.shardTotal,
       triggerAt,
-      triggerCode: answer.ok ? 200 : 500,
-      triggerMsg: `${delivery.header}\n${run.routeMessage}\n${runLine(run.target, answer)}`,
+      // A repeat refused means the executor took this very run before: it is running or ran there.
+      triggerCode: answer.ok || repeat ? 200 : 500,
+      triggerMsg: `${delivery.header}\n${run.routeMessage}\n${runLine(run.target, answer)}${repeat ? REPEAT_NOTE : ''}`,
+      // A repeat was taken by whichever process served the address then, maybe not this one.
+      executorInstance: repeat ? null : (answer.instance ?? null),
       latencyMs: performance.now() - started,
       lane: delivery.lane,
+    };
+  }
+
+  /** The outcome of a run the fence kept back: nothing was sent, and the record is left as it is. */
+  private notSent(
+    delivery: Delivery,
+    run: RunSend,
+    reason: NonNullable<DispatchOutcome['notSent']>,
+    message: string,
+  ): DispatchOutcome {
+    return {
+      fireId: run.fireId,
+      parentFireId: run.parentFireId,
+      address: run.target.address,
+      shardIndex: run.shardIndex,
+      shardTotal: run.shardTotal,
+      triggerAt: this.options.now(),
+      triggerCode: 500,
+      triggerMsg: `${delivery.header}\n${run.routeMessage}\n${message}`,
+      latencyMs: 0,
+      lane: delivery.lane,
+      executorInstance: null,
+      notSent: reason,
     };
   }
 
@@ -271,10 +374,28 @@ export class Dispatcher {
       triggerAt: this.options.now(),
       triggerCode: 500,
       triggerMsg: `${delivery.header}\n${message}`,
+      executorInstance: null,
       latencyMs: 0,
       lane: delivery.lane,
     };
   }
+}
+
+const NOT_SENT_MESSAGES = {
+  'not-pending': 'the record was marked, finished or skipped meanwhile',
+  'not-owner': 'this server node no longer holds the fire’s shard; its holder sends it',
+  'fence-failed': 'the send fence could not be asked',
+} as const;
+
+const REPEAT_NOTE = '\n(the executor had accepted this run before: it runs or ran there once)';
+
+/**
+ * Whether an executor's refusal says it took this logId before: Tickwheel's and XXL-JOB's
+ * `repeat trigger job, logId:N` (XXL-JOB 2.x spells it `repeate`).
+ */
+function isRepeatOf(msg: string | null, logId: number): boolean {
+  const match = msg === null ? null : /^repeate? trigger job, logId:\s*(\d+)/.exec(msg);
+  return match !== null && Number(match[1]) === logId;
 }
 
 /** The TriggerParam of one run of the fire. */

@@ -14,6 +14,9 @@
  * each still gets the outcome its own `run` would have had. An aligned burst or a busy server
  * then costs both sides one HTTP request per batch instead of one per run.
  *
+ * Every answer's `Tickwheel-Instance` header (a Tickwheel executor's instance id) is kept on its
+ * outcome, a `run` in a `runBatch` included: the fire record stores which instance accepted it.
+ *
  * Likewise an executor whose answers carry `Tickwheel-Kill: logId` kills one run when asked
  * with a `logId`; `killScope` asks the executor itself (a `beat`) right before a kill, so the
  * answer holds for whatever process serves the address now, on any server node.
@@ -24,6 +27,8 @@ import {
   APP_NAME_HEADER,
   callUrl,
   encodeLogParam,
+  INSTANCE_HEADER,
+  isInstanceId,
   JSON_CONTENT_TYPE,
   KILL_RUN_BY_LOG_ID,
   KILL_RUN_HEADER,
@@ -73,6 +78,12 @@ export interface CallOutcome<T = unknown> {
   failure: CallFailure | null;
   /** Wall time of the call, request start to the last body byte. */
   latencyMs: number;
+  /**
+   * The executor instance that answered (its `Tickwheel-Instance` header, a Tickwheel executor's
+   * id for this start of its process); absent when it announced none or the call failed below
+   * the protocol.
+   */
+  instance?: string;
 }
 
 /** What {@link ExecutorClientOptions.onCall} sees of every call (for metrics). */
@@ -103,6 +114,13 @@ const BODY_SNIPPET_CHARS = 120;
 const RUN_BATCH_MAX_BYTES = 1024 * 1024;
 const RUN_BATCH_HEADER_LOWER = RUN_BATCH_HEADER.toLowerCase();
 const KILL_RUN_HEADER_LOWER = KILL_RUN_HEADER.toLowerCase();
+const INSTANCE_HEADER_LOWER = INSTANCE_HEADER.toLowerCase();
+
+/** The well-formed instance id an answer announced, if any. */
+function instanceOf(headers: UndiciDispatcher.ResponseData['headers']): string | undefined {
+  const announced = headers[INSTANCE_HEADER_LOWER];
+  return isInstanceId(announced) ? announced : undefined;
+}
 
 /** What a `kill` stops: only the run asked for (a Tickwheel executor), or the job's lane (XXL-JOB). */
 export type KillScope = 'run' | 'job';
@@ -245,7 +263,8 @@ export class ExecutorClient {
       for (const run of runs) void this.sendRun(run);
       return;
     }
-    const answers = await this.requestBatch(target, endpoint, runs);
+    const batch = await this.requestBatch(target, endpoint, runs);
+    const answers = batch?.answers;
     if (answers === undefined) {
       this.batchLimits.delete(address);
       for (const run of runs) void this.sendRun(run);
@@ -267,6 +286,7 @@ export class ExecutorClient {
               content: null,
               failure: null,
               latencyMs: ended - run.started,
+              ...(batch?.instance === undefined ? {} : { instance: batch.instance }),
             };
       this.options.onCall?.(outcome);
       run.settle(outcome);
@@ -281,9 +301,10 @@ export class ExecutorClient {
     target: ExecutorAddress,
     endpoint: Endpoint,
     runs: readonly QueuedRun[],
-  ): Promise<RunAnswerOrFailure[] | undefined> {
-    const failAll = (failure: CallFailure, msg: string) =>
-      runs.map(() => failed('run', target.address, failure, msg) as RunAnswerOrFailure);
+  ): Promise<{ answers: RunAnswerOrFailure[]; instance?: string } | undefined> {
+    const failAll = (failure: CallFailure, msg: string) => ({
+      answers: runs.map(() => failed('run', target.address, failure, msg) as RunAnswerOrFailure),
+    });
     const waitForSlot = this.slots.acquire(endpoint.origin);
     if (waitForSlot !== undefined && !(await waitForSlot)) {
       return failAll('timeout', `timeout after ${this.options.timeoutMs} ms`);
@@ -304,7 +325,10 @@ export class ExecutorClient {
         return undefined;
       }
       const text = await readCapped(response.body);
-      return text === null ? undefined : batchAnswers(text, runs.length);
+      const answers = text === null ? undefined : batchAnswers(text, runs.length);
+      if (answers === undefined) return undefined;
+      const instance = instanceOf(response.headers);
+      return instance === undefined ? { answers } : { answers, instance };
     } catch (err) {
       if (deadline.timedOut) return failAll('timeout', `timeout after ${this.options.timeoutMs} ms`);
       return failAll('connection', connectionMessage(err));
@@ -379,7 +403,10 @@ export class ExecutorClient {
       });
       this.noteBatchLimit(target.address, response.headers);
       this.noteRunKill(target.address, response.headers);
-      return await read(target.address, response);
+      const outcome = await read(target.address, response);
+      const instance = instanceOf(response.headers);
+      if (instance !== undefined && outcome.failure === null) outcome.instance = instance;
+      return outcome;
     } catch (err) {
       if (deadline.timedOut) {
         return failed(call, target.address, 'timeout', `timeout after ${this.options.timeoutMs} ms`);

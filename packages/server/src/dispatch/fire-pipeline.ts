@@ -4,28 +4,32 @@
  * app's executors; the outcomes are written back as dispatch marks in batches (mark-batcher.ts).
  *
  *   planner/wheel ──onDue(ids)──▶ load (batch) ──▶ Dispatcher.dispatch ──▶ marks (batch)
- *   trigger-once ──dispatchCreated(fire)──┘
+ *   trigger-once ──dispatchCreated(fire)──┘              │ route, send fence, run
  *
- * It also owns the two places where dispatch feeds back into scheduling:
- * - a SHARDING_BROADCAST fire becomes one child record per executor before its runs are sent
- *   (`shardFireIds`, `parent_fire_id` = the fire's own record), and its own record is marked
- *   with a summary of the shards;
- * - FIX_DELAY: the next fire is set from the end of the run (`onFiresFinished`), or from the
- *   failed dispatch when no run happened.
+ * One concept per file around it: what a fire's dispatch is asked to do (send-request.ts), the
+ * send fence (send-fence.ts), the marks its outcomes leave (outcome-marks.ts, written by
+ * mark-batcher.ts), a broadcast's shard records (broadcast-records.ts, through `shardFireIds`),
+ * FIX_DELAY's next time from the run's end or the failed dispatch (fix-delay.ts), and the runs
+ * the fence kept back (kept-back.ts; due records left pending go back to the planner through
+ * `onLeftPending`).
  *
  * Nothing here holds a transaction across a call to an executor: loads and marks are short
  * statements before and after the network.
  */
-import type { ProtocolGeneration, RouteStrategy, TriggerType } from '@tickwheel/protocol';
+import type { ProtocolGeneration } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
-import { nextFixDelayFireAt, scheduleOf } from '../scheduling/misfire.js';
 import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
 import { type DueFire, type DueJob, loadDueFires } from '../store/hot/due-load.js';
-import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, Store } from '../store/index.js';
+import type { AppGroupRow, FinishedFire, FireRow, Store } from '../store/index.js';
+import { broadcastShardRecords } from './broadcast-records.js';
 import type { Dispatcher, DispatchOutcome, FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
+import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
+import { KeptBackReport } from './kept-back.js';
 import { MarkBatcher } from './mark-batcher.js';
+import { marksOf } from './outcome-marks.js';
+import { overrideTargets, toDispatch, withStoredOverride } from './send-request.js';
 
 /** Where a fire of an app may go. */
 export interface AppExecutors {
@@ -49,6 +53,12 @@ export interface FirePipelineOptions {
   batchSize: number;
   /** Called for every dispatch outcome, with the record it was for (metrics). */
   onDispatched?: (fire: DueFire, outcome: DispatchOutcome) => void;
+  /**
+   * Called with due records this pipeline took and then left `pending` without a mark (the send
+   * fence kept them back for another holder of their shard, or their marks could not be
+   * written), so the planner forgets it handed them over and recovers them again.
+   */
+  onLeftPending?: (fireIds: readonly number[]) => void;
 }
 
 /** What a trigger-once (or a retry) adds to its fire's dispatch. */
@@ -57,6 +67,8 @@ export interface DispatchRequest {
   addressOverride?: string[];
   /** Send this one shard of a broadcast (a retry of a failed shard) instead of broadcasting. */
   shard?: { index: number; total: number };
+  /** A fire of the planner: sent only while this node holds its shard (the send fence checks). */
+  leased?: boolean;
 }
 
 /** A due record with the job and app it is sent for. */
@@ -68,8 +80,6 @@ interface SendableFire {
 
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
 const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispatched';
-/** Trigger types of fires the planner claimed; only these follow the job's run state. */
-const SCHEDULED_TRIGGERS: ReadonlySet<string> = new Set<TriggerType>(['CRON', 'MISFIRE']);
 /** Loads of due fires running at once. */
 const LOADS_IN_FLIGHT = 2;
 /**
@@ -80,8 +90,6 @@ const LOADS_IN_FLIGHT = 2;
 const DISPATCHES_IN_FLIGHT = 320;
 /** Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. */
 const MARKS_BEHIND = 2_000;
-/** Fires whose job's schedule type is remembered until their result comes, at most. */
-const SCHEDULE_TYPES_REMEMBERED = 200_000;
 /** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
 const LOAD_RETRY_MS = 1_000;
 
@@ -104,25 +112,29 @@ export class FirePipeline implements DueFireSink {
   private readonly dispatching = new Map<number, DueFire>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private accepting = true;
-  /**
-   * Whether the job of each scheduled fire this process sent is FIX_DELAY, until its result
-   * comes: `onFiresFinished` then reads only the jobs that need their next time set, not the job
-   * of every result. Bounded; a fire forgotten here is read as before.
-   */
-  private readonly fixDelayByFire = new Map<number, boolean>();
+  private readonly fixDelay: FixDelayFollowUps;
+  private readonly keptBack: KeptBackReport;
 
   constructor(options: FirePipelineOptions) {
     this.options = options;
+    this.fixDelay = new FixDelayFollowUps({
+      jobs: options.store.jobs,
+      clock: options.clock,
+      logger: options.logger,
+    });
+    this.keptBack = new KeptBackReport(options.logger, options.clock);
     this.marks = new MarkBatcher({
       fires: options.store.fires,
       batchSize: options.batchSize,
-      onError: (err, marks, givenUp) =>
+      onError: (err, marks, givenUp) => {
         options.logger.error(
           { err, fireIds: marks.map((m) => m.fireId) },
           givenUp
-            ? 'dispatch marks could not be written; the records stay pending and are re-sent at the next recovery (the executor refuses a logId twice)'
+            ? 'dispatch marks could not be written; the records stay pending and are re-sent to their executors (which refuse a logId twice)'
             : 'dispatch marks could not be written; retrying',
-        ),
+        );
+        if (givenUp) options.onLeftPending?.(marks.map((m) => m.fireId));
+      },
     });
   }
 
@@ -148,65 +160,18 @@ export class FirePipeline implements DueFireSink {
   }
 
   /**
-   * The dispatcher's SHARDING_BROADCAST hook: one child record per executor, in shard order
-   * (`parent_fire_id` = the fire's own record, which the result recorder finishes once every
-   * shard has settled). Children left by an earlier try of the same broadcast (a crash between
-   * creating them and marking the fire) are reused when the shard count is the same, so an
-   * executor refuses the repeat of a run it already took; those of another count are skipped.
+   * The dispatcher's SHARDING_BROADCAST hook: one child record per executor (broadcast-records.ts).
    */
   readonly shardFireIds = async (fire: FireToDispatch, shards: readonly ShardTarget[]): Promise<number[]> => {
     const { store, clock } = this.options;
     const parent = this.dispatching.get(fire.fireId) ?? (await store.fires.findFireById(fire.fireId));
     if (parent === undefined) throw new Error(`fire ${fire.fireId} does not exist`);
-    const total = shards.length;
-    // A retry of the fire hangs off it too; only its shards are reused (retries/fire-chain.ts).
-    const earlier = (await store.fires.findChildFires(parent.id)).filter(
-      (f) => parent.retry_fire_id !== f.id,
-    );
-    const reusable = new Map(
-      earlier.filter((f) => f.shard_total === total).map((f) => [f.shard_index, f.id] as const),
-    );
-    const now = clock.now();
-    const superseded = earlier.filter((f) => f.shard_total !== total).map((f) => f.id);
-    if (superseded.length > 0) {
-      const message = `skipped: the broadcast was sent again over ${total} executors`;
-      await store.fires.skipPendingFires(superseded, message, now);
-    }
-    const missing = shards.filter((s) => !reusable.has(s.shardIndex));
-    const created = await store.fires.createFires(
-      missing.map((s) => ({
-        jobId: parent.job_id,
-        appId: parent.app_id,
-        scheduledAt: parent.scheduled_at,
-        triggerType: parent.trigger_type as TriggerType,
-        executorHandler: parent.executor_handler,
-        executorParam: parent.executor_param,
-        parentFireId: parent.id,
-        shardIndex: s.shardIndex,
-        shardTotal: total,
-        retryCount: parent.retry_count,
-      })),
-      now,
-    );
-    for (const [i, shard] of missing.entries()) reusable.set(shard.shardIndex, created[i]!);
-    return shards.map((s) => reusable.get(s.shardIndex)!);
+    return broadcastShardRecords(store.fires, parent, shards, clock.now());
   };
 
-  /**
-   * The finalise hook (callbacks, kills, lost runs): a FIX_DELAY job fires next one delay after
-   * its run ended. Only the planner's own record counts (a manual run does not move the schedule).
-   */
-  async onFiresFinished(finished: readonly FinishedFire[]): Promise<void> {
-    const scheduled = finished.filter((f) => {
-      if (f.parentFireId !== null || !SCHEDULED_TRIGGERS.has(f.triggerType)) return false;
-      const fixDelay = this.fixDelayByFire.get(f.fireId);
-      this.fixDelayByFire.delete(f.fireId);
-      // Fires this process sent are known; another node's (or an earlier process's) are read.
-      return fixDelay !== false;
-    });
-    if (scheduled.length === 0) return;
-    const jobs = await this.options.store.jobs.findJobsByIds([...new Set(scheduled.map((f) => f.jobId))]);
-    await this.continueFixDelay(jobs, this.options.clock.now());
+  /** The finalise hook (callbacks, kills, lost runs): FIX_DELAY jobs continue from their run's end. */
+  onFiresFinished(finished: readonly FinishedFire[]): Promise<void> {
+    return this.fixDelay.onFiresFinished(finished);
   }
 
   /**
@@ -267,7 +232,7 @@ export class FirePipeline implements DueFireSink {
       const { fire, job, app } = this.ready[this.readyHead]!;
       this.readyHead++;
       this.dispatches++;
-      void this.track(this.dispatchOne(fire, job, app, {}, false)).finally(() => {
+      void this.track(this.dispatchOne(fire, job, app, { leased: true }, false)).finally(() => {
         this.dispatches--;
         this.pump();
       });
@@ -376,7 +341,7 @@ export class FirePipeline implements DueFireSink {
     // A trigger-once record sent by recovery (its server died before sending it) keeps its list.
     const sending = request.addressOverride?.length ? request : withStoredOverride(fire, request, logger);
     this.dispatching.set(fire.id, fire);
-    if (fire.claim_job_id !== null) this.rememberScheduleType(fire.id, job);
+    if (fire.claim_job_id !== null) this.fixDelay.remember(fire.id, job);
     try {
       // The override list replaces the online ones, so the online list is not even read then;
       // each override address is spoken to in the generation known for it (a 3.5 executor
@@ -384,21 +349,29 @@ export class FirePipeline implements DueFireSink {
       const addresses = sending.addressOverride?.length
         ? overrideTargets(app, sending.addressOverride, executors)
         : await executors.addressesOf(app);
-      const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, sending), addresses);
+      // A record sent before without a recorded outcome goes back to the executor it went to.
+      const resendTo =
+        fire.sent_to === null || fire.sent_to === undefined
+          ? undefined
+          : overrideTargets(app, [fire.sent_to], executors)[0];
+      const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, sending, resendTo), addresses);
       // A stop that ran out of time closed the connections under this send: it did not happen.
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
+      const sent = outcomes.filter((o) => o.notSent === undefined);
+      this.notSentAgain(fire, outcomes, sending);
       const written = marksOf(fire, outcomes).map((mark) =>
         this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark),
       );
-      for (const outcome of outcomes) onDispatched?.(fire, outcome);
+      for (const outcome of sent) onDispatched?.(fire, outcome);
       if (awaitMarks || this.marks.queued > MARKS_BEHIND) await Promise.all(written);
       if (
         fire.claim_job_id !== null &&
         job.schedule_type === 'FIX_DELAY' &&
-        outcomes.every((o) => o.triggerCode !== 200)
+        sent.length > 0 &&
+        sent.every((o) => o.triggerCode !== 200)
       ) {
         // No run happened, so no run end will set the next time: continue from the failed dispatch.
-        await this.continueFixDelay([job], outcomes[0]?.triggerAt ?? this.options.clock.now());
+        await this.fixDelay.continueFrom([job], outcomes[0]?.triggerAt ?? this.options.clock.now());
       }
       return outcomes;
     } catch (err) {
@@ -411,29 +384,22 @@ export class FirePipeline implements DueFireSink {
     }
   }
 
-  private rememberScheduleType(fireId: number, job: DueJob): void {
-    if (this.fixDelayByFire.size >= SCHEDULE_TYPES_REMEMBERED) {
-      // The oldest entries are the likeliest to have lost their result: drop them first.
-      const oldest = this.fixDelayByFire.keys().next().value;
-      if (oldest !== undefined) this.fixDelayByFire.delete(oldest);
+  /**
+   * Runs the send fence kept back. A planner's fire whose fence could not be asked (the database
+   * away) goes back into the queue after a pause; one whose shard this node lost is left to the
+   * shard's holder, and one that was no longer pending needs nothing.
+   */
+  private notSentAgain(fire: DueFire, outcomes: readonly DispatchOutcome[], request: DispatchRequest): void {
+    const kept = outcomes.filter((o) => o.notSent !== undefined);
+    if (kept.length === 0) return;
+    this.keptBack.add(kept);
+    if (request.leased === true && kept.some((o) => o.notSent === 'not-owner')) {
+      this.options.onLeftPending?.([fire.id]);
     }
-    this.fixDelayByFire.set(fireId, job.schedule_type === 'FIX_DELAY');
-  }
-
-  /** Sets the next fire of FIX_DELAY jobs that are running and have none yet, one delay after `endedAt`. */
-  private async continueFixDelay(jobs: readonly DueJob[], endedAt: number): Promise<void> {
-    for (const job of jobs) {
-      if (job.schedule_type !== 'FIX_DELAY' || job.trigger_status !== 1 || job.next_fire_at !== null)
-        continue;
-      try {
-        await this.options.store.jobs.recordRunEnd(
-          job.id,
-          endedAt,
-          nextFixDelayFireAt(scheduleOf(job), endedAt),
-        );
-      } catch (err) {
-        this.options.logger.error({ err, jobId: job.id }, 'could not set the next fire of a FIX_DELAY job');
-      }
+    if (request.leased === true && kept.some((o) => o.notSent === 'fence-failed')) {
+      setTimeout(() => {
+        if (this.accepting) this.onDue([fire.id]);
+      }, LOAD_RETRY_MS).unref();
     }
   }
 
@@ -446,96 +412,6 @@ export class FirePipeline implements DueFireSink {
       .execute();
     return new Map(rows.map((app) => [app.id, app]));
   }
-}
-
-/**
- * `request` with the address list stored on a trigger-once record (`address_override`, checked
- * against the app when the trigger was asked). A list that does not read is logged and left out:
- * the record then goes by the job's route, as it did before the list was stored.
- */
-function withStoredOverride(fire: DueFire, request: DispatchRequest, logger: Logger): DispatchRequest {
-  const stored = fire.address_override;
-  if (stored === null || stored === undefined) return request;
-  try {
-    const list: unknown = JSON.parse(stored);
-    if (Array.isArray(list) && list.length > 0 && list.every((address) => typeof address === 'string')) {
-      return { ...request, addressOverride: list };
-    }
-  } catch {
-    // Logged below, with the record.
-  }
-  logger.warn(
-    { fireId: fire.id, addressOverride: stored },
-    'the stored address list of a fire does not read; routing it',
-  );
-  return request;
-}
-
-/** The override addresses as executors, each with the generation known for it (G2 when none is). */
-function overrideTargets(
-  app: AppGroupRow,
-  addresses: readonly string[],
-  executors: AppExecutors,
-): ExecutorAddress[] {
-  return addresses.map((address) => ({
-    address,
-    protocol: executors.generationOf?.(app, address) ?? 'G2',
-    appName: app.app_name,
-  }));
-}
-
-function toDispatch(fire: DueFire, job: DueJob, app: AppGroupRow, request: DispatchRequest): FireToDispatch {
-  return {
-    fireId: fire.id,
-    jobId: job.id,
-    appName: app.app_name,
-    scheduledAt: fire.scheduled_at,
-    triggerType: fire.trigger_type as TriggerType,
-    executorHandler: fire.executor_handler,
-    executorParam: fire.executor_param ?? '',
-    executorBlockStrategy: job.executor_block_strategy as FireToDispatch['executorBlockStrategy'],
-    executorTimeout: job.executor_timeout,
-    glueType: job.glue_type,
-    glueSource: job.glue_source,
-    glueUpdatedAt: job.glue_updated_at,
-    routeStrategy: job.executor_route_strategy as RouteStrategy,
-    ...(request.addressOverride?.length ? { addressOverride: request.addressOverride } : {}),
-    ...(request.shard === undefined ? {} : { shard: request.shard }),
-  };
-}
-
-/**
- * The dispatch marks of one fire's outcomes. A broadcast's shards are marked on their own
- * records, and the fire's own record takes a summary: `dispatched` while any shard was accepted
- * (its result comes once every shard has settled), else `dispatch_failed`.
- */
-function marksOf(fire: DueFire, outcomes: readonly DispatchOutcome[]): DispatchMark[] {
-  const marks: DispatchMark[] = outcomes.map((outcome) => ({
-    fireId: outcome.fireId,
-    triggerAt: outcome.triggerAt,
-    executorAddress: outcome.address,
-    triggerCode: outcome.triggerCode,
-    triggerMsg: outcome.triggerMsg,
-  }));
-  const shards = outcomes.filter((outcome) => outcome.parentFireId === fire.id);
-  if (shards.length === 0) return marks;
-  const accepted = shards.filter((shard) => shard.triggerCode === 200).length;
-  const lines = shards.map(
-    (shard) =>
-      `shard ${shard.shardIndex}/${shard.shardTotal} → ${shard.address}: fire ${shard.fireId}, code ${shard.triggerCode}`,
-  );
-  marks.push({
-    fireId: fire.id,
-    triggerAt: shards[0]!.triggerAt,
-    executorAddress: null,
-    triggerCode: accepted > 0 ? 200 : 500,
-    triggerMsg: [
-      `trigger ${fire.trigger_type}`,
-      `broadcast: ${accepted} of ${shards.length} shards accepted`,
-      ...lines,
-    ].join('\n'),
-  });
-  return marks;
 }
 
 function byId<T extends { id: number }>(rows: readonly T[]): Map<number, T> {

@@ -5,6 +5,7 @@
 import { DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
 import type { FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { CallRecord } from './executor-client.js';
+import type { FenceVerdict, SendToFence } from './send-fence.js';
 
 /** Options of the dispatch layer (executor client, routes, fast/slow lanes). */
 export interface DispatchOptions {
@@ -48,6 +49,11 @@ export interface DispatchOptions {
    * a broadcast fire fails with a message saying so.
    */
   shardFireIds?: (fire: FireToDispatch, shards: readonly ShardTarget[]) => number[] | Promise<number[]>;
+  /**
+   * Asked right before each `run` goes out (send-fence.ts): the run is sent only when admitted;
+   * a record sent before to another executor is sent there instead. Without it every run is sent.
+   */
+  fence?: (send: SendToFence) => Promise<FenceVerdict>;
   /** Called after every executor call with its latency and result (for metrics). */
   onCall?: (record: CallRecord) => void;
 }
@@ -66,6 +72,7 @@ export interface ResolvedDispatchOptions {
   now: () => number;
   random: () => number;
   shardFireIds: DispatchOptions['shardFireIds'];
+  fence: DispatchOptions['fence'];
   onCall: DispatchOptions['onCall'];
 }
 
@@ -114,6 +121,7 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     now: optionalFunction('now', options.now, Date.now),
     random: optionalFunction('random', options.random, Math.random),
     shardFireIds: optionalFunction('shardFireIds', options.shardFireIds, undefined),
+    fence: optionalFunction('fence', options.fence, undefined),
     onCall: optionalFunction('onCall', options.onCall, undefined),
   };
 }

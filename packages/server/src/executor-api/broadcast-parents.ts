@@ -21,7 +21,8 @@ import type { FinishedFire, FinishedStatus, FireRepository, FireResult, FireRow 
 import { FINAL_STATUSES, FINISHABLE_STATUSES, RETRYABLE_STATUSES } from '../store/index.js';
 
 const SETTLED_STATUSES: ReadonlySet<string> = new Set([...FINAL_STATUSES, 'dispatch_failed']);
-const OPEN_STATUSES: ReadonlySet<string> = new Set(FINISHABLE_STATUSES);
+/** A broadcast still waiting for its shards (a skipped one is not: only a late run's own result finishes it). */
+const OPEN_STATUSES: ReadonlySet<string> = new Set(FINISHABLE_STATUSES.filter((s) => s !== 'skipped'));
 const RETRYABLE: ReadonlySet<string> = new Set(RETRYABLE_STATUSES);
 /** Records walked up from a finished one to its broadcast (a retry chain of a shard); a guard against bad data. */
 const MAX_WALK = 1_002;

@@ -52,6 +52,12 @@ export interface ExecutorApiDeps {
   directory: Pick<ExecutorDirectory, 'markOnline' | 'markOffline'>;
   /** Finalises fire records with callback results (shared with the lost-run monitor). */
   recorder: Pick<ResultRecorder, 'record'>;
+  /**
+   * Called when a registration brings an executor instance other than the one stored for its
+   * address: fails the runs the previous instance had (the lost-run monitor's
+   * `failRestartedRuns`). Default none.
+   */
+  onInstanceRegistered?: (address: string, instance: string) => Promise<unknown>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
   metrics?: Pick<ExecutorMetrics, 'callbackResult' | 'authFailure'>;
@@ -79,7 +85,12 @@ export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps)
   }
   const tokenMatches = accessTokenCheck(deps.accessToken);
   const metrics = deps.metrics ?? NO_EXECUTOR_METRICS;
-  const callDeps = { ...deps, metrics, ignoredHandlers: new IgnoredHandlersLog() };
+  const callDeps = {
+    ...deps,
+    metrics,
+    ignoredHandlers: new IgnoredHandlersLog(),
+    ignoredInstances: new IgnoredHandlersLog(),
+  };
   const authFailures = new AuthFailureLog({ clock: deps.clock, logger: deps.logger });
 
   app.register(async (scope) => {

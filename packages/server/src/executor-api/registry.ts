@@ -8,11 +8,19 @@
  * they are stored with the registration for the console's handler suggestions. A `handlers` field
  * out of bounds is ignored with a warning, never refused: the rest of the body is a valid XXL-JOB
  * registration, and refusing it would take the executor offline over a convenience.
+ *
+ * It also sends its instance id (the optional `instance` field, new at each start of its
+ * process), stored with the registration. A registration whose instance differs from the one
+ * stored for its entry (or that finds no entry) means the process at the address restarted: the
+ * runs still dispatched there that another instance accepted are failed at once
+ * (`onInstanceRegistered`, the lost-run monitor). An `instance` field that is not a well-formed
+ * id is ignored with a warning, like a bad `handlers` field.
  */
 import {
   isTickwheelError,
   type ProtocolGeneration,
   parseRegistryHandlers,
+  parseRegistryInstance,
   parseRegistryParam,
   type RegistryParam,
   type ReturnT,
@@ -28,9 +36,17 @@ export interface RegistryCallDeps {
   registry: Pick<RegistryRepository, 'heartbeat' | 'removeEntry'>;
   directory: Pick<ExecutorDirectory, 'markOnline' | 'markOffline'>;
   clock: { now(): number };
-  logger: Pick<Logger, 'info' | 'debug' | 'warn'>;
+  logger: Pick<Logger, 'info' | 'debug' | 'warn' | 'error'>;
   /** Addresses already warned about an ignored `handlers` field, with the reason (logged once each). */
   ignoredHandlers?: IgnoredHandlersLog;
+  /** Addresses already warned about an ignored `instance` field (logged once each). */
+  ignoredInstances?: IgnoredHandlersLog;
+  /**
+   * Called when a registration brings an instance other than the one stored for its entry:
+   * fails the runs other instances had at the address (LostRunMonitor.failRestartedRuns). An
+   * error it throws is logged; the registration stands (the lost-run sweep catches up).
+   */
+  onInstanceRegistered?: (address: string, instance: string) => Promise<unknown>;
 }
 
 /** Remembers which bad `handlers` fields were logged, so a beat every 30 s does not repeat it. */
@@ -64,11 +80,46 @@ export async function registerExecutor(
   const param = registryParamOf(body);
   if (param === null) return returnFail(WireMessages.illegalArgument);
   const handlers = handlerNamesOf(deps, body, param);
+  const instance = instanceOf(deps, body, param);
   const now = deps.clock.now();
-  await deps.registry.heartbeat(entryOf(param), protocol, now, handlers);
+  const before = await deps.registry.heartbeat(entryOf(param), protocol, now, handlers, instance);
   deps.directory.markOnline(param.registryKey, param.registryValue, protocol, now);
   deps.logger.debug({ app: param.registryKey, address: param.registryValue, protocol }, 'executor heartbeat');
+  if (instance !== undefined && before !== instance && deps.onInstanceRegistered !== undefined) {
+    if (before != null) {
+      deps.logger.info(
+        { app: param.registryKey, address: param.registryValue, instance, previous: before },
+        'executor restarted at the same address; failing the runs the previous instance had',
+      );
+    }
+    try {
+      await deps.onInstanceRegistered(param.registryValue, instance);
+    } catch (err) {
+      deps.logger.error(
+        { err, app: param.registryKey, address: param.registryValue, instance },
+        'could not fail the runs of the previous executor instance; the lost-run sweep will',
+      );
+    }
+  }
   return returnSuccess(null);
+}
+
+/** The `instance` field of a registration; undefined when absent or malformed (logged once). */
+function instanceOf(deps: RegistryCallDeps, body: unknown, param: RegistryParam): string | undefined {
+  try {
+    const instance = parseRegistryInstance(body);
+    deps.ignoredInstances?.forget(param.registryValue);
+    return instance;
+  } catch (err) {
+    if (!isTickwheelError(err)) throw err;
+    if (deps.ignoredInstances?.isNew(param.registryValue, err.message) ?? true) {
+      deps.logger.warn(
+        { app: param.registryKey, address: param.registryValue, field: err.field, reason: err.message },
+        'executor registration accepted, its instance field ignored',
+      );
+    }
+    return undefined;
+  }
 }
 
 /** Removes a registration; removing one that is not there is still a success (it is gone). */

@@ -15,6 +15,8 @@ export interface MaintenanceLeaseOptions {
    * node takes the work over this long after its last sweep. Default 120,000 ms.
    */
   ttlMs?: number;
+  /** Grant and compare the lease in the database's clock rather than in `nowMs`'s. Default false. */
+  databaseClock?: boolean;
 }
 
 export const DEFAULT_MAINTENANCE_LEASE_TTL_MS = 120_000;
@@ -28,7 +30,7 @@ export async function holdMaintenanceLease(
     MAINTENANCE_LEASE,
     options.nodeId,
     options.ttlMs ?? DEFAULT_MAINTENANCE_LEASE_TTL_MS,
-    nowMs,
+    options.databaseClock ? undefined : nowMs,
   );
   return held !== null;
 }

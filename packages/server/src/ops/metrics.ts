@@ -41,6 +41,8 @@ export interface MetricsOptions {
   wheelSize?: () => number;
   /** Read at each scrape instead of being set: the shard leases held. */
   shardsOwned?: () => number;
+  /** Read at each scrape: the database's clock minus this node's, in seconds. */
+  databaseClockOffsetSeconds?: () => number;
 }
 
 /** The metrics of one server node; the engine calls these methods, `/metrics` renders them. */
@@ -127,6 +129,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Shard leases this node holds',
     registers: [registry],
     ...(options.shardsOwned === undefined ? {} : { collect: sourced(options.shardsOwned) }),
+  });
+  new Gauge({
+    name: 'tickwheel_database_clock_offset_seconds',
+    help: "The database's clock minus this node's, as last measured; the node schedules on the database's",
+    registers: [registry],
+    collect: sourced(options.databaseClockOffsetSeconds ?? (() => 0)),
   });
 
   return {

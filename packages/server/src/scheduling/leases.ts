@@ -1,46 +1,97 @@
-import type { LeaseRepository, OwnedShard } from '../store/index.js';
+import type { ClusterNodeRepository, LeaseRepository, OwnedShard } from '../store/index.js';
 import { shardLeaseName } from '../store/index.js';
-import type { TimerHandle } from './clock.js';
+import type { DatabaseClock, TimerHandle } from './clock.js';
 import type { ResolvedSchedulingOptions } from './options.js';
 
 /** A shard lease this node holds, and until when it may act on it. */
 interface HeldShard {
   epoch: number;
-  /** Local deadline: the lease's expiry minus the safety margin. Past it, the shard is not used. */
+  /** The lease's expiry minus the safety margin (database time when on the database clock). */
   actUntil: number;
 }
 
-/** Held shards renewed at once in a round (see `renewAll`). */
-const RENEWALS_AT_ONCE = 8;
+/** A node whose heartbeat is older than this many renewal rounds is dead for the share count. */
+const LIVENESS_ROUNDS = 3;
+
+/** A clock offset from the database larger than this is logged, at most once a minute. */
+const OFFSET_WARN_MS = 1_000;
+const OFFSET_WARN_EVERY_MS = 60_000;
 
 export type ShardLeasesOptions = Pick<
   ResolvedSchedulingOptions,
-  'nodeId' | 'shardCount' | 'leaseTtlMs' | 'leaseSafetyMarginMs' | 'clock' | 'logger'
+  | 'nodeId'
+  | 'shardCount'
+  | 'leaseTtlMs'
+  | 'leaseRenewalIntervalMs'
+  | 'leaseSafetyMarginMs'
+  | 'clock'
+  | 'logger'
 > & {
-  leases: Pick<LeaseRepository, 'acquireOrRenewLease' | 'releaseLease'>;
+  leases: Pick<
+    LeaseRepository,
+    'ensureLeaseRows' | 'renewLeases' | 'acquireLeases' | 'releaseLeases' | 'listShardLeases' | 'databaseNow'
+  >;
   /**
-   * How many shards this node should hold. Default: all of them, which is right for one node
-   * and safe for several (the first to grab a shard keeps it). Fair sharing between nodes
-   * (about shardCount / live nodes each) plugs in here.
+   * The cluster's heartbeats. With it the node heartbeats every round and holds its share of
+   * the shards among the live nodes (see `shareOf`); without it, `targetShareCount` or all.
    */
+  nodes?: Pick<ClusterNodeRepository, 'heartbeatNode' | 'listLiveNodes' | 'removeNode'>;
+  /** This node's address and start, written with its heartbeat. */
+  node?: { address: string; startedAt: number };
+  /**
+   * With it, leases are granted, renewed and compared in the database's clock, and every round
+   * measures this clock's offset from the database (`clock` should be this same object, so the
+   * planner and the wheel run on corrected time). Without it, leases use `clock.now()`.
+   */
+  clockSync?: DatabaseClock;
+  /** How many shards this node should hold; overrides the share among the live nodes. */
   targetShareCount?: () => number;
+  /**
+   * Awaited after shards stopped being used locally (they left `ownedShards()` and `epochOf()`)
+   * and before they are released in the database: resolves when nothing that read them before
+   * (a planner tick in flight) still uses them.
+   */
+  beforeRelease?: () => Promise<void>;
 };
+
+/**
+ * The share of `shardCount` shards that `nodeId` should hold among `liveNodeIds`: ⌊shards / N⌋
+ * or ⌈shards / N⌉, the ceiling going to the first `shards mod N` nodes by id, so every node
+ * computes the same split. A node that does not see itself (its heartbeat failed) counts itself.
+ *
+ * @example
+ * shareOf(['a', 'b', 'c'], 'a', 64); // 22 (b: 21, c: 21)
+ */
+export function shareOf(liveNodeIds: readonly string[], nodeId: string, shardCount: number): number {
+  const ids = [...new Set([...liveNodeIds, nodeId])].sort();
+  const rank = ids.indexOf(nodeId);
+  const base = Math.floor(shardCount / ids.length);
+  return rank < shardCount % ids.length ? base + 1 : base;
+}
 
 /**
  * The shard leases of one node. The job space is split into `shardCount` shards
  * (shard = job id % shardCount), each owned by one live node through a lease row with an expiry
- * and an epoch (the fencing token every claim compares). Every `leaseTtlMs / 3` the node renews
- * what it holds and takes free or expired leases until it holds its target share; even a lone
- * node claims through leases, so more nodes change nothing in the planner.
+ * and an epoch (the fencing token every claim compares).
  *
- * Ownership ends locally before it can end in the database: a shard is used only until
- * `expiry − leaseSafetyMarginMs` as of the last successful renewal, so a node whose renewals
- * fail, or whose event loop stalls, has stopped claiming and dispatching for a shard before
- * another node may take it over. A renewal the database refuses (another node holds the lease)
- * drops the shard at once.
+ * Every `leaseRenewalIntervalMs` a round: the node heartbeats into `cluster_node` and reads the
+ * live nodes (heartbeat within 3 rounds) and the database's clock; renews every shard it holds
+ * in one statement; then moves toward its share (`shareOf`): above it, it stops using its
+ * surplus shards, waits for local use to end (`beforeRelease`) and releases them in the
+ * database so a node below its share takes them at its next round; below it, it takes free or
+ * expired shards in one statement. A joining node so has its share within a couple of rounds; a
+ * stopping node releases everything and deletes its heartbeat, so the others take its shards
+ * at their next round; a dead node's shards are taken when their leases expire.
+ *
+ * One clock: the database's. Expiries are written and compared inside the statements in the
+ * database's clock, and the node acts on a shard only until (expiry − margin) in its own clock
+ * corrected by the measured offset, so a node whose clock is off neither takes leases early nor
+ * keeps acting on them late. A renewal the database refuses (another node holds the lease, or
+ * it expired) drops the shard at once; a round that fails leaves the shards to lapse at their
+ * local deadline, before the database would let another node take them.
  *
  * @example
- * const leases = new ShardLeases({ ...resolved, leases: store.leases });
+ * const leases = new ShardLeases({ ...resolved, leases: store.leases, nodes: store.nodes });
  * await leases.start();
  * leases.ownedShards(); // [{ index: 0, epoch: 1 }, ...]
  */
@@ -50,9 +101,13 @@ export class ShardLeases {
   private timer: TimerHandle | undefined;
   private round: Promise<void> | undefined;
   private running = false;
+  private rowsEnsured = false;
+  private offsetWarnedAt = Number.NEGATIVE_INFINITY;
+  private target: number;
 
   constructor(options: ShardLeasesOptions) {
     this.options = options;
+    this.target = options.shardCount;
   }
 
   /** Takes the first leases (awaited, so the planner can claim right after) and starts renewing. */
@@ -63,24 +118,41 @@ export class ShardLeases {
     this.scheduleRenewal();
   }
 
-  /** Stops renewing and gives every held lease up, so another node need not wait for the expiry. */
+  /**
+   * Stops renewing, gives every held lease up and deletes this node's heartbeat, so the other
+   * nodes take the shards at their next round. Call it once nothing uses the shards any more
+   * (the scheduler stops the planner first).
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer !== undefined) this.options.clock.clearTimer(this.timer);
     this.timer = undefined;
     await this.round;
-    const held = [...this.held];
+    const held = [...this.held.keys()];
     this.held.clear();
-    for (const [index, { epoch }] of held) {
-      try {
-        await this.options.leases.releaseLease(shardLeaseName(index), this.options.nodeId, epoch);
-      } catch (err) {
-        this.options.logger.warn(
-          { err, shard: index },
-          'could not release a shard lease; it will expire instead',
-        );
-      }
+    const { leases, nodes, nodeId, logger } = this.options;
+    try {
+      await leases.releaseLeases(nodeId, held.map(shardLeaseName));
+    } catch (err) {
+      logger.warn({ err, shards: held }, 'could not release the shard leases; they will expire instead');
     }
+    try {
+      await nodes?.removeNode(nodeId);
+    } catch (err) {
+      logger.warn({ err }, 'could not delete this node’s heartbeat; it will age out instead');
+    }
+  }
+
+  /**
+   * Ends this node's renewals on the spot without releasing anything, as if its process had
+   * been killed: its leases expire in the database. For tests and chaos runs.
+   */
+  async abandon(): Promise<void> {
+    this.running = false;
+    if (this.timer !== undefined) this.options.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    await this.round;
+    this.held.clear();
   }
 
   /** The shards this node may claim and dispatch for right now, with their lease epochs, by index. */
@@ -102,6 +174,11 @@ export class ShardLeases {
     return jobId % this.options.shardCount;
   }
 
+  /** How many shards this node aims to hold, as of the last round. */
+  targetShare(): number {
+    return this.target;
+  }
+
   /** Resolves when no renewal round is in flight. */
   async idle(): Promise<void> {
     await this.round;
@@ -109,79 +186,155 @@ export class ShardLeases {
 
   /** Runs one renewal round now (rounds never overlap: a call during a round waits for it). */
   renewNow(): Promise<void> {
-    this.round ??= this.renewAll().finally(() => {
-      this.round = undefined;
-    });
+    this.round ??= this.renewAll()
+      .catch((err: unknown) => {
+        this.options.logger.error(
+          { err, held: this.held.size },
+          'shard lease renewal failed; held shards lapse at their deadline',
+        );
+      })
+      .finally(() => {
+        this.round = undefined;
+      });
     return this.round;
   }
 
   private scheduleRenewal(): void {
     if (!this.running) return;
-    this.timer = this.options.clock.setTimer(
-      () => {
-        this.timer = undefined;
-        void this.renewNow().finally(() => this.scheduleRenewal());
-      },
-      Math.floor(this.options.leaseTtlMs / 3),
+    this.timer = this.options.clock.setTimer(() => {
+      this.timer = undefined;
+      void this.renewNow().finally(() => this.scheduleRenewal());
+    }, this.options.leaseRenewalIntervalMs);
+  }
+
+  /** `nowMs` for the store: undefined (the database's clock) or this node's clock. */
+  private storeNow(): number | undefined {
+    return this.options.clockSync === undefined ? this.options.clock.now() : undefined;
+  }
+
+  /** One round: heartbeat and share, renewal of what is held, then release or take toward the share. */
+  private async renewAll(): Promise<void> {
+    const { shardCount, leases } = this.options;
+    if (!this.rowsEnsured) {
+      await leases.ensureLeaseRows(Array.from({ length: shardCount }, (_, index) => shardLeaseName(index)));
+      this.rowsEnsured = true;
+    }
+    this.target = Math.min(shardCount, Math.max(0, await this.shareNow()));
+    const lost = await this.renewHeld();
+    if (this.held.size > this.target) await this.releaseSurplus(this.held.size - this.target);
+    else if (this.held.size < this.target) await this.takeFree(this.target - this.held.size);
+    for (const index of lost) {
+      if (this.held.has(index)) {
+        this.options.logger.warn(
+          { shard: index, epoch: this.held.get(index)?.epoch },
+          'shard lease had lapsed and was granted afresh',
+        );
+      } else {
+        this.options.logger.warn({ shard: index }, 'lost a shard lease (expired or taken by another node)');
+      }
+    }
+  }
+
+  /** Heartbeats, reads the live nodes and the database's clock; returns this node's share. */
+  private async shareNow(): Promise<number> {
+    const { nodes, node, nodeId, shardCount, leaseRenewalIntervalMs, clockSync } = this.options;
+    let share = shardCount;
+    if (nodes !== undefined) {
+      await nodes.heartbeatNode(
+        { nodeId, address: node?.address ?? '', startedAt: node?.startedAt ?? 0 },
+        this.storeNow(),
+      );
+      const localBefore = clockSync?.localNow() ?? 0;
+      const live = await nodes.listLiveNodes(LIVENESS_ROUNDS * leaseRenewalIntervalMs, this.storeNow());
+      if (clockSync !== undefined) {
+        clockSync.sample({ localBefore, databaseNow: live.nowMs, localAfter: clockSync.localNow() });
+      }
+      share = shareOf(live.nodeIds, nodeId, shardCount);
+    } else if (clockSync !== undefined) {
+      await clockSync.sync(() => this.options.leases.databaseNow());
+    }
+    this.warnOnOffset();
+    return this.options.targetShareCount?.() ?? share;
+  }
+
+  private warnOnOffset(): void {
+    const { clockSync, logger } = this.options;
+    if (clockSync === undefined || Math.abs(clockSync.offsetMs) <= OFFSET_WARN_MS) return;
+    const now = clockSync.localNow();
+    if (now - this.offsetWarnedAt < OFFSET_WARN_EVERY_MS) return;
+    this.offsetWarnedAt = now;
+    logger.warn(
+      { offsetMs: clockSync.offsetMs, roundTripMs: clockSync.roundTripMs },
+      'this node’s clock is off from the database’s; scheduling on the database’s time',
     );
   }
 
   /**
-   * Renews what is held first, RENEWALS_AT_ONCE at a time, then tries the others one by one while
-   * below the target share. The round ends at the first error: when the database cannot be
-   * asked, the other shards cannot either. The held shards go several at a time because on a
-   * busy pool each renewal waits its turn behind the hot path's queries: one by one, 64 shards'
-   * renewals could take longer than the margin a lease leaves, and the node would lose shards
-   * it holds to the length of its own round.
+   * Renews every held shard in one statement; a shard not renewed is dropped at once. Returns
+   * the dropped ones.
    */
-  private async renewAll(): Promise<void> {
-    const { shardCount } = this.options;
-    const target = Math.min(shardCount, this.options.targetShareCount?.() ?? shardCount);
-    const held = [...this.held.keys()];
-    const others = Array.from({ length: shardCount }, (_, index) => index).filter(
-      (index) => !this.held.has(index),
-    );
-    for (let i = 0; i < held.length; i += RENEWALS_AT_ONCE) {
-      const chunk = held.slice(i, i + RENEWALS_AT_ONCE);
-      const settled = await Promise.allSettled(chunk.map((index) => this.renewOne(index)));
-      const failed = settled.findIndex((result) => result.status === 'rejected');
-      if (failed !== -1) {
-        this.renewalFailed(chunk[failed] as number, (settled[failed] as PromiseRejectedResult).reason);
-        return;
+  private async renewHeld(): Promise<number[]> {
+    if (this.held.size === 0) return [];
+    const { leases, nodeId, leaseTtlMs, logger } = this.options;
+    const asked = [...this.held.keys()];
+    const renewed = await leases.renewLeases(nodeId, asked.map(shardLeaseName), leaseTtlMs, this.storeNow());
+    const byName = new Map(renewed.map((lease) => [lease.name, lease]));
+    const lost: number[] = [];
+    for (const index of asked) {
+      const lease = byName.get(shardLeaseName(index));
+      const previous = this.held.get(index);
+      if (previous === undefined) continue;
+      if (lease === undefined) {
+        this.held.delete(index);
+        lost.push(index);
+        continue;
       }
-    }
-    for (const index of others) {
-      if (this.held.size >= target) break;
-      try {
-        await this.renewOne(index);
-      } catch (err) {
-        this.renewalFailed(index, err);
-        return;
+      if (lease.epoch !== previous.epoch) {
+        logger.warn({ shard: index, epoch: lease.epoch }, 'shard lease had lapsed and was granted afresh');
       }
+      this.hold(index, lease.epoch, lease.expiresAt);
     }
+    return lost;
   }
 
-  private renewalFailed(shard: number, err: unknown): void {
-    this.options.logger.error(
-      { err, shard, held: this.held.size },
-      'shard lease renewal failed; held shards lapse at their deadline',
+  /**
+   * Stops using `count` held shards (the highest indexes), waits until nothing local uses them,
+   * then releases them so another node takes them at once.
+   */
+  private async releaseSurplus(count: number): Promise<void> {
+    const { leases, nodeId, logger, beforeRelease } = this.options;
+    const surplus = [...this.held.keys()].sort((a, b) => b - a).slice(0, count);
+    for (const index of surplus) this.held.delete(index);
+    await beforeRelease?.();
+    await leases.releaseLeases(nodeId, surplus.map(shardLeaseName));
+    logger.info(
+      { shards: surplus.sort((a, b) => a - b), target: this.target },
+      'released shards above this node’s share',
     );
   }
 
-  /** Takes or renews one shard's lease. */
-  private async renewOne(index: number): Promise<void> {
-    const { clock, leases, nodeId, leaseTtlMs, leaseSafetyMarginMs, logger } = this.options;
-    // The expiry is counted from before the call, so a slow answer only shortens the local term.
-    const askedAt = clock.now();
-    const granted = await leases.acquireOrRenewLease(shardLeaseName(index), nodeId, leaseTtlMs, askedAt);
-    if (granted === null) {
-      if (this.held.delete(index)) logger.warn({ shard: index }, 'lost a shard lease to another node');
-      return;
-    }
-    const previous = this.held.get(index);
-    if (previous !== undefined && previous.epoch !== granted.epoch) {
-      logger.warn({ shard: index, epoch: granted.epoch }, 'shard lease had lapsed and was granted afresh');
-    }
-    this.held.set(index, { epoch: granted.epoch, actUntil: granted.expiresAt - leaseSafetyMarginMs });
+  /**
+   * Takes up to `count` free or expired shards in one statement, and the ones the database
+   * still has under this node's name (a restart under the same name takes its shards back at once).
+   */
+  private async takeFree(count: number): Promise<void> {
+    const { leases, nodeId, leaseTtlMs, shardCount } = this.options;
+    const snapshot = await leases.listShardLeases(this.storeNow());
+    const indexOf = (name: string) => Number(name.slice('shard:'.length));
+    // Its own first (a restart under the same name): those are no one else's to take.
+    const free = snapshot.leases
+      .filter((lease) => lease.expires_at <= snapshot.nowMs || lease.owner_node === nodeId)
+      .map((lease) => ({ index: indexOf(lease.name), own: lease.owner_node === nodeId ? 0 : 1 }))
+      .filter(({ index }) => Number.isInteger(index) && index < shardCount && !this.held.has(index))
+      .sort((a, b) => a.own - b.own || a.index - b.index)
+      .slice(0, count)
+      .map(({ index }) => index);
+    if (free.length === 0) return;
+    const granted = await leases.acquireLeases(nodeId, free.map(shardLeaseName), leaseTtlMs, this.storeNow());
+    for (const lease of granted) this.hold(indexOf(lease.name), lease.epoch, lease.expiresAt);
+  }
+
+  private hold(index: number, epoch: number, expiresAt: number): void {
+    this.held.set(index, { epoch, actUntil: expiresAt - this.options.leaseSafetyMarginMs });
   }
 }

@@ -26,14 +26,30 @@ export interface SchedulingOptions {
    * lease. Every node of a cluster must use the same value. Default 64.
    */
   shardCount?: number;
-  /** How long a lease lasts without renewal. Renewed every third of it. Default 15,000 ms. */
+  /**
+   * How long a lease lasts without renewal, in the database's clock. A node killed outright
+   * (kill -9) has its shards taken over at most about `leaseTtlMs + leaseRenewalIntervalMs`
+   * later. Default 2,000 ms.
+   */
   leaseTtlMs?: number;
   /**
-   * A node stops claiming for a shard this long before its lease would expire unrenewed, so a
-   * stalled node has stopped before another may take over. Must cover the clock skew between
-   * nodes. Default 3,000 ms; less than half of `leaseTtlMs`.
+   * Time between two renewal rounds (heartbeat, renewal of every held shard in one statement,
+   * rebalancing). Default a fifth of `leaseTtlMs` (400 ms); at most half of it.
+   */
+  leaseRenewalIntervalMs?: number;
+  /**
+   * A node stops claiming and dispatching for a shard this long before its lease would expire
+   * unrenewed, so a stalled node has stopped before another may take over. Must cover the error
+   * of the node's database clock offset (half a round trip) and its event-loop stalls. Default
+   * 30 % of `leaseTtlMs` (600 ms), at most 3,000 ms; less than half of `leaseTtlMs`.
    */
   leaseSafetyMarginMs?: number;
+  /**
+   * Whether lease expiries are written and compared in the database's clock, and `clock` is
+   * corrected to it (a `DatabaseClock`). Default: true with the system clock, false with a
+   * `clock` of the caller's (a test's manual clock), whose time the leases then use.
+   */
+  databaseClock?: boolean;
   /** Jobs due within this much of now are claimed into the wheel. Default 5,000 ms. */
   lookAheadMs?: number;
   /** Time between two planner ticks. Default 500 ms; less than `lookAheadMs`. */
@@ -70,7 +86,9 @@ export interface ResolvedSchedulingOptions {
   nodeId: string;
   shardCount: number;
   leaseTtlMs: number;
+  leaseRenewalIntervalMs: number;
   leaseSafetyMarginMs: number;
+  databaseClock: boolean;
   lookAheadMs: number;
   tickIntervalMs: number;
   misfireWindowMs: number;
@@ -84,7 +102,8 @@ export interface ResolvedSchedulingOptions {
 
 export const SCHEDULING_DEFAULTS = {
   shardCount: 64,
-  leaseTtlMs: 15_000,
+  leaseTtlMs: 2_000,
+  /** Cap of the safety margin's default (30 % of the ttl). */
   leaseSafetyMarginMs: 3_000,
   lookAheadMs: 5_000,
   tickIntervalMs: 500,
@@ -114,13 +133,21 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
     nodeId: options.nodeId,
     shardCount: integerIn('shardCount', options.shardCount, d.shardCount, 1, 4_096),
     leaseTtlMs,
+    leaseRenewalIntervalMs: integerIn(
+      'leaseRenewalIntervalMs',
+      options.leaseRenewalIntervalMs,
+      Math.floor(leaseTtlMs / 5),
+      10,
+      Math.floor(leaseTtlMs / 2),
+    ),
     leaseSafetyMarginMs: integerIn(
       'leaseSafetyMarginMs',
       options.leaseSafetyMarginMs,
-      Math.min(d.leaseSafetyMarginMs, Math.floor(leaseTtlMs / 5)),
+      Math.min(d.leaseSafetyMarginMs, Math.floor(leaseTtlMs * 0.3)),
       0,
       Math.floor(leaseTtlMs / 2) - 1,
     ),
+    databaseClock: booleanOption('databaseClock', options.databaseClock, options.clock === undefined),
     lookAheadMs,
     tickIntervalMs: integerIn(
       'tickIntervalMs',
@@ -154,6 +181,12 @@ function integerIn(option: string, value: unknown, fallback: number, min: number
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(option, `must be an integer from ${min} to ${max}`);
   }
+  return value;
+}
+
+function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw invalid(option, 'must be true or false');
   return value;
 }
 

@@ -87,6 +87,15 @@ const HANDED_MEMORY_MS = 60_000;
 export const FAILED_TICK_MAX_PAUSE_MS = 2_000;
 
 /**
+ * How often the planner looks for orphans in the shards it holds: `pending` records due more than
+ * ORPHAN_AGE_MS ago that are neither in its wheel nor being dispatched by this process — a
+ * dispatch whose marks could not be written, a fire the send fence kept back while the shard was
+ * away and that came back under the same epoch. They are recovered as after a takeover.
+ */
+export const ORPHAN_SWEEP_INTERVAL_MS = 10_000;
+const ORPHAN_AGE_MS = 10_000;
+
+/**
  * The planner: every tick it claims, for the shards this node owns, the jobs due within the
  * look-ahead window, and waits their fires in the wheel; when the wheel hands them back, it
  * passes them to the pipeline.
@@ -132,10 +141,13 @@ export class Planner {
   private ticking: Promise<void> | undefined;
   /** Ticks failed in a row; the next one waits longer (FAILED_TICK_MAX_PAUSE_MS). */
   private failedTicks = 0;
+  /** When the last orphan sweep ran (ORPHAN_SWEEP_INTERVAL_MS). */
+  private lastOrphanSweepAt: number;
   private running = false;
 
   constructor(options: PlannerOptions) {
     this.options = options;
+    this.lastOrphanSweepAt = options.clock.now();
     this.wheel = new Wheel({
       clock: options.clock,
       onDue: (fires) => this.handOver(fires),
@@ -177,6 +189,15 @@ export class Planner {
   rememberDispatching(fireIds: readonly number[]): void {
     const now = this.options.clock.now();
     for (const id of fireIds) this.handed.set(id, now);
+  }
+
+  /**
+   * Forgets that these records were handed to the pipeline, which did not send or mark them (the
+   * send fence kept them back, their marks could not be written): the next recovery or orphan
+   * sweep of their shard takes them up again.
+   */
+  forgetHandOvers(fireIds: readonly number[]): void {
+    for (const id of fireIds) this.handed.delete(id);
   }
 
   /** Resolves when no tick is in flight. */
@@ -237,6 +258,12 @@ export class Planner {
     const unrecovered = owned.filter((shard) => this.recoveredEpoch.get(shard.index) !== shard.epoch);
     try {
       if (unrecovered.length > 0) await this.recover(unrecovered);
+      const now = this.options.clock.now();
+      if (now - this.lastOrphanSweepAt >= ORPHAN_SWEEP_INTERVAL_MS) {
+        this.lastOrphanSweepAt = now;
+        const recovered = owned.filter((shard) => this.recoveredEpoch.get(shard.index) === shard.epoch);
+        if (recovered.length > 0) await this.recover(recovered, now - ORPHAN_AGE_MS);
+      }
       await this.claimDue();
     } finally {
       this.firedNow.clear();
@@ -341,10 +368,10 @@ export class Planner {
    * `recoveryPageSize` at a time, by a keyset cursor on (scheduled_at, id): records the wheel
    * hands over (and the pipeline marks) meanwhile drop out of later pages without shifting them.
    */
-  private async recover(shards: readonly OwnedShard[]): Promise<void> {
+  private async recover(shards: readonly OwnedShard[], orphansBefore?: number): Promise<void> {
     const { fires, clock, shardCount, lookAheadMs, recoveryPageSize, logger } = this.options;
     const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
-    const scheduledBefore = clock.now() + lookAheadMs;
+    const scheduledBefore = orphansBefore ?? clock.now() + lookAheadMs;
     const counts = { rearmed: 0, skipped: 0 };
     let after: { scheduledAt: number; id: number } | undefined;
     for (;;) {
@@ -365,8 +392,12 @@ export class Planner {
       after = { scheduledAt: last.scheduled_at, id: last.id };
     }
     for (const shard of shards) this.recoveredEpoch.set(shard.index, shard.epoch);
-    if (counts.rearmed + counts.skipped > 0)
-      logger.info({ shards: shards.map((shard) => shard.index), ...counts }, 'recovered pending fires');
+    if (counts.rearmed + counts.skipped > 0) {
+      logger.info(
+        { shards: shards.map((shard) => shard.index), ...counts, orphans: orphansBefore !== undefined },
+        orphansBefore === undefined ? 'recovered pending fires' : 'recovered orphaned pending fires',
+      );
+    }
   }
 
   /**
@@ -384,7 +415,13 @@ export class Planner {
     const jobsById = new Map(
       (await jobs.findJobsByIds([...new Set(page.map((fire) => fire.job_id))])).map((job) => [job.id, job]),
     );
-    const pending = page.filter((fire) => !this.handed.has(fire.id));
+    // In the wheel under the shard's current epoch: it fires from there. Under an older one, it
+    // would be dropped at its time, so it is armed again.
+    const pending = page.filter((fire) => {
+      if (this.handed.has(fire.id)) return false;
+      const armed = this.armed.get(fire.id);
+      return armed === undefined || armed.epoch !== epochs.get(armed.shard);
+    });
     const gone: number[] = [];
     const misfired: FireRow[] = [];
     const firedLate: number[] = [];
@@ -395,6 +432,14 @@ export class Planner {
       // A stopped job still runs what someone triggered by hand (as the pipeline does).
       if (job === undefined || (claimed && job.trigger_status !== 1)) {
         gone.push(fire.id);
+        continue;
+      }
+      if ((fire.sent_to ?? null) !== null) {
+        // Sent before, its outcome unknown (its sender died or lost the shard between the send
+        // fence and the mark): it may be running. It goes back to that executor now, however
+        // late, whose logId check refuses it if it had arrived; skipping it would throw its
+        // result away.
+        rearm.push({ fire, dueAt: now });
         continue;
       }
       const decision = claimed

@@ -1,4 +1,6 @@
 import type { Store } from '../store/index.js';
+import type { Clock } from './clock.js';
+import { DatabaseClock } from './clock.js';
 import { ShardLeases } from './leases.js';
 import { resolveSchedulingOptions, type SchedulingOptions } from './options.js';
 import { type FirePipeline, Planner } from './planner.js';
@@ -7,9 +9,20 @@ import type { DueFire } from './wheel.js';
 /** Jobs per claim batch on SQLite unless set: about 2–4 ms of the event loop each. */
 const SQLITE_CLAIM_BATCH_SIZE = 100;
 
+/** What `createScheduler` takes besides the scheduling options. */
+export interface CreateSchedulerOptions extends SchedulingOptions {
+  /** This node's address, written with its heartbeat in `cluster_node`. */
+  address?: string;
+}
+
 /** The scheduling engine of one server node: its shard leases and its planner (with the wheel). */
 export interface Scheduler {
   readonly leases: ShardLeases;
+  /**
+   * The clock the engine runs on: with `databaseClock`, the local clock corrected to the
+   * database's (its offset is measured every renewal round).
+   */
+  readonly clock: Clock;
   readonly planner: Planner;
   /** Takes the shard leases it can, then starts the planner (which first recovers those shards). */
   start(): Promise<void>;
@@ -29,17 +42,38 @@ export interface Scheduler {
  * // ... at shutdown:
  * await scheduler.stop();
  */
-export function createScheduler(store: Store, pipeline: FirePipeline, options: SchedulingOptions): Scheduler {
+export function createScheduler(
+  store: Store,
+  pipeline: FirePipeline,
+  { address, ...options }: CreateSchedulerOptions,
+): Scheduler {
   const resolved = resolveSchedulingOptions({
     // SQLite claims on the event loop (a synchronous driver): smaller batches keep each stall short.
     ...(store.dialect === 'sqlite' ? { claimBatchSize: SQLITE_CLAIM_BATCH_SIZE } : {}),
     ...options,
   });
-  const leases = new ShardLeases({ ...resolved, leases: store.leases });
-  const planner = new Planner({ ...resolved, fires: store.fires, jobs: store.jobs, leases, pipeline });
+  const databaseClock = !resolved.databaseClock
+    ? undefined
+    : resolved.clock instanceof DatabaseClock
+      ? resolved.clock
+      : new DatabaseClock(resolved.clock);
+  const clock = databaseClock ?? resolved.clock;
+  let planner: Planner | undefined;
+  const leases = new ShardLeases({
+    ...resolved,
+    clock,
+    leases: store.leases,
+    nodes: store.nodes,
+    node: { address: address ?? '', startedAt: resolved.clock.now() },
+    ...(databaseClock === undefined ? {} : { clockSync: databaseClock }),
+    // A planner tick that read the shards before they were given up ends before they are released.
+    beforeRelease: async () => planner?.idle(),
+  });
+  planner = new Planner({ ...resolved, clock, fires: store.fires, jobs: store.jobs, leases, pipeline });
   return {
     leases,
     planner,
+    clock,
     async start() {
       await leases.start();
       planner.start();

@@ -6,8 +6,9 @@
  *   pending ──markDispatched──▶ dispatched ──result──▶ succeeded | failed | timeout | killed
  *      │                                                          ▲
  *      ├──markDispatchFailed──▶ dispatch_failed ──late result─────┤
- *      ├──result (it raced ahead of the dispatch mark)────────────┘
- *      └──skip / kill before dispatch──▶ skipped | killed
+ *      ├──result (it raced ahead of the dispatch mark)────────────┤
+ *      └──skip / kill before dispatch──▶ skipped | killed         │
+ *                                           └──result (it ran)───┘
  */
 import { HandleCode } from '@tickwheel/protocol';
 
@@ -23,12 +24,17 @@ export const FIRE_STATUSES = [
 ] as const;
 export type FireStatus = (typeof FIRE_STATUSES)[number];
 
-/** Statuses a run's result may finalise. A dispatch can time out on our side while the executor
- * did accept the run, so a late result on a dispatch_failed record is still the truth. */
+/**
+ * Statuses a run's result may finalise. A dispatch can time out on our side while the executor
+ * did accept the run, so a late result on a dispatch_failed record is still the truth; and a
+ * record skipped after it was sent (its sender lost the shard before marking it, and the job was
+ * stopped meanwhile) ran all the same: a run that executed always has its result stored.
+ */
 export const FINISHABLE_STATUSES = [
   'pending',
   'dispatched',
   'dispatch_failed',
+  'skipped',
 ] as const satisfies readonly FireStatus[];
 
 /** Statuses nothing changes any more. */
@@ -54,7 +60,7 @@ const TRANSITIONS: Readonly<Record<FireStatus, readonly FireStatus[]>> = {
   failed: [],
   timeout: [],
   killed: [],
-  skipped: [],
+  skipped: ['succeeded', 'failed', 'timeout', 'killed'],
 };
 
 /** True when a record in `from` may move to `to`. */

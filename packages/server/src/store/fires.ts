@@ -10,6 +10,7 @@ import type { FireStatus } from './fire-status.js';
 import { type ClaimRequest, type ClaimResult, claimDueFires } from './hot/claim.js';
 import { type DispatchMark, markDispatched, markDispatchFailed } from './hot/dispatch-marks.js';
 import { type FinishedFire, type FireResult, finishFires } from './hot/finish.js';
+import { fenceSends, type SendFenceAnswer, type SendFenceRequest } from './hot/send-fence.js';
 import { insertReturningId } from './insert-id.js';
 import type { FireRow, FireTable } from './schema.js';
 
@@ -82,6 +83,48 @@ export interface LostRunQuery {
   aliveSince: number;
   limit: number;
 }
+
+/** A dispatched run the lost-run monitor looks at (restarted executors, idle checks). */
+export interface DispatchedRun {
+  id: number;
+  job_id: number;
+  executor_address: string;
+  /** The executor instance that accepted the run; null when it announced none. */
+  executor_instance: string | null;
+  trigger_at: number;
+}
+
+export interface OtherInstanceRunQuery {
+  /** The executor address the runs were dispatched to. */
+  address: string;
+  /** The instance now at the address: runs accepted by any other (known) instance are listed. */
+  instance: string;
+  limit: number;
+}
+
+export interface RestartedRunQuery {
+  /** A registration refreshed after this instant counts as the executor's current one. */
+  aliveSince: number;
+  limit: number;
+}
+
+export interface UnconfirmedRunQuery {
+  /** Dispatched at or before this instant (the idle check's grace). */
+  dispatchedBefore: number;
+  /** Only runs whose executor address has a registration refreshed after this instant. */
+  aliveSince: number;
+  /** Only ids above this one (a sweep goes through them page by page). */
+  afterId: number;
+  limit: number;
+}
+
+const DISPATCHED_RUN_COLUMNS = [
+  'f.id',
+  'f.job_id',
+  'f.executor_address',
+  'f.executor_instance',
+  'f.trigger_at',
+] as const;
 
 const FAILED_STATUSES: readonly FireStatus[] = ['failed', 'timeout', 'dispatch_failed'];
 
@@ -217,6 +260,82 @@ export function createFireRepository(conn: StoreConnection) {
         .limit(query.limit)
         .execute()
     );
+  }
+
+  /**
+   * Runs still `dispatched` to `address` that an executor instance other than `instance` accepted
+   * (runs whose instance is unknown are not listed): the process that had them is gone.
+   */
+  async function findRunsOfOtherInstances(query: OtherInstanceRunQuery): Promise<DispatchedRun[]> {
+    const rows = await db
+      .selectFrom('fire as f')
+      .select(DISPATCHED_RUN_COLUMNS)
+      .where('f.status', '=', 'dispatched')
+      .where('f.executor_address', '=', query.address)
+      .where('f.executor_instance', 'is not', null)
+      .where('f.executor_instance', '<>', query.instance)
+      .orderBy('f.id')
+      .limit(query.limit)
+      .execute();
+    return rows as DispatchedRun[];
+  }
+
+  /**
+   * Runs still `dispatched` whose accepting instance differs from the instance a live
+   * registration of their address carries, registered after the dispatch: the executor
+   * restarted at the same address. (A registration older than the dispatch may be the previous
+   * instance's, not yet replaced by the one that accepted the run.)
+   */
+  async function findRestartedRuns(query: RestartedRunQuery): Promise<DispatchedRun[]> {
+    const rows = await db
+      .selectFrom('fire as f')
+      .select(DISPATCHED_RUN_COLUMNS)
+      .where('f.status', '=', 'dispatched')
+      .where('f.executor_address', 'is not', null)
+      .where('f.executor_instance', 'is not', null)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('registry as r')
+            .select('r.id')
+            .whereRef('r.registry_value', '=', 'f.executor_address')
+            .where('r.updated_at', '>', query.aliveSince)
+            .where('r.instance', 'is not', null)
+            .whereRef('r.instance', '<>', 'f.executor_instance')
+            .whereRef('r.updated_at', '>', 'f.trigger_at'),
+        ),
+      )
+      .orderBy('f.id')
+      .limit(query.limit)
+      .execute();
+    return rows as DispatchedRun[];
+  }
+
+  /**
+   * Runs still `dispatched` since `dispatchedBefore` or earlier, to an executor that announced no
+   * instance (XXL-JOB executors) and is registered: the lost-run monitor asks their executors
+   * (`idleBeat`) whether they still have them. In id order, from `afterId`.
+   */
+  async function findUnconfirmedRuns(query: UnconfirmedRunQuery): Promise<DispatchedRun[]> {
+    const rows = await db
+      .selectFrom('fire as f')
+      .select(DISPATCHED_RUN_COLUMNS)
+      .where('f.status', '=', 'dispatched')
+      .where('f.executor_address', 'is not', null)
+      .where('f.executor_instance', 'is', null)
+      .where('f.trigger_at', '<=', query.dispatchedBefore)
+      .where('f.id', '>', query.afterId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('registry as r')
+            .select('r.id')
+            .whereRef('r.registry_value', '=', 'f.executor_address')
+            .where('r.updated_at', '>', query.aliveSince),
+        ),
+      )
+      .orderBy('f.id')
+      .limit(query.limit)
+      .execute();
+    return rows as DispatchedRun[];
   }
 
   function filtered(filter: FireFilter) {
@@ -429,12 +548,20 @@ export function createFireRepository(conn: StoreConnection) {
     markDispatched: (marks: readonly DispatchMark[]): Promise<number> => markDispatched(conn, marks),
     markDispatchFailed: (marks: readonly DispatchMark[]): Promise<number> => markDispatchFailed(conn, marks),
     finishFires: (results: readonly FireResult[]): Promise<FinishedFire[]> => finishFires(conn, results),
+    fenceSends: (
+      nodeId: string,
+      nowMs: number,
+      sends: readonly SendFenceRequest[],
+    ): Promise<SendFenceAnswer[]> => fenceSends(conn, nodeId, nowMs, sends),
     createFires,
     findFireById,
     findFiresByIds,
     findChildFires,
     findPendingFires,
     findLostRuns,
+    findRunsOfOtherInstances,
+    findRestartedRuns,
+    findUnconfirmedRuns,
     listFires,
     countFires,
     countFiresByStatus,

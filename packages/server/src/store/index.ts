@@ -22,12 +22,16 @@ export {
   statusForHandleCode,
 } from './fire-status.js';
 export type {
+  DispatchedRun,
   FireDeletion,
   FireFilter,
   FireRepository,
   LostRunQuery,
   NewFire,
+  OtherInstanceRunQuery,
   PendingFireQuery,
+  RestartedRunQuery,
+  UnconfirmedRunQuery,
 } from './fires.js';
 export type {
   ClaimedFire,
@@ -40,6 +44,7 @@ export type {
 } from './hot/claim.js';
 export type { DispatchMark } from './hot/dispatch-marks.js';
 export type { FinishedFire, FireResult } from './hot/finish.js';
+export type { SendFenceAnswer, SendFenceRequest } from './hot/send-fence.js';
 export {
   GLUE_VERSIONS_KEPT,
   type GlueVersion,
@@ -50,7 +55,14 @@ export {
   type JobRepository,
   type NewJob,
 } from './jobs.js';
-export { type HeldLease, type LeaseRepository, MAINTENANCE_LEASE, shardLeaseName } from './leases.js';
+export {
+  DATABASE_NOW_MS_SQL,
+  databaseNowMs,
+  type HeldLease,
+  type LeaseRepository,
+  MAINTENANCE_LEASE,
+  shardLeaseName,
+} from './leases.js';
 export { migrate } from './migrate.js';
 export {
   ALARM_OWED,

@@ -18,20 +18,36 @@ export function createRegistryRepository(conn: StoreConnection) {
   const { db } = conn;
 
   /**
-   * Records a heartbeat: inserts the entry or refreshes its time, protocol and handler names, in
-   * one upsert. `handlers` undefined (the executor sent none) stores NULL: a heartbeat says what
-   * the executor has now.
+   * Records a heartbeat: inserts the entry or refreshes its time, protocol, handler names and
+   * instance, in one upsert. `handlers` or `instance` undefined (the executor sent none) stores
+   * NULL: a heartbeat says what the executor has now.
+   *
+   * With an `instance`, answers the instance stored for the entry before this heartbeat (null: the
+   * entry had none; undefined: there was no entry), read just before the upsert, so the caller
+   * sees a restart at the address. Without one it answers undefined and reads nothing.
    */
   async function heartbeat(
     entry: RegistryEntry,
     protocol: ProtocolGeneration,
     nowMs: number,
     handlers?: readonly string[],
-  ): Promise<void> {
+    instance?: string,
+  ): Promise<string | null | undefined> {
+    const before =
+      instance === undefined
+        ? undefined
+        : await db
+            .selectFrom('registry')
+            .select('instance')
+            .where('registry_group', '=', entry.group)
+            .where('registry_key', '=', entry.key)
+            .where('registry_value', '=', entry.value)
+            .executeTakeFirst();
     const refreshed = {
       protocol,
       updated_at: nowMs,
       handlers: handlers === undefined ? null : JSON.stringify(handlers),
+      instance: instance ?? null,
     };
     const insert = db.insertInto('registry').values({
       registry_group: entry.group,
@@ -48,6 +64,7 @@ export function createRegistryRepository(conn: StoreConnection) {
         )
         .execute();
     }
+    return before?.instance;
   }
 
   /** Removes an entry (registryRemove); true when it existed. */
@@ -68,7 +85,15 @@ export function createRegistryRepository(conn: StoreConnection) {
   async function listAlive(aliveSince: number, appName?: string): Promise<RegistryRow[]> {
     let query = db
       .selectFrom('registry')
-      .select(['id', 'registry_group', 'registry_key', 'registry_value', 'protocol', 'updated_at'])
+      .select([
+        'id',
+        'registry_group',
+        'registry_key',
+        'registry_value',
+        'protocol',
+        'updated_at',
+        'instance',
+      ])
       .where('updated_at', '>', aliveSince);
     if (appName !== undefined) query = query.where('registry_key', '=', appName);
     return query.orderBy('registry_key').orderBy('registry_value').execute();

@@ -38,6 +38,11 @@ export interface RegistryTable {
    * NULL when it sent none. Read only by `listAliveHandlers`: it can be large.
    */
   handlers: string | null;
+  /**
+   * The instance id the executor sent in its last registration (Tickwheel's `instance` field, new
+   * at each start of its process); NULL when it sent none (XXL-JOB executors).
+   */
+  instance: string | null;
 }
 
 /** A job (XXL-JOB's xxl_job_info). */
@@ -121,6 +126,16 @@ export interface FireTable {
   /** ReturnT code of the dispatch: 200 accepted, 500 refused or unreachable. */
   trigger_code: number | null;
   trigger_msg: string | null;
+  /**
+   * The executor instance that accepted the run (its `Tickwheel-Instance` answer header); NULL
+   * when it announced none (XXL-JOB executors, records from before migration 0009).
+   */
+  executor_instance?: string | null;
+  /**
+   * The executor the send fence admitted a run of this record to, written before the run goes
+   * out (migration 0010); a re-send goes there again. NULL until then.
+   */
+  sent_to?: string | null;
   handle_at: number | null;
   /** Handle code of the result: 200 success, 500 failure, 502 timeout. */
   handle_code: number | null;
@@ -165,6 +180,11 @@ export interface FireTable {
    * NULL otherwise. Optional on insert: NULL.
    */
   address_override?: string | null;
+  /**
+   * When the lost-run monitor failed the record as lost (migration 0009); NULL otherwise. A real
+   * result arriving later replaces that failure and clears it. Optional on insert: NULL.
+   */
+  lost_at?: number | null;
   created_at: number;
 }
 

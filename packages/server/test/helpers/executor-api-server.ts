@@ -54,6 +54,8 @@ export interface ApiServer {
   metrics: RecordingMetrics;
   /** Every batch the onFiresFinished hook was called with. */
   hookCalls: FinishedFire[][];
+  /** What a registration of a new executor instance calls (set it to the lost-run monitor's). */
+  onInstanceRegistered: ((address: string, instance: string) => Promise<unknown>) | undefined;
   close(): Promise<void>;
 }
 
@@ -80,13 +82,16 @@ export async function startApiServer(
     registry: store.registry,
     directory,
     recorder,
+    onInstanceRegistered: (address, instance) =>
+      server.onInstanceRegistered?.(address, instance) ?? Promise.resolve(),
     clock,
     logger,
     metrics,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  return {
+  const server: ApiServer = {
+    onInstanceRegistered: undefined,
     app,
     address: `http://127.0.0.1:${port}/`,
     directory,
@@ -98,6 +103,7 @@ export async function startApiServer(
       await app.close();
     },
   };
+  return server;
 }
 
 export interface PostOptions {
@@ -172,7 +178,7 @@ export async function createDispatchedFires(
   count: number,
   address: string | null,
   triggerAt: number,
-  extra: { parentFireId?: number; shardIndex?: number; shardTotal?: number } = {},
+  extra: { parentFireId?: number; shardIndex?: number; shardTotal?: number; instance?: string } = {},
 ): Promise<number[]> {
   const ids = await store.fires.createFires(
     Array.from({ length: count }, (_, i) => ({
@@ -196,6 +202,7 @@ export async function createDispatchedFires(
         executorAddress: address,
         triggerCode: 200,
         triggerMsg: 'test',
+        executorInstance: extra.instance ?? null,
       })),
     );
   }

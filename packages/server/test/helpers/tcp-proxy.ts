@@ -14,12 +14,19 @@ export interface TcpProxy {
    * drops packets; a connection made meanwhile stays silent for good.
    */
   stall(): void;
+  /**
+   * As `stall()`, and the open connections fall silent too, for good: what is sent on them goes
+   * nowhere and no answer comes, as when a network path or a database host stops answering
+   * without a reset. `restore()` lets new connections through; those stay dead.
+   */
+  blackHole(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let down = false;
   let stalled = false;
   const track = (socket: net.Socket) => {
@@ -41,7 +48,12 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    client.on('close', () => {
+      pairs.delete(pair);
+      upstream.destroy();
+    });
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -53,6 +65,17 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     },
     stall() {
       stalled = true;
+    },
+    blackHole() {
+      stalled = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // Read and drop, so neither side sees back-pressure or an end.
+        client.on('data', () => undefined);
+        upstream.on('data', () => undefined);
+      }
+      pairs.clear();
     },
     restore() {
       down = false;

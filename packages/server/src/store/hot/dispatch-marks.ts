@@ -8,8 +8,8 @@
  *
  * The status moves only from `pending`: a result can race ahead of its own dispatch mark (a
  * fast job's callback is written before the dispatcher's batch), and a mark must never pull a
- * finished record back. The dispatch fields (time, address, code, message) are written either
- * way, because the dispatch did happen.
+ * finished record back. The dispatch fields (time, address, instance, code, message) are written
+ * either way, because the dispatch did happen.
  */
 import {
   inMysqlTransaction,
@@ -33,6 +33,11 @@ export interface DispatchMark {
   triggerCode: number;
   /** What the dispatch did, for the console (route, address, response). */
   triggerMsg: string;
+  /**
+   * The executor instance that answered `run` (its `Tickwheel-Instance` header); null or absent
+   * when it announced none (XXL-JOB executors) or did not answer.
+   */
+  executorInstance?: string | null;
 }
 
 type MarkStatus = 'dispatched' | 'dispatch_failed';
@@ -76,9 +81,9 @@ const PG_MARK = `WITH locked AS (
   UPDATE fire AS f
   SET status = CASE WHEN f.status = 'pending' THEN $1 ELSE f.status END,
       trigger_at = v.trigger_at, executor_address = v.executor_address,
-      trigger_code = v.trigger_code, trigger_msg = v.trigger_msg
-  FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::int[], $6::text[])
-         AS v(id, trigger_at, executor_address, trigger_code, trigger_msg),
+      trigger_code = v.trigger_code, trigger_msg = v.trigger_msg, executor_instance = v.executor_instance
+  FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[])
+         AS v(id, trigger_at, executor_address, trigger_code, trigger_msg, executor_instance),
        locked
   WHERE f.id = v.id AND locked.id = f.id
   RETURNING locked.status AS status_before
@@ -88,7 +93,7 @@ SELECT count(*) AS changed FROM marked WHERE status_before = 'pending'`;
 async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMark[], to: MarkStatus) {
   return inPostgresTransaction(conn, async (client) => {
     const result = await client.query<{ changed: number }>({
-      name: 'tw_mark_dispatch',
+      name: 'tw_mark_dispatch_instance',
       text: PG_MARK,
       values: [
         to,
@@ -97,6 +102,7 @@ async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMa
         marks.map((m) => m.executorAddress),
         marks.map((m) => m.triggerCode),
         marks.map((m) => m.triggerMsg),
+        marks.map((m) => m.executorInstance ?? null),
       ],
     });
     return Number(result.rows[0]?.changed ?? 0);
@@ -104,13 +110,16 @@ async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMa
 }
 
 function mysqlMarkStatement(count: number): string {
-  const row = 'SELECT ? AS id, ? AS trigger_at, ? AS executor_address, ? AS trigger_code, ? AS trigger_msg';
-  const rows = [row, ...Array.from({ length: count - 1 }, () => 'SELECT ?, ?, ?, ?, ?')].join(' UNION ALL ');
+  const row =
+    'SELECT ? AS id, ? AS trigger_at, ? AS executor_address, ? AS trigger_code, ? AS trigger_msg, ? AS executor_instance';
+  const rows = [row, ...Array.from({ length: count - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?')].join(
+    ' UNION ALL ',
+  );
   // `status` is assigned first: MySQL evaluates SET left to right and the CASE must see the old status.
   return `UPDATE fire f JOIN (${rows}) v ON f.id = v.id
 SET f.status = CASE WHEN f.status = 'pending' THEN ? ELSE f.status END,
     f.trigger_at = v.trigger_at, f.executor_address = v.executor_address,
-    f.trigger_code = v.trigger_code, f.trigger_msg = v.trigger_msg`;
+    f.trigger_code = v.trigger_code, f.trigger_msg = v.trigger_msg, f.executor_instance = v.executor_instance`;
 }
 
 async function markMysql(conn: MysqlConnection, marks: readonly DispatchMark[], to: MarkStatus) {
@@ -121,14 +130,22 @@ async function markMysql(conn: MysqlConnection, marks: readonly DispatchMark[], 
       [marks.map((m) => m.fireId)],
     );
     await connection.query(mysqlMarkStatement(marks.length), [
-      ...marks.flatMap((m) => [m.fireId, m.triggerAt, m.executorAddress, m.triggerCode, m.triggerMsg]),
+      ...marks.flatMap((m) => [
+        m.fireId,
+        m.triggerAt,
+        m.executorAddress,
+        m.triggerCode,
+        m.triggerMsg,
+        m.executorInstance ?? null,
+      ]),
       to,
     ]);
     return (locked as { status: string }[]).filter((row) => row.status === 'pending').length;
   });
 }
 
-// Each row of the JSON array: [id, trigger_at, executor_address, trigger_code, trigger_msg]. One
+// Each row of the JSON array: [id, trigger_at, executor_address, trigger_code, trigger_msg,
+// executor_instance]. One
 // writer at a time (BEGIN IMMEDIATE), so the count read first is the status before the UPDATE. The
 // unary `+` keeps SQLite off the status index (it would scan every pending record). The count
 // takes the ids alone: picking them out of the mark rows cost it a JSON parse per row.
@@ -138,13 +155,20 @@ WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'pending'`;
 export const SQLITE_MARK = `UPDATE fire
 SET status = CASE WHEN status = 'pending' THEN ? ELSE status END,
     trigger_at = v.value ->> 1, executor_address = v.value ->> 2,
-    trigger_code = v.value ->> 3, trigger_msg = v.value ->> 4
+    trigger_code = v.value ->> 3, trigger_msg = v.value ->> 4, executor_instance = v.value ->> 5
 FROM json_each(?) AS v
 WHERE fire.id = v.value ->> 0`;
 
 async function markSqlite(conn: SqliteConnection, marks: readonly DispatchMark[], to: MarkStatus) {
   const rows = JSON.stringify(
-    marks.map((m) => [m.fireId, m.triggerAt, m.executorAddress, m.triggerCode, m.triggerMsg]),
+    marks.map((m) => [
+      m.fireId,
+      m.triggerAt,
+      m.executorAddress,
+      m.triggerCode,
+      m.triggerMsg,
+      m.executorInstance ?? null,
+    ]),
   );
   const ids = JSON.stringify(marks.map((m) => m.fireId));
   return inSqliteWrite(conn, () => {

@@ -29,6 +29,7 @@ export const DUE_FIRE_COLUMNS = [
   'retry_fire_id',
   'created_at',
   'address_override',
+  'sent_to',
 ] as const;
 
 /** What dispatching a fire reads of its job: whether it still runs, how to send it, FIX_DELAY's schedule. */
@@ -107,6 +108,7 @@ function dueFireOf(row: unknown[]): DueFire {
     retry_fire_id: r[10],
     created_at: r[11],
     address_override: r[12],
+    sent_to: r[13],
   };
 }
 
@@ -143,6 +145,7 @@ type DueFireRow = [
   DueFire['retry_fire_id'],
   DueFire['created_at'],
   DueFire['address_override'],
+  DueFire['sent_to'],
 ];
 
 type DueJobRow = [

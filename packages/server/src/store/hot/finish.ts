@@ -3,7 +3,10 @@
  *
  * Idempotent by construction: a record changes only while its status is one a result may
  * finalise (FINISHABLE_STATUSES), and the function returns exactly the records this call
- * changed. A duplicated callback, or the same result reaching two server nodes, therefore
+ * changed. One exception: a record the lost-run monitor failed (`lost_at` set) still takes the
+ * run's real result when it comes after all (a callback that was in flight or spilled while the
+ * monitor gave up), which replaces the failure and clears `lost_at`: a run that did execute
+ * always has its result stored. A second lost verdict never replaces anything. A duplicated callback, or the same result reaching two server nodes, therefore
  * finalises a record once and triggers its child jobs once. Unknown ids change nothing.
  *
  * A success of a job with child jobs owes them: the same statement sets the record's
@@ -36,6 +39,11 @@ export interface FireResult {
   handleAt: number;
   /** Overrides the status the handle code implies (e.g. `killed` when the server killed the run). */
   status?: FinishedStatus;
+  /**
+   * The lost-run monitor's verdict, not a result the run reported: the record is marked
+   * (`lost_at` = `handleAt`), and the run's real result, should it come later, replaces it.
+   */
+  lost?: boolean;
 }
 
 /** A record this call finalised, with what the caller needs for child jobs, retries and alarms. */
@@ -76,6 +84,9 @@ const HAS_CHILDREN = (fire: string) =>
   `EXISTS (SELECT 1 FROM job WHERE job.id = ${fire}.job_id AND job.child_job_ids <> '')`;
 
 const FINISHABLE_SQL = FINISHABLE_STATUSES.map((status) => `'${status}'`).join(', ');
+/** A record a real result may finalise (`f` the fire; `real` true when the result is not a lost verdict). */
+const TAKES_RESULT = (f: string, real: string) =>
+  `(${f}.status IN (${FINISHABLE_SQL}) OR (${real} AND ${f}.status = 'failed' AND ${f}.lost_at IS NOT NULL))`;
 
 /** Finalises the records of `results`; returns the ones this call changed. */
 export async function finishFires(
@@ -94,11 +105,22 @@ export async function finishFires(
   return rows.map(toFinishedFire);
 }
 
-/** A run has one result: when a batch carries a fire twice, the first result wins, as one by one. */
+/**
+ * A run has one result: when a batch carries a fire twice, the first result wins, as one by one;
+ * a real result wins over a lost verdict whatever the order, as it would replace it one by one.
+ */
 function firstResultPerFire(results: readonly FireResult[]): FireResult[] {
   const byId = new Map<number, FireResult>();
-  for (const result of results) if (!byId.has(result.fireId)) byId.set(result.fireId, result);
+  for (const result of results) {
+    const first = byId.get(result.fireId);
+    if (first === undefined || (first.lost === true && result.lost !== true)) byId.set(result.fireId, result);
+  }
   return [...byId.values()];
+}
+
+/** The `lost_at` a result writes: its time for a lost verdict, NULL (cleared) for a real result. */
+function lostAtOf(result: FireResult): number | null {
+  return result.lost === true ? result.handleAt : null;
 }
 
 function toFinishedFire(row: FinishedFireRow): FinishedFire {
@@ -122,15 +144,16 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
 // re-checks its WHERE on the newest row version, so of two concurrent finishes of one record the
 // second sees the final status and changes nothing.
 const PG_FINISH = `WITH locked AS (
-  SELECT id FROM fire WHERE id = ANY($1::bigint[]) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE
+  SELECT id FROM fire AS l WHERE id = ANY($1::bigint[]) AND ${TAKES_RESULT('l', 'TRUE')} ORDER BY id FOR UPDATE
 )
 UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
+  lost_at = v.lost_at,
   children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END
-FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[])
-  AS v(id, status, handle_code, handle_msg, handle_at),
+FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[])
+  AS v(id, status, handle_code, handle_msg, handle_at, lost_at),
   locked
-WHERE f.id = v.id AND locked.id = f.id AND f.status IN (${FINISHABLE_SQL})
+WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NULL')}
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `f.${column}`)
   .join(', ')}`;
@@ -142,7 +165,7 @@ async function finishPostgres(
 ) {
   return inPostgresTransaction(conn, async (client) => {
     const updated = await client.query<FinishedFireRow>({
-      name: 'tw_finish_fires',
+      name: 'tw_finish_fires_lost',
       text: PG_FINISH,
       values: [
         results.map((r) => r.fireId),
@@ -150,6 +173,7 @@ async function finishPostgres(
         results.map((r) => r.handleCode),
         results.map((r) => r.handleMsg),
         results.map((r) => r.handleAt),
+        results.map(lostAtOf),
       ],
     });
     return updated.rows;
@@ -166,9 +190,16 @@ async function finishMysql(
   statuses: readonly string[],
 ) {
   return inMysqlTransaction(conn, async (connection) => {
-    const [locked] = await connection.query<(FinishedFireRow & { has_children: number } & RowDataPacket)[]>(
-      `SELECT ${RETURNED_COLUMNS}, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND status IN (${FINISHABLE_SQL}) ORDER BY id FOR UPDATE`,
+    const [candidates] = await connection.query<
+      (FinishedFireRow & { has_children: number; lost_at: number | null } & RowDataPacket)[]
+    >(
+      `SELECT ${RETURNED_COLUMNS}, lost_at, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND ${TAKES_RESULT('fire', 'TRUE')} ORDER BY id FOR UPDATE`,
       [results.map((r) => r.fireId)],
+    );
+    const lostVerdicts = new Set(results.filter((r) => r.lost === true).map((r) => r.fireId));
+    // A lost verdict finalises only a record still open; a real result also replaces a lost one.
+    const locked = candidates.filter(
+      (row) => !lostVerdicts.has(row.id) || (FINISHABLE_STATUSES as readonly string[]).includes(row.status),
     );
     if (locked.length === 0) return [];
     const lockedById = new Map(locked.map((row) => [row.id, row]));
@@ -181,7 +212,7 @@ async function finishMysql(
     });
     await updateMysql(connection, changes);
     const byId = new Map(changes.map((c) => [c.result.fireId, c]));
-    return locked.map(({ has_children: _, ...row }) => {
+    return locked.map(({ has_children: _, lost_at: __, ...row }) => {
       const change = byId.get(row.id)!;
       return {
         ...row,
@@ -198,14 +229,14 @@ async function updateMysql(
   changes: readonly { result: FireResult; status: string; childrenStatus: number }[],
 ) {
   const row =
-    'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status';
-  const rows = [row, ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?')].join(
+    'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status, ? AS lost_at';
+  const rows = [row, ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?, ?')].join(
     ' UNION ALL ',
   );
   await connection.query(
     `UPDATE fire f JOIN (${rows}) v ON f.id = v.id
 SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_msg, f.handle_at = v.handle_at,
-  f.children_status = v.children_status`,
+  f.children_status = v.children_status, f.lost_at = v.lost_at`,
     changes.flatMap(({ result, status, childrenStatus }) => [
       result.fireId,
       status,
@@ -213,17 +244,21 @@ SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_
       result.handleMsg,
       result.handleAt,
       childrenStatus,
+      lostAtOf(result),
     ]),
   );
 }
 
-// Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at]; one statement per batch.
-// The unary `+` keeps SQLite off the status index: it would scan every open record, not look up the batch's ids.
+// Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at, lost_at]; one
+// statement per batch. The unary `+` keeps SQLite off the status index: it would scan every open
+// record, not look up the batch's ids.
 export const SQLITE_FINISH = `UPDATE fire
 SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->> 3, handle_at = v.value ->> 4,
+  lost_at = v.value ->> 5,
   children_status = CASE WHEN v.value ->> 1 = 'succeeded' AND ${HAS_CHILDREN('fire')} THEN ${CHILDREN_STATUS.OWED} ELSE fire.children_status END
 FROM json_each(?) AS v
-WHERE fire.id = v.value ->> 0 AND +fire.status IN (${FINISHABLE_SQL})
+WHERE fire.id = v.value ->> 0 AND (+fire.status IN (${FINISHABLE_SQL})
+  OR (v.value ->> 5 IS NULL AND +fire.status = 'failed' AND fire.lost_at IS NOT NULL))
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `fire.${column}`)
   .join(', ')}`;
@@ -234,7 +269,7 @@ async function finishSqlite(
   statuses: readonly string[],
 ) {
   const rows = JSON.stringify(
-    results.map((r, i) => [r.fireId, statuses[i], r.handleCode, r.handleMsg, r.handleAt]),
+    results.map((r, i) => [r.fireId, statuses[i], r.handleCode, r.handleMsg, r.handleAt, lostAtOf(r)]),
   );
   return inSqliteWrite(conn, () => prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[]);
 }

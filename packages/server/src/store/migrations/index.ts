@@ -13,6 +13,8 @@ import mysqlReportsRetention from './mysql/0005_reports_retention.js';
 import mysqlOwedChildrenAlarms from './mysql/0006_owed_children_alarms.js';
 import mysqlTriggerAddresses from './mysql/0007_trigger_addresses.js';
 import mysqlRegistryHandlers from './mysql/0008_registry_handlers.js';
+import mysqlExecutorInstances from './mysql/0009_executor_instances.js';
+import mysqlSendFence from './mysql/0010_send_fence.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -21,6 +23,8 @@ import postgresReportsRetention from './postgres/0005_reports_retention.js';
 import postgresOwedChildrenAlarms from './postgres/0006_owed_children_alarms.js';
 import postgresTriggerAddresses from './postgres/0007_trigger_addresses.js';
 import postgresRegistryHandlers from './postgres/0008_registry_handlers.js';
+import postgresExecutorInstances from './postgres/0009_executor_instances.js';
+import postgresSendFence from './postgres/0010_send_fence.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -29,6 +33,8 @@ import sqliteReportsRetention from './sqlite/0005_reports_retention.js';
 import sqliteOwedChildrenAlarms from './sqlite/0006_owed_children_alarms.js';
 import sqliteTriggerAddresses from './sqlite/0007_trigger_addresses.js';
 import sqliteRegistryHandlers from './sqlite/0008_registry_handlers.js';
+import sqliteExecutorInstances from './sqlite/0009_executor_instances.js';
+import sqliteSendFence from './sqlite/0010_send_fence.js';
 
 export interface Migration {
   version: number;
@@ -46,6 +52,8 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 6, name: 'owed_children_alarms', sql: sqliteOwedChildrenAlarms },
     { version: 7, name: 'trigger_addresses', sql: sqliteTriggerAddresses },
     { version: 8, name: 'registry_handlers', sql: sqliteRegistryHandlers },
+    { version: 9, name: 'executor_instances', sql: sqliteExecutorInstances },
+    { version: 10, name: 'send_fence', sql: sqliteSendFence },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -56,6 +64,8 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 6, name: 'owed_children_alarms', sql: postgresOwedChildrenAlarms },
     { version: 7, name: 'trigger_addresses', sql: postgresTriggerAddresses },
     { version: 8, name: 'registry_handlers', sql: postgresRegistryHandlers },
+    { version: 9, name: 'executor_instances', sql: postgresExecutorInstances },
+    { version: 10, name: 'send_fence', sql: postgresSendFence },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -66,6 +76,8 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 6, name: 'owed_children_alarms', sql: mysqlOwedChildrenAlarms },
     { version: 7, name: 'trigger_addresses', sql: mysqlTriggerAddresses },
     { version: 8, name: 'registry_handlers', sql: mysqlRegistryHandlers },
+    { version: 9, name: 'executor_instances', sql: mysqlExecutorInstances },
+    { version: 10, name: 'send_fence', sql: mysqlSendFence },
   ],
 };
 

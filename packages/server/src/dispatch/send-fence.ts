@@ -1,0 +1,113 @@
+/**
+ * The last step before a `run` goes out: the dispatcher asks the fence, and sends only what it
+ * admits (store/hot/send-fence.ts says what the statement checks). Asks that come in the same
+ * turn of the event loop, or while a fence statement is in flight, go to the database together,
+ * so fencing costs one statement per batch of sends, not one per send.
+ *
+ * A fire of the planner is fenced under its shard's lease as this node holds it now; when the
+ * node no longer holds the shard (locally: its lease deadline passed) the send is refused
+ * without asking the database.
+ */
+import type { SendFenceAnswer, SendFenceRequest } from '../store/hot/send-fence.js';
+import { shardLeaseName } from '../store/leases.js';
+
+/** A send the dispatcher is about to make. */
+export interface SendToFence {
+  fireId: number;
+  jobId: number;
+  address: string;
+  /** True for a fire of the planner: only the holder of its shard may send it. */
+  leased: boolean;
+}
+
+export type FenceVerdict =
+  | { admitted: true }
+  | { admitted: false; sentTo: string }
+  | { admitted: false; reason: 'not-pending' | 'not-owner' };
+
+/**
+ * Fence statements at once. The sends of one wait for its answer, which on a busy database
+ * includes the wait for a pooled connection: with several in flight the next batch does not queue
+ * behind that wait. Each locks its own records, in id order.
+ */
+const FENCES_IN_FLIGHT = 4;
+
+export interface SendFenceOptions {
+  fenceSends(nowMs: number, sends: readonly SendFenceRequest[]): Promise<SendFenceAnswer[]>;
+  /** The shard of a job and the epoch this node holds it at now (undefined: not held). */
+  leases: { shardOf(jobId: number): number; epochOf(shard: number): number | undefined };
+  now(): number;
+  /** Sends fenced per statement at most. */
+  batchSize: number;
+}
+
+interface Waiting {
+  request: SendFenceRequest;
+  settle(verdict: FenceVerdict): void;
+  fail(err: unknown): void;
+}
+
+export class SendFence {
+  private readonly options: SendFenceOptions;
+  private queue: Waiting[] = [];
+  /** Fence statements running now. */
+  private inFlight = 0;
+  /** A batch is being gathered (until the end of this turn of the event loop). */
+  private gathering = false;
+
+  constructor(options: SendFenceOptions) {
+    this.options = options;
+  }
+
+  /** Whether `send` may go out now. Rejects when the database cannot be asked (the fire is then not sent). */
+  admit(send: SendToFence): Promise<FenceVerdict> {
+    let lease: SendFenceRequest['lease'] = null;
+    if (send.leased) {
+      const shard = this.options.leases.shardOf(send.jobId);
+      const epoch = this.options.leases.epochOf(shard);
+      if (epoch === undefined) return Promise.resolve({ admitted: false, reason: 'not-owner' });
+      lease = { name: shardLeaseName(shard), epoch };
+    }
+    return new Promise((settle, fail) => {
+      this.queue.push({ request: { fireId: send.fireId, address: send.address, lease }, settle, fail });
+      this.startFlush();
+    });
+  }
+
+  /** Starts fence statements while asks wait, up to FENCES_IN_FLIGHT at once. */
+  private startFlush(): void {
+    if (this.gathering || this.inFlight >= FENCES_IN_FLIGHT || this.queue.length === 0) return;
+    this.gathering = true;
+    // Let the sends routed in the same turn of the event loop join this statement.
+    setImmediate(() => {
+      this.gathering = false;
+      const batch = this.queue.splice(0, this.options.batchSize);
+      if (batch.length > 0) {
+        this.inFlight++;
+        void this.fence(batch).finally(() => {
+          this.inFlight--;
+          this.startFlush();
+        });
+      }
+      this.startFlush();
+    });
+  }
+
+  private async fence(batch: readonly Waiting[]): Promise<void> {
+    try {
+      const answers = await this.options.fenceSends(
+        this.options.now(),
+        batch.map((w) => w.request),
+      );
+      for (const [i, waiting] of batch.entries()) waiting.settle(verdictOf(answers[i]!));
+    } catch (err) {
+      for (const waiting of batch) waiting.fail(err);
+    }
+  }
+}
+
+function verdictOf(answer: SendFenceAnswer): FenceVerdict {
+  if (answer.admitted) return { admitted: true };
+  if ('sentTo' in answer) return { admitted: false, sentTo: answer.sentTo };
+  return { admitted: false, reason: answer.reason };
+}

@@ -1,0 +1,254 @@
+/**
+ * The send fence: the statement between choosing an executor for a fire and sending it `run`.
+ * It writes the chosen address on the `pending` record (`sent_to`, in no index, so the update
+ * touches no index: a heap-only update on PostgreSQL, in place on InnoDB), and only
+ *
+ * - while the record is still `pending` (nobody marked, finished or skipped it meanwhile),
+ * - when the record has no address yet, or this same one (a record sent before and re-sent goes
+ *   to the executor it went to, whose logId check then refuses a second run), and
+ * - for a fire of the planner (`lease` given): while this node holds the fire's shard lease under
+ *   the epoch the fire was armed with, unexpired on the database's clock and on the node's own —
+ *   checked in the same statement (PostgreSQL) or transaction (MySQL, SQLite, under a shared
+ *   lock on the lease rows there).
+ *
+ * On PostgreSQL the lease rows are read, not locked (a share lock on 64 lease rows per statement
+ * cost more than the whole fence): a takeover that commits while the statement runs is not seen
+ * by it. That needs the lease to expire within the few milliseconds the statement runs while the
+ * node still acts on it, which it stops doing `leaseSafetyMarginMs` (600 ms) before the expiry it
+ * knows (a node whose event loop stalled past that margin is the case left: the new holder's
+ * recovery may then read the record before this statement commits, and route it afresh).
+ *
+ * A record that passed the fence is `pending` with an address: its send's outcome is not known
+ * until the dispatch mark. Whoever dispatches it next (the shard's next holder, a restart) sends
+ * it to that address again.
+ *
+ * On MySQL the records are locked in id order first, as the dispatch marks and results lock them
+ * (dispatch-marks.ts); on PostgreSQL the UPDATE locks each record it changes, which no mark or
+ * result of that record can hold yet (they follow the send).
+ */
+import {
+  inMysqlTransaction,
+  inSqliteWrite,
+  type MysqlConnection,
+  type PostgresConnection,
+  prepared,
+  type SqliteConnection,
+  type StoreConnection,
+} from '../connection.js';
+import { DATABASE_NOW_MS_SQL } from '../leases.js';
+
+/** One send to fence. */
+export interface SendFenceRequest {
+  fireId: number;
+  /** The executor the run is about to be sent to. */
+  address: string;
+  /** The shard lease the sender must hold (`shard:<n>`) and at which epoch; null for a trigger-once. */
+  lease: { name: string; epoch: number } | null;
+}
+
+/** The fence's answer for one send. */
+export type SendFenceAnswer =
+  | { fireId: number; admitted: true }
+  /** The record went to another executor before: re-send it there. */
+  | { fireId: number; admitted: false; sentTo: string }
+  /** Not sent: the record is no longer pending, gone, or its shard is not held by this node. */
+  | { fireId: number; admitted: false; reason: 'not-pending' | 'not-owner' };
+
+interface FireState {
+  id: number;
+  status: string;
+  sent_to: string | null;
+}
+
+const PG_NOW_MS = DATABASE_NOW_MS_SQL.postgres;
+const MYSQL_NOW_MS = DATABASE_NOW_MS_SQL.mysql;
+
+/**
+ * Fences a batch of sends; `nowMs` is this node's (corrected) time. A lease must be unexpired on
+ * both clocks, the database's and this node's, so a node whose clock runs ahead stops first.
+ */
+export async function fenceSends(
+  conn: StoreConnection,
+  nodeId: string,
+  nowMs: number,
+  sends: readonly SendFenceRequest[],
+): Promise<SendFenceAnswer[]> {
+  if (sends.length === 0) return [];
+  const unique = [...new Map(sends.map((s) => [s.fireId, s])).values()].sort((a, b) => a.fireId - b.fireId);
+  let admitted: Set<number>;
+  let states: Map<number, FireState>;
+  let heldLeases: Set<string>;
+  if (conn.dialect === 'postgres')
+    ({ admitted, states, heldLeases } = await fencePostgres(conn, nodeId, nowMs, unique));
+  else if (conn.dialect === 'mysql')
+    ({ admitted, states, heldLeases } = await fenceMysql(conn, nodeId, nowMs, unique));
+  else ({ admitted, states, heldLeases } = await fenceSqlite(conn, nodeId, nowMs, unique));
+  const fenced = new Map(unique.map((s) => [s.fireId, s.address]));
+  return sends.map((send) => {
+    // The same record asked twice in one batch: only the address that went in is admitted.
+    const address = fenced.get(send.fireId);
+    if (admitted.has(send.fireId) && address !== send.address && address !== undefined) {
+      return { fireId: send.fireId, admitted: false, sentTo: address };
+    }
+    return answerOf(send, admitted, states.get(send.fireId), heldLeases);
+  });
+}
+
+function answerOf(
+  send: SendFenceRequest,
+  admitted: ReadonlySet<number>,
+  state: FireState | undefined,
+  heldLeases: ReadonlySet<string>,
+): SendFenceAnswer {
+  const { fireId } = send;
+  if (admitted.has(fireId)) return { fireId, admitted: true };
+  if (state === undefined || state.status !== 'pending')
+    return { fireId, admitted: false, reason: 'not-pending' };
+  if (send.lease !== null && !heldLeases.has(leaseKey(send.lease))) {
+    return { fireId, admitted: false, reason: 'not-owner' };
+  }
+  if (state.sent_to !== null && state.sent_to !== send.address) {
+    return { fireId, admitted: false, sentTo: state.sent_to };
+  }
+  return { fireId, admitted: false, reason: 'not-pending' };
+}
+
+const leaseKey = (lease: { name: string; epoch: number }) => `${lease.name}@${lease.epoch}`;
+
+/**
+ * One statement: the lease rows of the batch that this node holds unexpired on both clocks, then
+ * the update of the records that pass (the UPDATE re-checks `status` and `sent_to` on each row
+ * once it holds its lock, so two fences of one record cannot both pass with different
+ * executors), then every asked record as it was, for the answers of those that did not pass.
+ */
+const PG_FENCE = `WITH v AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS v(id, address, lease_name, epoch)
+), held AS (
+  SELECT l.name, l.epoch FROM lease l
+  WHERE l.name = ANY($3::text[]) AND l.owner_node = $5 AND l.expires_at > GREATEST($6::bigint, ${PG_NOW_MS})
+), fenced AS (
+  UPDATE fire AS f SET sent_to = v.address
+  FROM v
+  WHERE f.id = v.id AND f.status = 'pending' AND (f.sent_to IS NULL OR f.sent_to = v.address)
+    AND (v.lease_name IS NULL OR EXISTS (SELECT 1 FROM held WHERE held.name = v.lease_name AND held.epoch = v.epoch))
+  RETURNING f.id
+)
+SELECT f.id, f.status, f.sent_to, (fenced.id IS NOT NULL) AS admitted,
+       (SELECT coalesce(array_agg(held.name || '@' || held.epoch), '{}') FROM held) AS held
+FROM fire f LEFT JOIN fenced ON fenced.id = f.id WHERE f.id = ANY($1::bigint[])`;
+
+async function fencePostgres(
+  conn: PostgresConnection,
+  nodeId: string,
+  nowMs: number,
+  sends: readonly SendFenceRequest[],
+) {
+  const result = await conn.pool.query<FireState & { admitted: boolean; held: string[] }>({
+    name: 'tw_fence_sends',
+    text: PG_FENCE,
+    values: [
+      sends.map((s) => s.fireId),
+      sends.map((s) => s.address),
+      sends.map((s) => s.lease?.name ?? null),
+      sends.map((s) => s.lease?.epoch ?? null),
+      nodeId,
+      nowMs,
+    ],
+  });
+  const rows = result.rows.map((row) => ({ ...row, id: Number(row.id) }));
+  const admitted = new Set(rows.filter((row) => row.admitted).map((row) => row.id));
+  const states = new Map<number, FireState>(rows.map((row) => [row.id, row]));
+  const heldLeases = new Set(rows[0]?.held ?? []);
+  // The statement's rows are as of its start: a record another fence took meanwhile (its UPDATE
+  // waited for that one, then found the record taken) still looks free. Read those again.
+  const raced = sends.filter(
+    (send) => !admitted.has(send.fireId) && passes(send, states.get(send.fireId), heldLeases),
+  );
+  if (raced.length > 0) {
+    const again = await conn.pool.query<FireState>(
+      'SELECT id, status, sent_to FROM fire WHERE id = ANY($1::bigint[])',
+      [raced.map((send) => send.fireId)],
+    );
+    for (const row of again.rows) states.set(Number(row.id), { ...row, id: Number(row.id) });
+  }
+  return { admitted, states, heldLeases };
+}
+
+async function fenceMysql(
+  conn: MysqlConnection,
+  nodeId: string,
+  nowMs: number,
+  sends: readonly SendFenceRequest[],
+) {
+  const leaseNames = [...new Set(sends.flatMap((s) => (s.lease === null ? [] : [s.lease.name])))];
+  return inMysqlTransaction(conn, async (connection) => {
+    let heldLeases = new Set<string>();
+    if (leaseNames.length > 0) {
+      const [leases] = await connection.query(
+        `SELECT name, epoch FROM lease WHERE name IN (?) AND owner_node = ?
+         AND expires_at > GREATEST(?, ${MYSQL_NOW_MS}) LOCK IN SHARE MODE`,
+        [leaseNames, nodeId, nowMs],
+      );
+      heldLeases = new Set((leases as { name: string; epoch: number }[]).map((l) => leaseKey(l)));
+    }
+    const [rows] = await connection.query(
+      'SELECT id, status, sent_to FROM fire WHERE id IN (?) ORDER BY id FOR UPDATE',
+      [sends.map((s) => s.fireId)],
+    );
+    const states = new Map(
+      (rows as FireState[]).map((row) => [Number(row.id), { ...row, id: Number(row.id) }]),
+    );
+    const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases));
+    if (passing.length > 0) {
+      const cases = passing.map(() => 'WHEN ? THEN ?').join(' ');
+      await connection.query(`UPDATE fire SET sent_to = CASE id ${cases} END WHERE id IN (?)`, [
+        ...passing.flatMap((s) => [s.fireId, s.address]),
+        passing.map((s) => s.fireId),
+      ]);
+    }
+    return { admitted: new Set(passing.map((s) => s.fireId)), states, heldLeases };
+  });
+}
+
+const SQLITE_LEASES = `SELECT name, epoch FROM lease
+WHERE name IN (SELECT value FROM json_each(?)) AND owner_node = ? AND expires_at > ?`;
+const SQLITE_FIRES = `SELECT id, status, sent_to FROM fire WHERE id IN (SELECT value FROM json_each(?))`;
+const SQLITE_FENCE = `UPDATE fire SET sent_to = v.value ->> 1
+FROM json_each(?) AS v WHERE fire.id = v.value ->> 0`;
+
+async function fenceSqlite(
+  conn: SqliteConnection,
+  nodeId: string,
+  nowMs: number,
+  sends: readonly SendFenceRequest[],
+) {
+  const leaseNames = [...new Set(sends.flatMap((s) => (s.lease === null ? [] : [s.lease.name])))];
+  return inSqliteWrite(conn, () => {
+    const leases =
+      leaseNames.length === 0
+        ? []
+        : (prepared(conn, SQLITE_LEASES).all(JSON.stringify(leaseNames), nodeId, nowMs) as {
+            name: string;
+            epoch: number;
+          }[]);
+    const heldLeases = new Set(leases.map((l) => leaseKey(l)));
+    const rows = prepared(conn, SQLITE_FIRES).all(JSON.stringify(sends.map((s) => s.fireId))) as FireState[];
+    const states = new Map(rows.map((row) => [row.id, row]));
+    const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases));
+    if (passing.length > 0) {
+      prepared(conn, SQLITE_FENCE).run(JSON.stringify(passing.map((s) => [s.fireId, s.address])));
+    }
+    return { admitted: new Set(passing.map((s) => s.fireId)), states, heldLeases };
+  });
+}
+
+/** Whether a send passes the fence, given its record's state and the leases held. */
+function passes(
+  send: SendFenceRequest,
+  state: FireState | undefined,
+  heldLeases: ReadonlySet<string>,
+): boolean {
+  if (state === undefined || state.status !== 'pending') return false;
+  if (state.sent_to !== null && state.sent_to !== send.address) return false;
+  return send.lease === null || heldLeases.has(leaseKey(send.lease));
+}
