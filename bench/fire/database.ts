@@ -40,7 +40,8 @@ export async function createDatabase(store: StoreName, postgresUrl: string): Pro
 
 type Db = Awaited<ReturnType<typeof openStore>>['db'];
 
-async function onAdminConnection(url: string, work: (db: Db) => Promise<unknown>): Promise<void> {
+/** Runs `work` on a one-connection store of `url` that migrates nothing, then closes it. */
+export async function onAdminConnection(url: string, work: (db: Db) => Promise<unknown>): Promise<void> {
   const admin = await openStore({ database: url, migrate: false, poolSize: 1 });
   try {
     await work(admin.db);

@@ -6,7 +6,7 @@
  * measured window; `usage` and `stats` are answered; `stop` stops gracefully. It exits when the
  * harness goes away.
  *
- *   executor-process '{"serverUrl":"http://127.0.0.1:…/","accessToken":"…","logDir":"/dev/shm/…"}'
+ *   executor-process '{"serverUrls":["http://127.0.0.1:…/"],"accessToken":"…","logDir":"/dev/shm/…"}'
  */
 import { createExecutor } from '@tickwheel/executor';
 import { Histogram } from './histogram.js';
@@ -24,7 +24,7 @@ let runs = 0;
 
 const executor = createExecutor({
   appName: 'bench',
-  serverAddresses: [config.serverUrl],
+  serverAddresses: config.serverUrls,
   accessToken: config.accessToken,
   host: '127.0.0.1',
   port: 0,

@@ -5,11 +5,14 @@ export interface ServerConfig {
   database: string;
   dataDir: string;
   accessToken: string;
+  /** The node's id in a cluster (`--nodes`); default `bench-fire`. */
+  nodeId?: string;
 }
 
 /** The executor child's configuration, passed as one JSON argument. */
 export interface ExecutorConfig {
-  serverUrl: string;
+  /** Every server node: the executor registers with each and calls back any. */
+  serverUrls: string[];
   accessToken: string;
   logDir: string;
 }

@@ -6,7 +6,7 @@
  *   npm run bench:fire -- [--stores sqlite,postgres] [--shapes spread,aligned,idle]
  *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
- *     [--log-dir /dev/shm] [--drain-seconds 30] [--keep] [--json]
+ *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -17,7 +17,11 @@
  * `TW_BENCH_PROFILE=<folder>` runs the server and executor children with `--cpu-prof`, each into
  * a folder of its own under that one (`profile-summary.ts` sums them per function and file). `--keep`
  * leaves each case's database (SQLite folder or PostgreSQL schema) and child log for inspection.
- * With `--json` the table rows go to stderr and the figures, as JSON, to stdout.
+ * With `--json` the table rows go to stderr and the figures, as JSON, to stdout. `--nodes N`
+ * (PostgreSQL only) runs N server nodes on the one database, each in its own process; the
+ * executors register with all of them, and the window starts once the shards are spread
+ * (each node holds ⌊64/N⌋ or more); the server figures are then the nodes' sum (CPU, RSS) and
+ * worst (loop delay).
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -46,6 +50,7 @@ const { values } = parseArgs({
     'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     'log-dir': { type: 'string', default: existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir() },
     'drain-seconds': { type: 'string', default: '30' },
+    nodes: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
@@ -60,6 +65,9 @@ const executorCount = positiveInteger(values.executors, '--executors');
 const idleJobs = positiveInteger(values['idle-jobs'], '--idle-jobs');
 const idleDue = positiveInteger(values['idle-due'], '--idle-due');
 const drainMs = positiveInteger(values['drain-seconds'], '--drain-seconds') * 1000;
+const nodeCount = positiveInteger(values.nodes, '--nodes');
+if (nodeCount > 1 && stores.includes('sqlite'))
+  throw new Error('--nodes: SQLite is one node; use --stores postgres');
 const profileDir = process.env.TW_BENCH_PROFILE;
 
 const ACCESS_TOKEN = 'bench-fire-access-token-0123456789abcdef';
@@ -86,6 +94,8 @@ interface CaseResult extends CaseSpec {
   lateness: { runs: number; p50: number; p99: number; max: number };
   /** Time from the end of the window until every window fire had a final status (or the cap). */
   drainMs: number;
+  /** Server nodes (their CPU and RSS summed in `server`). */
+  nodes: number;
   server: ChildUsage;
   executors: ChildUsage;
   /** The whole machine's CPU time over the window, percent of all its cores (other work included). */
@@ -132,18 +142,37 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     store = await openStore({ database: database.url, dataDir: database.dir, poolSize: 2 });
     const seeded = await seedCase(store, spec.shape, spec.due, spec.idle);
 
-    const server = forkChild({
-      script: './server-process.js',
-      config: { database: database.url, dataDir: database.dir, accessToken: ACCESS_TOKEN },
-      logFd,
-      execArgv: profileArgs(spec, 'server'),
-    });
-    children.push(server);
-    const { url } = await nextMessage<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready', 60_000);
+    const servers = Array.from({ length: nodeCount }, (_, index) =>
+      forkChild({
+        script: './server-process.js',
+        config: {
+          database: database.url,
+          dataDir: nodeCount === 1 ? database.dir : path.join(database.dir, `node-${index + 1}`),
+          accessToken: ACCESS_TOKEN,
+          ...(nodeCount === 1 ? {} : { nodeId: `bench-fire-${index + 1}` }),
+        },
+        logFd,
+        execArgv: profileArgs(spec, nodeCount === 1 ? 'server' : `server${index + 1}`),
+      }),
+    );
+    children.push(...servers);
+    const urls = (
+      await Promise.all(
+        servers.map((server) =>
+          nextMessage<Extract<ServerMessage, { type: 'ready' }>>(server, 'ready', 60_000),
+        ),
+      )
+    ).map((ready) => ready.url);
+    if (nodeCount > 1) await waitForShardsSpread(store, nodeCount);
     const executors = Array.from({ length: executorCount }, (_, index) =>
       forkChild({
         script: './executor-process.js',
-        config: { serverUrl: url, accessToken: ACCESS_TOKEN, logDir: executorLogDir },
+        // A log dir each: an executor's accepted-logIds file is its own.
+        config: {
+          serverUrls: urls,
+          accessToken: ACCESS_TOKEN,
+          logDir: path.join(executorLogDir, `executor-${index + 1}`),
+        },
         logFd,
         execArgv: profileArgs(spec, `executor${index + 1}`),
       }),
@@ -160,12 +189,13 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
 
     await sleep(window.start - Date.now());
     const machineBefore = machineCpuTimes();
-    const serverUsage = new UsageMeter(server);
+    const serverUsage = servers.map((server) => new UsageMeter(server));
     const executorUsage = executors.map((executor) => new UsageMeter(executor));
-    await Promise.all([serverUsage, ...executorUsage].map((meter) => meter.sample()));
+    const meters = [...serverUsage, ...executorUsage];
+    await Promise.all(meters.map((meter) => meter.sample()));
     while (Date.now() < window.end) {
       await sleep(Math.min(1_000, window.end - Date.now()));
-      await Promise.all([serverUsage, ...executorUsage].map((meter) => meter.sample()));
+      await Promise.all(meters.map((meter) => meter.sample()));
     }
 
     const machineBusyPercent = busyPercentSince(machineBefore);
@@ -186,7 +216,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     }
     // The server first: stopped executors would turn its backlog into "no executor online"
     // failures. Fires it has not dispatched by then stay pending and count as not stored.
-    await stopChild(server, 40_000);
+    await Promise.all(servers.map((server) => stopChild(server, 40_000)));
     await Promise.all(executors.map((executor) => stopChild(executor, 10_000)));
     const fires = await countFires(store, window, seeded.phases, firstSecond);
     return {
@@ -203,7 +233,8 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
         max: lateness.max(),
       },
       drainMs: drained,
-      server: serverUsage.summary(),
+      nodes: nodeCount,
+      server: sumOf(serverUsage.map((meter) => meter.summary())),
       executors: sumOf(executorUsage.map((meter) => meter.summary())),
       machineBusyPercent,
       load: [loadBefore, os.loadavg()[0] ?? 0],
@@ -302,6 +333,29 @@ function busyPercentSince(before: { busy: number; total: number }): number {
   return ((after.busy - before.busy) / Math.max(1, after.total - before.total)) * 100;
 }
 
+/** Waits until every node holds its share of the 64 shards (at least ⌊64/N⌋), at most 20 s. */
+async function waitForShardsSpread(store: Store, nodes: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const leases = await store.leases.listLeases();
+    const held = new Map<string, number>();
+    for (const lease of leases) {
+      // The database is on this machine: its clock is this one.
+      if (lease.name.startsWith('shard:') && lease.owner_node !== '' && lease.expires_at > Date.now())
+        held.set(lease.owner_node, (held.get(lease.owner_node) ?? 0) + 1);
+    }
+    if (held.size >= nodes && [...held.values()].every((count) => count >= Math.floor(64 / nodes))) {
+      const shares = [...held]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([node, count]) => `${node} ${count}`);
+      progress(`  shards per node: ${shares.join(', ')}`);
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`the shards did not spread over ${nodes} nodes within 20 s`);
+    await sleep(200);
+  }
+}
+
 /** The executors register asynchronously after `start()`: wait until the server has stored each. */
 async function waitForRegistrations(store: Store, count: number): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -352,7 +406,7 @@ function tableHeader(): string {
 
 function tableRow(r: CaseResult): string {
   const cells = [
-    r.store,
+    r.nodes === 1 ? r.store : `${r.store} × ${r.nodes} nodes`,
     r.shape,
     r.due.toLocaleString('en-US'),
     r.idle.toLocaleString('en-US'),
@@ -378,6 +432,7 @@ function machine() {
     cpuModel: os.cpus()[0]?.model,
     node: process.version,
     executors: executorCount,
+    nodes: nodeCount,
   };
 }
 

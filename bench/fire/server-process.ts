@@ -20,7 +20,7 @@ const server = await createServer({
   database: config.database,
   dataDir: config.dataDir,
   accessToken: config.accessToken,
-  nodeId: 'bench-fire',
+  nodeId: config.nodeId ?? 'bench-fire',
   logLevel: 'warn',
   // Experiments: the server's internal options as JSON (e.g. '{"claimBatchSize":100}').
   ...(process.env.TW_BENCH_SERVER_INTERNAL
