@@ -64,4 +64,19 @@ describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (d
       await proxied.close();
     }
   });
+
+  it('adds one close listener per connection, however often it goes back to the pool', async () => {
+    database = await createTestDatabase(dialect);
+    const store = await database.open({ migrate: false, statementTimeoutMs: LIMIT_MS, poolSize: 1 });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 30; i++) await sql`SELECT 1`.execute(store.db);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
 });

@@ -28,11 +28,15 @@ interface Socket {
 export class StatementWatchdog {
   timeoutMs = 0;
   readonly #idle = new Map<object, Socket>();
+  readonly #watched = new WeakSet<Socket>();
 
   /** `connection` went back to the pool; its socket is `socket`. */
   idle(connection: object, socket: Socket | undefined): void {
     if (socket === undefined) return;
     this.#idle.set(connection, socket);
+    if (this.#watched.has(socket)) return;
+    // One listener per socket for its life, not one per release.
+    this.#watched.add(socket);
     socket.once('close', () => {
       if (this.#idle.get(connection) === socket) this.#idle.delete(connection);
     });
@@ -41,11 +45,6 @@ export class StatementWatchdog {
   /** `connection` was taken from the pool. */
   busy(connection: object): void {
     this.#idle.delete(connection);
-  }
-
-  /** How many idle connections the watchdog knows of (for tests). */
-  get idleCount(): number {
-    return this.#idle.size;
   }
 
   /** Closes the socket of the statement that got no answer, and those of every idle connection. */
