@@ -3,14 +3,14 @@
  * each run's lateness, its start minus the fire's scheduled time. The server sends the scheduled
  * time as `logDateTime` (the dispatcher's `scheduledAt`), so the handler reads it from the context.
  * Talks to the harness over IPC: `{type: 'ready', address}` once listening; `window` sets the
- * measured window; `usage` and `stats` are answered; `stop` stops gracefully. It exits when the
- * harness goes away.
+ * measured window; `usage` and `stats` (the window's lateness histogram, and one per scheduled
+ * second of it) are answered; `stop` stops gracefully. It exits when the harness goes away.
  *
  *   executor-process '{"serverUrls":["http://127.0.0.1:…/"],"accessToken":"…","logDir":"/dev/shm/…"}'
  */
 import { createExecutor } from '@tickwheel/executor';
 import { Histogram } from './histogram.js';
-import type { ExecutorConfig, ExecutorMessage, HarnessMessage, Window } from './messages.js';
+import type { ExecutorConfig, ExecutorMessage, ExecutorStats, HarnessMessage, Window } from './messages.js';
 import { createUsageReporter } from './usage.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ExecutorConfig;
@@ -18,6 +18,8 @@ process.once('disconnect', () => process.exit(1));
 const usage = createUsageReporter();
 
 const lateness = new Histogram();
+/** The window's lateness again, one histogram per scheduled second, to see it change along the window. */
+const latenessPerSecond = new Map<number, Histogram>();
 let window: Window = { start: Number.POSITIVE_INFINITY, end: Number.POSITIVE_INFINITY };
 let startsInWindow = 0;
 let runs = 0;
@@ -35,7 +37,16 @@ executor.handle('noop', (ctx) => {
   const now = Date.now();
   runs++;
   if (now >= window.start && now < window.end) startsInWindow++;
-  if (ctx.logDateTime >= window.start && ctx.logDateTime < window.end) lateness.record(now - ctx.logDateTime);
+  if (ctx.logDateTime >= window.start && ctx.logDateTime < window.end) {
+    lateness.record(now - ctx.logDateTime);
+    const second = Math.floor(ctx.logDateTime / 1000) * 1000;
+    let histogram = latenessPerSecond.get(second);
+    if (histogram === undefined) {
+      histogram = new Histogram();
+      latenessPerSecond.set(second, histogram);
+    }
+    histogram.record(now - ctx.logDateTime);
+  }
   return undefined;
 });
 await executor.start();
@@ -44,14 +55,20 @@ send({ type: 'ready', address: executor.address ?? '' });
 process.on('message', (message: HarnessMessage) => {
   if (message.type === 'window') window = message.window;
   else if (message.type === 'usage') send(usage());
-  else if (message.type === 'stats')
-    send({ type: 'stats', stats: { lateness: lateness.toPairs(), startsInWindow, runs } });
+  else if (message.type === 'stats') send({ type: 'stats', stats: stats() });
   else if (message.type === 'stop')
     executor.stop({ timeoutMs: 5_000 }).then(
       () => process.exit(0),
       () => process.exit(1),
     );
 });
+
+function stats(): ExecutorStats {
+  const perSecond = [...latenessPerSecond]
+    .sort(([a], [b]) => a - b)
+    .map(([second, histogram]): [number, Array<[number, number]>] => [second, histogram.toPairs()]);
+  return { lateness: lateness.toPairs(), perSecond, startsInWindow, runs };
+}
 
 function send(message: ExecutorMessage): void {
   process.send?.(message);

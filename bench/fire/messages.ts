@@ -40,6 +40,11 @@ export interface Window {
 export interface ExecutorStats {
   /** Lateness (run start − scheduled time) of the runs of fires scheduled in the window, as [ms, count] pairs. */
   lateness: Array<[number, number]>;
+  /**
+   * The same runs' lateness per scheduled second: [second (epoch ms, floor(logDateTime / 1000) · 1000),
+   * its [ms, count] pairs], in time order.
+   */
+  perSecond: Array<[number, Array<[number, number]>]>;
   /** Runs whose start (wall clock) fell in the window, whatever their scheduled time. */
   startsInWindow: number;
   /** Every run this executor started. */

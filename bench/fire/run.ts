@@ -6,7 +6,7 @@
  *   npm run bench:fire -- [--stores sqlite,postgres] [--shapes spread,aligned,idle]
  *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
- *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json]
+ *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -22,6 +22,11 @@
  * executors register with all of them, and the window starts once the shards are spread
  * (each node holds ⌊64/N⌋ or more); the server figures are then the nodes' sum (CPU, RSS) and
  * worst (loop delay).
+ * The window is also measured second by second (`perSecond` in the JSON): the executors keep a
+ * lateness histogram per scheduled second, the server's RSS and CPU come from the usage sample
+ * that closes each second; `steady` and the last two columns compare the window's first 10 s with
+ * its last 10 (thirds below 20 s), to show whether lateness or memory creep up over a long window.
+ * `--per-second` prints that series to stderr, one line a second, after each case.
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -53,6 +58,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    'per-second': { type: 'boolean', default: false },
   },
 });
 
@@ -83,6 +89,31 @@ interface CaseSpec {
   idle: number;
 }
 
+/** One second of the window: the runs of the fires scheduled in it, and the server at its end. */
+interface SecondResult {
+  /** Offset from the window's start, 0-based. */
+  second: number;
+  /** Runs of the fires scheduled in this second, and their lateness (ms; NaN, in JSON null, when none ran). */
+  runs: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** The server's RSS at the usage sample that closes this second, and its CPU (% of one core) in it. */
+  serverRssMb: number;
+  serverCpuPercent: number;
+}
+
+/**
+ * Whether the window was steady: the lateness p99 and the server's mean RSS over its first 10
+ * seconds and over its last 10 (first and last third of windows shorter than 20 s).
+ */
+interface Steady {
+  firstP99: number;
+  lastP99: number;
+  firstRssMb: number;
+  lastRssMb: number;
+}
+
 interface CaseResult extends CaseSpec {
   seconds: number;
   window: Window;
@@ -102,6 +133,11 @@ interface CaseResult extends CaseSpec {
   machineBusyPercent: number;
   /** 1-minute load average at the start and at the end of the case. */
   load: [number, number];
+  /** The window second by second, and its first and last part compared. */
+  perSecond: SecondResult[];
+  steady: Steady;
+  /** The server's usage samples over the window (every node's summed): the first opens it, one closes each second. */
+  serverSamples: UsageSample[];
 }
 
 const cases: CaseSpec[] = [];
@@ -125,6 +161,7 @@ async function main(): Promise<void> {
     progress(`${spec.store} ${spec.shape} ${spec.due}${spec.idle ? ` + ${spec.idle} not due` : ''}…`);
     const result = await runCase(spec);
     results.push(result);
+    if (values['per-second']) printPerSecond(result);
     table(tableRow(result));
   }
   if (values.json) console.log(JSON.stringify({ machine: machine(), results }, null, 2));
@@ -189,12 +226,14 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
 
     await sleep(window.start - Date.now());
     const machineBefore = machineCpuTimes();
-    const serverUsage = servers.map((server) => new UsageMeter(server));
-    const executorUsage = executors.map((executor) => new UsageMeter(executor));
+    const serverUsage = servers.map((server) => new UsageMeter(server, window.start));
+    const executorUsage = executors.map((executor) => new UsageMeter(executor, window.start));
     const meters = [...serverUsage, ...executorUsage];
     await Promise.all(meters.map((meter) => meter.sample()));
-    while (Date.now() < window.end) {
-      await sleep(Math.min(1_000, window.end - Date.now()));
+    // On each second of the window (not a second after the previous sample, which would drift by
+    // the time the answers take), so sample k + 1 closes second k.
+    for (let second = 1; second <= seconds; second++) {
+      await sleep(Math.max(0, window.start + second * 1000 - Date.now()));
       await Promise.all(meters.map((meter) => meter.sample()));
     }
 
@@ -208,10 +247,19 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     const drained = Date.now() - window.end;
 
     const lateness = new Histogram();
+    const latenessPerSecond = new Map<number, Histogram>();
     let startsInWindow = 0;
     for (const executor of executors) {
       const { stats } = await ask<Extract<ExecutorMessage, { type: 'stats' }>>(executor, 'stats');
       lateness.add(stats.lateness);
+      for (const [second, pairs] of stats.perSecond) {
+        let histogram = latenessPerSecond.get(second);
+        if (histogram === undefined) {
+          histogram = new Histogram();
+          latenessPerSecond.set(second, histogram);
+        }
+        histogram.add(pairs);
+      }
       startsInWindow += stats.startsInWindow;
     }
     // The server first: stopped executors would turn its backlog into "no executor online"
@@ -219,6 +267,8 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     await Promise.all(servers.map((server) => stopChild(server, 40_000)));
     await Promise.all(executors.map((executor) => stopChild(executor, 10_000)));
     const fires = await countFires(store, window, seeded.phases, firstSecond);
+    const serverSamples = sumOfSamples(serverUsage.map((meter) => meter.samples()));
+    const perSecond = perSecondOf(window, latenessPerSecond, serverSamples);
     return {
       ...spec,
       seconds,
@@ -238,6 +288,9 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       executors: sumOf(executorUsage.map((meter) => meter.summary())),
       machineBusyPercent,
       load: [loadBefore, os.loadavg()[0] ?? 0],
+      perSecond,
+      steady: steadyOf(window, latenessPerSecond, perSecond),
+      serverSamples,
     };
   } finally {
     await Promise.all(children.map((child) => stopChild(child, 5_000)));
@@ -261,19 +314,37 @@ interface ChildUsage {
   loopDelayMaxMs: number;
 }
 
-/** CPU, peak RSS and event-loop delay of one child over the window, from the child's own measures. */
+/** One usage sample of a child: when, its RSS then, and its CPU since the previous sample. */
+interface UsageSample {
+  /** Time from the window's start, ms. */
+  offsetMs: number;
+  rssMb: number;
+  /** User + system since the previous sample, % of one core (NaN, in JSON null, for the first). */
+  cpuPercent: number;
+}
+
+/**
+ * CPU, peak RSS and event-loop delay of one child over the window, from the child's own
+ * measures; and every sample, for the window second by second.
+ */
 class UsageMeter {
   private first: { at: number; cpu: NodeJS.CpuUsage } | undefined;
   private last: { at: number; cpu: NodeJS.CpuUsage } | undefined;
   private rssMax = 0;
   private loopP99 = 0;
   private loopMax = 0;
+  private readonly series: UsageSample[] = [];
 
-  constructor(private readonly child: ChildProcess) {}
+  /** `windowStart`: epoch ms, the origin of the samples' offsets. */
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly windowStart: number,
+  ) {}
 
   async sample(): Promise<void> {
     const usage = await ask<Usage>(this.child, 'usage');
     const at = performance.now();
+    const previous = this.last;
     // The first answer's loop delay covers the time before the window.
     if (this.first !== undefined) {
       this.loopP99 = Math.max(this.loopP99, usage.loopDelay.p99Ms);
@@ -282,6 +353,19 @@ class UsageMeter {
     this.first ??= { at, cpu: usage.cpu };
     this.last = { at, cpu: usage.cpu };
     this.rssMax = Math.max(this.rssMax, usage.rss);
+    const cpuMicros = previous
+      ? usage.cpu.user - previous.cpu.user + usage.cpu.system - previous.cpu.system
+      : Number.NaN;
+    const wallMicros = previous ? (at - previous.at) * 1000 : Number.NaN;
+    this.series.push({
+      offsetMs: Date.now() - this.windowStart,
+      rssMb: usage.rss / 2 ** 20,
+      cpuPercent: wallMicros > 0 ? (cpuMicros / wallMicros) * 100 : Number.NaN,
+    });
+  }
+
+  samples(): UsageSample[] {
+    return this.series;
   }
 
   summary(): ChildUsage {
@@ -314,6 +398,64 @@ function sumOf(usages: readonly ChildUsage[]): ChildUsage {
     loopDelayP99Ms: worst((u) => u.loopDelayP99Ms),
     loopDelayMaxMs: worst((u) => u.loopDelayMaxMs),
   };
+}
+
+/** Several nodes' samples, taken together: RSS and CPU add up, the offset is the latest. */
+function sumOfSamples(series: ReadonlyArray<readonly UsageSample[]>): UsageSample[] {
+  const length = Math.min(...series.map((samples) => samples.length));
+  return Array.from({ length }, (_, index) => {
+    const samples = series.map((each) => each[index] as UsageSample);
+    return {
+      offsetMs: Math.max(...samples.map((sample) => sample.offsetMs)),
+      rssMb: samples.reduce((sum, sample) => sum + sample.rssMb, 0),
+      cpuPercent: samples.reduce((sum, sample) => sum + sample.cpuPercent, 0),
+    };
+  });
+}
+
+/**
+ * Each second of the window: the lateness of the fires scheduled in it (the executors'
+ * histograms merged), and the server sample that closes it.
+ */
+function perSecondOf(
+  window: Window,
+  histograms: ReadonlyMap<number, Histogram>,
+  serverSamples: readonly UsageSample[],
+): SecondResult[] {
+  return Array.from({ length: seconds }, (_, second) => {
+    const histogram = histograms.get(window.start + second * 1000) ?? new Histogram();
+    const sample = serverSamples[second + 1];
+    return {
+      second,
+      runs: histogram.count,
+      p50: histogram.percentile(0.5),
+      p99: histogram.percentile(0.99),
+      max: histogram.max(),
+      serverRssMb: sample?.rssMb ?? Number.NaN,
+      serverCpuPercent: sample?.cpuPercent ?? Number.NaN,
+    };
+  });
+}
+
+/** The first and the last 10 s of the window (a third each below 20 s): p99 of their merged histograms, mean server RSS. */
+function steadyOf(
+  window: Window,
+  histograms: ReadonlyMap<number, Histogram>,
+  perSecond: readonly SecondResult[],
+): Steady {
+  const span = seconds >= 20 ? 10 : Math.max(1, Math.floor(seconds / 3));
+  const part = (from: number) => {
+    const merged = new Histogram();
+    let rss = 0;
+    for (let second = from; second < from + span; second++) {
+      merged.add(histograms.get(window.start + second * 1000)?.toPairs() ?? []);
+      rss += perSecond[second]?.serverRssMb ?? Number.NaN;
+    }
+    return { p99: merged.percentile(0.99), rssMb: rss / span };
+  };
+  const first = part(0);
+  const last = part(seconds - span);
+  return { firstP99: first.p99, lastP99: last.p99, firstRssMb: first.rssMb, lastRssMb: last.rssMb };
 }
 
 /** Busy and total CPU time of every core, from the kernel's counters. */
@@ -399,8 +541,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | p99 first/last 10 s ms | server RSS first/last MB |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -422,8 +564,25 @@ function tableRow(r: CaseResult): string {
     `${Math.round(r.executors.cpuPercent)} %`,
     `${Math.round(r.machineBusyPercent)} %`,
     `${r.load[0].toFixed(1)}–${r.load[1].toFixed(1)}`,
+    `${whole(r.steady.firstP99)} / ${whole(r.steady.lastP99)}`,
+    `${whole(r.steady.firstRssMb)} / ${whole(r.steady.lastRssMb)}`,
   ];
   return `| ${cells.join(' | ')} |`;
+}
+
+/** `--per-second`: one line per second of the window, on stderr. */
+function printPerSecond(r: CaseResult): void {
+  for (const s of r.perSecond) {
+    progress(
+      `  +${s.second} s  runs ${s.runs.toLocaleString('en-US')}  p50 ${whole(s.p50)}  p99 ${whole(s.p99)}  ` +
+        `max ${whole(s.max)} ms  server ${whole(s.serverRssMb)} MB ${whole(s.serverCpuPercent)} %`,
+    );
+  }
+}
+
+/** A figure rounded to a whole number; '–' when there is none (NaN). */
+function whole(value: number): string {
+  return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
 }
 
 function machine() {
