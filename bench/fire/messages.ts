@@ -56,6 +56,9 @@ export type ExecutorMessage =
   | Usage
   | { type: 'stats'; stats: ExecutorStats };
 
+/** A CPU hog (`--hog`) says only that it is spinning. */
+export type HogMessage = { type: 'ready' };
+
 /** What the harness asks a child. */
 export type HarnessMessage =
   | { type: 'usage' }

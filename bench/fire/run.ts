@@ -7,6 +7,7 @@
  *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
  *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
+ *     [--hog 0]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -26,7 +27,9 @@
  * lateness histogram per scheduled second, the server's RSS and CPU come from the usage sample
  * that closes each second; `steady` and the last two columns compare the window's first 10 s with
  * its last 10 (thirds below 20 s), to show whether lateness or memory creep up over a long window.
- * `--per-second` prints that series to stderr, one line a second, after each case.
+ * `--per-second` prints that series to stderr, one line a second, after each case. `--hog N`
+ * forks N CPU hogs (`hog-process.ts`, a busy loop keeping one core busy each) before each case's
+ * server and executors and stops them at its end: the scheduler on a machine short of CPU.
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -39,7 +42,7 @@ import { ask, forkChild, nextMessage, stopChild } from './children.js';
 import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
 import { type BenchDatabase, createDatabase, type StoreName } from './database.js';
 import { Histogram } from './histogram.js';
-import type { ExecutorMessage, ServerMessage, Usage, Window } from './messages.js';
+import type { ExecutorMessage, HogMessage, ServerMessage, Usage, Window } from './messages.js';
 import { APP_NAME, type Shape, seedCase } from './seed.js';
 
 const { values } = parseArgs({
@@ -59,6 +62,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     'per-second': { type: 'boolean', default: false },
+    hog: { type: 'string', default: '0' },
   },
 });
 
@@ -72,6 +76,7 @@ const idleJobs = positiveInteger(values['idle-jobs'], '--idle-jobs');
 const idleDue = positiveInteger(values['idle-due'], '--idle-due');
 const drainMs = positiveInteger(values['drain-seconds'], '--drain-seconds') * 1000;
 const nodeCount = positiveInteger(values.nodes, '--nodes');
+const hogCount = nonNegativeInteger(values.hog, '--hog');
 if (nodeCount > 1 && stores.includes('sqlite'))
   throw new Error('--nodes: SQLite is one node; use --stores postgres');
 const profileDir = process.env.TW_BENCH_PROFILE;
@@ -127,6 +132,8 @@ interface CaseResult extends CaseSpec {
   drainMs: number;
   /** Server nodes (their CPU and RSS summed in `server`). */
   nodes: number;
+  /** CPU hogs (`--hog`) busy beside the case, one core each. */
+  hogs: number;
   server: ChildUsage;
   executors: ChildUsage;
   /** The whole machine's CPU time over the window, percent of all its cores (other work included). */
@@ -154,6 +161,7 @@ async function main(): Promise<void> {
   const table = values.json ? progress : (line: string) => console.log(line);
   table(
     `bench/fire: ${os.cpus().length} CPUs, Node ${process.version}, ${executorCount} executors, ` +
+      (hogCount > 0 ? `${hogCount} CPU hog${hogCount === 1 ? '' : 's'}, ` : '') +
       `window ${seconds} s after ${warmup} s warm-up, executor logs in ${values['log-dir']}\n`,
   );
   table(tableHeader());
@@ -178,6 +186,13 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
   try {
     store = await openStore({ database: database.url, dataDir: database.dir, poolSize: 2 });
     const seeded = await seedCase(store, spec.shape, spec.due, spec.idle);
+
+    // Busy before the server and executors start, so they start and run on a machine that is.
+    const hogs = Array.from({ length: hogCount }, () =>
+      forkChild({ script: './hog-process.js', config: {}, logFd }),
+    );
+    children.push(...hogs);
+    await Promise.all(hogs.map((hog) => nextMessage<HogMessage>(hog, 'ready', 10_000)));
 
     const servers = Array.from({ length: nodeCount }, (_, index) =>
       forkChild({
@@ -266,6 +281,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     // failures. Fires it has not dispatched by then stay pending and count as not stored.
     await Promise.all(servers.map((server) => stopChild(server, 40_000)));
     await Promise.all(executors.map((executor) => stopChild(executor, 10_000)));
+    await Promise.all(hogs.map((hog) => stopChild(hog, 2_000)));
     const fires = await countFires(store, window, seeded.phases, firstSecond);
     const serverSamples = sumOfSamples(serverUsage.map((meter) => meter.samples()));
     const perSecond = perSecondOf(window, latenessPerSecond, serverSamples);
@@ -284,6 +300,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       },
       drainMs: drained,
       nodes: nodeCount,
+      hogs: hogCount,
       server: sumOf(serverUsage.map((meter) => meter.summary())),
       executors: sumOf(executorUsage.map((meter) => meter.summary())),
       machineBusyPercent,
@@ -541,8 +558,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | p99 first/last 10 s ms | server RSS first/last MB |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | hogs | p99 first/last 10 s ms | server RSS first/last MB |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -564,6 +581,7 @@ function tableRow(r: CaseResult): string {
     `${Math.round(r.executors.cpuPercent)} %`,
     `${Math.round(r.machineBusyPercent)} %`,
     `${r.load[0].toFixed(1)}–${r.load[1].toFixed(1)}`,
+    r.hogs,
     `${whole(r.steady.firstP99)} / ${whole(r.steady.lastP99)}`,
     `${whole(r.steady.firstRssMb)} / ${whole(r.steady.lastRssMb)}`,
   ];
@@ -592,6 +610,7 @@ function machine() {
     node: process.version,
     executors: executorCount,
     nodes: nodeCount,
+    hogs: hogCount,
   };
 }
 
@@ -606,6 +625,13 @@ function listOf<T extends string>(text: string, allowed: readonly T[], flag: str
       throw new Error(`${flag}: '${item}' is not one of ${allowed.join(', ')}`);
   }
   return items as T[];
+}
+
+function nonNegativeInteger(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${flag}: must be an integer >= 0, got '${text}'`);
+  return value;
 }
 
 function positiveInteger(text: string, flag: string): number {
