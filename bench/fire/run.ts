@@ -27,9 +27,11 @@
  * lateness histogram per scheduled second, the server's RSS and CPU come from the usage sample
  * that closes each second; `steady` and the last two columns compare the window's first 10 s with
  * its last 10 (thirds below 20 s), to show whether lateness or memory creep up over a long window.
- * `--per-second` prints that series to stderr, one line a second, after each case. `--hog N`
- * forks N CPU hogs (`hog-process.ts`, a busy loop keeping one core busy each) before each case's
- * server and executors and stops them at its end: the scheduler on a machine short of CPU.
+ * `--per-second` prints that series to stderr, one line a second, after each case. The server's
+ * and the executors' CPU are also given per run started in the window (`server µs/fire`,
+ * `executors µs/run`), a cost that compares across rates. `--hog N` forks N CPU hogs
+ * (`hog-process.ts`, a busy loop keeping one core busy each) before each case's server and
+ * executors and stops them at its end: the scheduler on a machine short of CPU.
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -136,6 +138,12 @@ interface CaseResult extends CaseSpec {
   hogs: number;
   server: ChildUsage;
   executors: ChildUsage;
+  /**
+   * CPU time per run started in the window, µs: the server's (every node's) and both executors'
+   * (`cpuPercent` / 100 · 1e6 / `runsPerSecond`). What a fire costs, whatever the rate.
+   */
+  serverUsPerFire: number;
+  executorsUsPerRun: number;
   /** The whole machine's CPU time over the window, percent of all its cores (other work included). */
   machineBusyPercent: number;
   /** 1-minute load average at the start and at the end of the case. */
@@ -285,12 +293,17 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     const fires = await countFires(store, window, seeded.phases, firstSecond);
     const serverSamples = sumOfSamples(serverUsage.map((meter) => meter.samples()));
     const perSecond = perSecondOf(window, latenessPerSecond, serverSamples);
+    const runsPerSecond = startsInWindow / seconds;
+    const server = sumOf(serverUsage.map((meter) => meter.summary()));
+    const executorsUsage = sumOf(executorUsage.map((meter) => meter.summary()));
+    const microsPerRun = (cpuPercent: number) =>
+      runsPerSecond > 0 ? ((cpuPercent / 100) * 1e6) / runsPerSecond : Number.NaN;
     return {
       ...spec,
       seconds,
       window,
       fires,
-      runsPerSecond: startsInWindow / seconds,
+      runsPerSecond,
       storedPerSecond: fires.resultsStored / seconds,
       lateness: {
         runs: lateness.count,
@@ -301,8 +314,10 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       drainMs: drained,
       nodes: nodeCount,
       hogs: hogCount,
-      server: sumOf(serverUsage.map((meter) => meter.summary())),
-      executors: sumOf(executorUsage.map((meter) => meter.summary())),
+      server,
+      executors: executorsUsage,
+      serverUsPerFire: microsPerRun(server.cpuPercent),
+      executorsUsPerRun: microsPerRun(executorsUsage.cpuPercent),
       machineBusyPercent,
       load: [loadBefore, os.loadavg()[0] ?? 0],
       perSecond,
@@ -558,8 +573,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | hogs | p99 first/last 10 s ms | server RSS first/last MB |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -581,6 +596,8 @@ function tableRow(r: CaseResult): string {
     `${Math.round(r.executors.cpuPercent)} %`,
     `${Math.round(r.machineBusyPercent)} %`,
     `${r.load[0].toFixed(1)}–${r.load[1].toFixed(1)}`,
+    whole(r.serverUsPerFire),
+    whole(r.executorsUsPerRun),
     r.hogs,
     `${whole(r.steady.firstP99)} / ${whole(r.steady.lastP99)}`,
     `${whole(r.steady.firstRssMb)} / ${whole(r.steady.lastRssMb)}`,
