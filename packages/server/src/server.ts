@@ -202,6 +202,7 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,
+    dispatchesInFlight: dispatcher.capacity + 100,
     // Due records the pipeline left pending go back to the planner's recovery.
     onLeftPending: (fireIds) => scheduler?.planner.forgetHandOvers(fireIds),
     onDispatched: (fire, outcome) => {

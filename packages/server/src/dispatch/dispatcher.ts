@@ -157,6 +157,11 @@ export class Dispatcher {
     return this.lanes.run(fire.jobId, (lane) => this.deliver(fire, addresses, lane));
   }
 
+  /** Dispatches the two lanes run at once: what a caller keeps in flight to keep them busy. */
+  get capacity(): number {
+    return this.options.fastConcurrency + this.options.slowConcurrency;
+  }
+
   /** Asks the executor whether the job has a run running or queued (`idleBeat`: code 200 idle, 500 busy). */
   idleBeat(target: ExecutorAddress, jobId: number): Promise<CallOutcome<null>> {
     return this.client.idleBeat(target, jobId);

@@ -28,6 +28,7 @@ import type { ExecutorAddress } from './executor-client.js';
 import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
 import { KeptBackReport } from './kept-back.js';
 import { MarkBatcher } from './mark-batcher.js';
+import { DISPATCH_DEFAULTS } from './options.js';
 import { marksOf } from './outcome-marks.js';
 import { overrideTargets, toDispatch, withStoredOverride } from './send-request.js';
 
@@ -51,6 +52,13 @@ export interface FirePipelineOptions {
   logger: Logger;
   /** Records loaded and marks written per statement. */
   batchSize: number;
+  /**
+   * Dispatches handed to the dispatcher at once: a little more than its lanes run
+   * (`Dispatcher.capacity`), so they never idle, while the rest waits here as ids or loaded
+   * records — not in the lanes, where a stop would find them mid-send and a call timeout would
+   * start ticking. Default DISPATCHES_IN_FLIGHT.
+   */
+  dispatchesInFlight?: number;
   /** Called for every dispatch outcome, with the record it was for (metrics). */
   onDispatched?: (fire: DueFire, outcome: DispatchOutcome) => void;
   /**
@@ -82,12 +90,8 @@ const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was di
 const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispatched';
 /** Loads of due fires running at once. */
 const LOADS_IN_FLIGHT = 2;
-/**
- * Dispatches handed to the dispatcher at once: a little more than its lanes run (200 fast + 100
- * slow by default), so they never idle, while the rest waits here as ids or loaded records — not
- * in the lanes, where a stop would find them mid-send and a call timeout would start ticking.
- */
-const DISPATCHES_IN_FLIGHT = 320;
+/** Dispatches handed to the dispatcher at once when the options do not say: its default lanes' and a little more. */
+export const DISPATCHES_IN_FLIGHT = DISPATCH_DEFAULTS.fastConcurrency + DISPATCH_DEFAULTS.slowConcurrency + 100;
 /** Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. */
 const MARKS_BEHIND = 2_000;
 /** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
@@ -114,9 +118,11 @@ export class FirePipeline implements DueFireSink {
   private accepting = true;
   private readonly fixDelay: FixDelayFollowUps;
   private readonly keptBack: KeptBackReport;
+  private readonly dispatchesInFlight: number;
 
   constructor(options: FirePipelineOptions) {
     this.options = options;
+    this.dispatchesInFlight = options.dispatchesInFlight ?? DISPATCHES_IN_FLIGHT;
     this.fixDelay = new FixDelayFollowUps({
       jobs: options.store.jobs,
       clock: options.clock,
@@ -222,13 +228,13 @@ export class FirePipeline implements DueFireSink {
   }
 
   /**
-   * Keeps up to DISPATCHES_IN_FLIGHT dispatches going from the loaded records, and loads the
+   * Keeps up to `dispatchesInFlight` dispatches going from the loaded records, and loads the
    * next batch while fewer than a batch are loaded and waiting. A dispatch frees its slot as soon
    * as its outcome is known: its marks go to the batcher and are written on their own time.
    */
   private pump(): void {
     if (this.abandoned) return;
-    while (this.dispatches < DISPATCHES_IN_FLIGHT && this.readyHead < this.ready.length) {
+    while (this.dispatches < this.dispatchesInFlight && this.readyHead < this.ready.length) {
       const { fire, job, app } = this.ready[this.readyHead]!;
       this.readyHead++;
       this.dispatches++;
