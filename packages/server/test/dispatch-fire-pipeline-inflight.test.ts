@@ -85,7 +85,9 @@ describe('the fire pipeline in flight', () => {
     const pipeline = new FirePipeline({
       store,
       dispatcher,
-      executors: { addressesOf: () => [{ address: 'http://127.0.0.1:9/', protocol: 'G2' as const, appName: 'inflight' }] },
+      executors: {
+        addressesOf: () => [{ address: 'http://127.0.0.1:9/', protocol: 'G2' as const, appName: 'inflight' }],
+      },
       clock: systemClock,
       logger: silent,
       batchSize: 100,

@@ -91,7 +91,8 @@ const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispa
 /** Loads of due fires running at once. */
 const LOADS_IN_FLIGHT = 2;
 /** Dispatches handed to the dispatcher at once when the options do not say: its default lanes' and a little more. */
-export const DISPATCHES_IN_FLIGHT = DISPATCH_DEFAULTS.fastConcurrency + DISPATCH_DEFAULTS.slowConcurrency + 100;
+export const DISPATCHES_IN_FLIGHT =
+  DISPATCH_DEFAULTS.fastConcurrency + DISPATCH_DEFAULTS.slowConcurrency + 100;
 /** Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. */
 const MARKS_BEHIND = 2_000;
 /** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
