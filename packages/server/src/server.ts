@@ -161,6 +161,13 @@ async function startOnStore(
     wheelSize: () => scheduler?.planner.waiting ?? 0,
     shardsOwned: () => scheduler?.leases.ownedShards().length ?? 0,
     databaseClockOffsetSeconds: () => (databaseClock?.offsetMs ?? 0) / 1000,
+    pipelineBacklog: () => pipeline?.backlog ?? 0,
+  });
+  store.fires.observeHotStatements({
+    statement: (stage, ms, records) => metrics.stageDone(stage, ms, records),
+    claimed: (result, nowMs) => {
+      for (const fire of result.fires) metrics.fireClaimed(fire.scheduledAt - nowMs);
+    },
   });
   const executorMetrics: ExecutorMetrics = {
     // Results are counted once per record finalised (onFiresFinished), not per callback sent.
@@ -203,6 +210,7 @@ async function startOnStore(
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,
     dispatchesInFlight: dispatcher.capacity + 100,
+    onLoaded: (ms, records) => metrics.stageDone('load', ms, records),
     // Due records the pipeline left pending go back to the planner's recovery.
     onLeftPending: (fireIds) => scheduler?.planner.forgetHandOvers(fireIds),
     onDispatched: (fire, outcome) => {
@@ -237,6 +245,7 @@ async function startOnStore(
     databaseClock: databaseClock !== undefined,
     address: `${o.host}:${o.port}`,
     logger: logger.child({ part: 'scheduler' }),
+    onHeldBack: behindReport(metrics, logger.child({ part: 'scheduler' }), clock),
     ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
     ...(o.leaseRenewalIntervalMs === undefined ? {} : { leaseRenewalIntervalMs: o.leaseRenewalIntervalMs }),
     ...(o.tickIntervalMs === undefined ? {} : { tickIntervalMs: o.tickIntervalMs }),
@@ -586,4 +595,29 @@ function listeningPort(app: FastifyInstance): number {
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** How often at most the planner says it is holding claims back. */
+const BEHIND_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The planner's `onHeldBack`: counts each held-back tick and says so in the log at most every
+ * BEHIND_LOG_INTERVAL_MS, with the ticks since its previous line. The node is behind: the
+ * fires wait as job rows, are claimed once it catches up and go out late; none is dropped.
+ */
+function behindReport(metrics: Metrics, logger: Logger, clock: Clock): (backlog: number) => void {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let since = 0;
+  return (backlog) => {
+    metrics.claimsHeldBack();
+    since++;
+    const now = clock.now();
+    if (now - lastAt < BEHIND_LOG_INTERVAL_MS) return;
+    logger.warn(
+      { backlog, heldBackTicks: since },
+      'dispatch is behind: claims held back until the backlog of due fires goes down; fires go out late',
+    );
+    lastAt = now;
+    since = 0;
+  };
 }

@@ -96,6 +96,16 @@ describe('cron end to end', () => {
     expect(value('tickwheel_fire_lateness_seconds_count')).toBeGreaterThanOrEqual(2);
     expect(value('tickwheel_executors_online')).toBe(1);
     expect(value('tickwheel_shards_owned')).toBe(64);
+    // Each stage of a fire's path is timed per batch, with the records it handled.
+    for (const stage of ['claim', 'load', 'fence', 'mark', 'finish']) {
+      expect(value(`tickwheel_stage_seconds_count\\{stage="${stage}"\\}`), stage).toBeGreaterThanOrEqual(1);
+      expect(value(`tickwheel_stage_records_total\\{stage="${stage}"\\}`), stage).toBeGreaterThanOrEqual(2);
+    }
+    // Claimed ahead of time (5 s look-ahead): none in the "late" bucket.
+    expect(value('tickwheel_claim_lead_seconds_count')).toBeGreaterThanOrEqual(2);
+    expect(value('tickwheel_claim_lead_seconds_bucket\\{le="0"\\}')).toBe(0);
+    expect(value('tickwheel_pipeline_backlog')).toBe(0);
+    expect(value('tickwheel_claims_held_back_total')).toBe(0);
     expect((await fetch(`${server.server.url}readyz`)).status).toBe(200);
   });
 });

@@ -236,8 +236,13 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     await node.start();
     await clock.advance(3_200);
     expect(await claimedFires(store)).toEqual([]);
+    // Each held-back tick is told (the server counts it in /metrics and says so in its log).
+    expect(node.heldBack.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(node.heldBack)).toEqual(new Set([100]));
     node.pipeline.backlog = 0;
+    const heldBefore = node.heldBack.length;
     await clock.advance(1_000);
+    expect(node.heldBack.length).toBe(heldBefore);
     const records = await claimedFires(store);
     expectNoDuplicateRecords(records);
     expect(records.filter((r) => r.status === 'skipped')).toEqual([]);

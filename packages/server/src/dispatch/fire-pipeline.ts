@@ -16,6 +16,7 @@
  * Nothing here holds a transaction across a call to an executor: loads and marks are short
  * statements before and after the network.
  */
+import { performance } from 'node:perf_hooks';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
@@ -59,6 +60,8 @@ export interface FirePipelineOptions {
    * start ticking. Default DISPATCHES_IN_FLIGHT.
    */
   dispatchesInFlight?: number;
+  /** Called after each load of due records with its duration and size (metrics). */
+  onLoaded?: (ms: number, records: number) => void;
   /** Called for every dispatch outcome, with the record it was for (metrics). */
   onDispatched?: (fire: DueFire, outcome: DispatchOutcome) => void;
   /**
@@ -274,7 +277,9 @@ export class FirePipeline implements DueFireSink {
   /** Loads a batch of due records with their jobs and apps; on a store error, tries again later. */
   private async load(ids: number[]): Promise<void> {
     try {
+      const started = performance.now();
       const { fires, jobs, apps } = await loadDueFires(this.options.store.connection, ids);
+      this.options.onLoaded?.(performance.now() - started, ids.length);
       const loaded = await this.sendable(fires, byId(jobs), byId(apps));
       for (const entry of loaded) this.ready.push(entry);
     } catch (err) {

@@ -15,6 +15,14 @@
  * - `tickwheel_executors_online` — executor addresses with a live registry heartbeat
  * - `tickwheel_wheel_size` — claimed fires waiting in this node's wheel
  * - `tickwheel_shards_owned` — shard leases this node holds
+ * - `tickwheel_stage_seconds{stage}` — histogram of one batch's statement or step on a fire's
+ *   path: `claim`, `load`, `fence`, `mark`, `finish`; `tickwheel_stage_records_total{stage}` —
+ *   the records those batches handled (so records ÷ batches and time per record follow)
+ * - `tickwheel_claim_lead_seconds` — histogram of how far ahead of its time each fire was claimed
+ *   (the `le="0"` bucket counts claims that came late)
+ * - `tickwheel_pipeline_backlog` — due fires handed to the dispatch side and not sent yet
+ * - `tickwheel_claims_held_back_total` — planner ticks that claimed less or nothing because the
+ *   backlog was at its bound (the node is behind: fires wait as job rows and go out late)
  * - `tickwheel_process_*`, `tickwheel_nodejs_*` — prom-client's process metrics (CPU, RSS, event loop lag)
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
@@ -43,7 +51,12 @@ export interface MetricsOptions {
   shardsOwned?: () => number;
   /** Read at each scrape: the database's clock minus this node's, in seconds. */
   databaseClockOffsetSeconds?: () => number;
+  /** Read at each scrape: due fires handed to the dispatch side and not sent yet. */
+  pipelineBacklog?: () => number;
 }
+
+/** A step of a fire's path, timed per batch. */
+export type Stage = 'claim' | 'load' | 'fence' | 'mark' | 'finish';
 
 /** The metrics of one server node; the engine calls these methods, `/metrics` renders them. */
 export interface Metrics {
@@ -59,6 +72,12 @@ export interface Metrics {
   setWheelSize(size: number): void;
   /** The shard leases held (when no `shardsOwned` source was given). */
   setShardsOwned(count: number): void;
+  /** One batch of `stage` took `ms` for `records` records. */
+  stageDone(stage: Stage, ms: number, records: number): void;
+  /** A fire claimed `leadMs` ahead of its time (≤ 0: late). */
+  fireClaimed(leadMs: number): void;
+  /** The planner claimed less or nothing: the backlog is at its bound. */
+  claimsHeldBack(): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -137,7 +156,48 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     collect: sourced(options.databaseClockOffsetSeconds ?? (() => 0)),
   });
 
+  const stageSeconds = new Histogram({
+    name: 'tickwheel_stage_seconds',
+    help: "Duration of one batch of a fire's path: claim, load, fence, mark, finish",
+    labelNames: ['stage'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const stageRecords = new Counter({
+    name: 'tickwheel_stage_records_total',
+    help: 'Records handled by the batches of each stage',
+    labelNames: ['stage'],
+    registers: [registry],
+  });
+  const claimLead = new Histogram({
+    name: 'tickwheel_claim_lead_seconds',
+    help: 'How far ahead of its time each fire was claimed (le="0": claimed late)',
+    buckets: [0, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tickwheel_pipeline_backlog',
+    help: 'Due fires handed to the dispatch side and not sent yet',
+    registers: [registry],
+    collect: sourced(options.pipelineBacklog ?? (() => 0)),
+  });
+  const heldBack = new Counter({
+    name: 'tickwheel_claims_held_back_total',
+    help: 'Planner ticks that claimed less or nothing because the dispatch backlog was at its bound',
+    registers: [registry],
+  });
+
   return {
+    stageDone(stage, ms, records) {
+      stageSeconds.observe({ stage }, ms / 1000);
+      stageRecords.inc({ stage }, records);
+    },
+    fireClaimed(leadMs) {
+      claimLead.observe(leadMs / 1000);
+    },
+    claimsHeldBack() {
+      heldBack.inc();
+    },
     fireDispatched(fire) {
       fires.inc({ trigger_type: fire.triggerType });
       if (fire.triggerCode !== 200) dispatchFailures.inc({ trigger_type: fire.triggerType });

@@ -59,6 +59,8 @@ export type PlannerOptions = Pick<
   jobs: Pick<JobRepository, 'findJobsByIds' | 'recordRunEnd'>;
   leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf'>;
   pipeline: FirePipeline;
+  /** Called when a tick claims less or nothing because the pipeline is `maxBacklog` behind. */
+  onHeldBack?: (backlog: number) => void;
 };
 
 /** The lease term a fire in the wheel was claimed or recovered under. */
@@ -291,7 +293,9 @@ export class Planner {
       if (batch > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const shards = this.options.leases.ownedShards();
       if (shards.length === 0) return;
-      const limit = Math.min(claimBatchSize, maxBacklog - (pipeline.backlog ?? 0));
+      const backlog = pipeline.backlog ?? 0;
+      const limit = Math.min(claimBatchSize, maxBacklog - backlog);
+      if (limit < claimBatchSize && backlog > 0) this.options.onHeldBack?.(backlog);
       if (limit <= 0) return;
       const now = clock.now();
       const dueAts = new Map<string, number>();

@@ -13,6 +13,8 @@ const SQLITE_CLAIM_BATCH_SIZE = 100;
 export interface CreateSchedulerOptions extends SchedulingOptions {
   /** This node's address, written with its heartbeat in `cluster_node`. */
   address?: string;
+  /** Called when a tick claims less or nothing because the pipeline is `maxBacklog` behind. */
+  onHeldBack?: (backlog: number) => void;
 }
 
 /** The scheduling engine of one server node: its shard leases and its planner (with the wheel). */
@@ -45,7 +47,7 @@ export interface Scheduler {
 export function createScheduler(
   store: Store,
   pipeline: FirePipeline,
-  { address, ...options }: CreateSchedulerOptions,
+  { address, onHeldBack, ...options }: CreateSchedulerOptions,
 ): Scheduler {
   const resolved = resolveSchedulingOptions({
     // SQLite claims on the event loop (a synchronous driver): smaller batches keep each stall short.
@@ -69,7 +71,15 @@ export function createScheduler(
     // A planner tick that read the shards before they were given up ends before they are released.
     beforeRelease: async () => planner?.idle(),
   });
-  planner = new Planner({ ...resolved, clock, fires: store.fires, jobs: store.jobs, leases, pipeline });
+  planner = new Planner({
+    ...resolved,
+    clock,
+    fires: store.fires,
+    jobs: store.jobs,
+    leases,
+    pipeline,
+    ...(onHeldBack === undefined ? {} : { onHeldBack }),
+  });
   return {
     leases,
     planner,

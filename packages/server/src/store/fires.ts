@@ -4,6 +4,7 @@
  * dispatcher creates itself (manual and API triggers, broadcast children, retries), recovery
  * queries, the console's listing, alarms and retention.
  */
+import { performance } from 'node:perf_hooks';
 import type { TriggerType } from '@tickwheel/protocol';
 import type { StoreConnection } from './connection.js';
 import type { FireStatus } from './fire-status.js';
@@ -13,6 +14,17 @@ import { type FinishedFire, type FireResult, finishFires } from './hot/finish.js
 import { fenceSends, type SendFenceAnswer, type SendFenceRequest } from './hot/send-fence.js';
 import { insertReturningId } from './insert-id.js';
 import type { FireRow, FireTable } from './schema.js';
+
+/** The per-batch statements of a fire's path: claim, send fence, dispatch marks, results. */
+export type HotStage = 'claim' | 'fence' | 'mark' | 'finish';
+
+/** What the server is told of the hot statements (stage metrics). */
+export interface HotStatementObserver {
+  /** One statement (a batch) of `stage` took `ms` for `records` records. */
+  statement(stage: HotStage, ms: number, records: number): void;
+  /** A claim at `nowMs` recorded these fires (their scheduled times say how far ahead it ran). */
+  claimed?(result: ClaimResult, nowMs: number): void;
+}
 
 /** A record the dispatcher creates itself (not through the planner's claim). */
 export interface NewFire {
@@ -543,16 +555,40 @@ export function createFireRepository(conn: StoreConnection) {
     return Number(result.numDeletedRows);
   }
 
+  /** Told how long each hot statement took (`observeHotStatements`); none by default. */
+  let observer: HotStatementObserver | undefined;
+  async function timed<T>(stage: HotStage, records: number, statement: Promise<T>): Promise<T> {
+    if (observer === undefined) return statement;
+    const started = performance.now();
+    const result = await statement;
+    observer.statement(stage, performance.now() - started, records);
+    return result;
+  }
+
   return {
-    claimDueFires: (request: ClaimRequest): Promise<ClaimResult> => claimDueFires(conn, request),
-    markDispatched: (marks: readonly DispatchMark[]): Promise<number> => markDispatched(conn, marks),
-    markDispatchFailed: (marks: readonly DispatchMark[]): Promise<number> => markDispatchFailed(conn, marks),
-    finishFires: (results: readonly FireResult[]): Promise<FinishedFire[]> => finishFires(conn, results),
+    claimDueFires: async (request: ClaimRequest): Promise<ClaimResult> => {
+      if (observer === undefined) return claimDueFires(conn, request);
+      const started = performance.now();
+      const result = await claimDueFires(conn, request);
+      observer.statement('claim', performance.now() - started, result.fires.length + result.skipped.length);
+      observer.claimed?.(result, request.nowMs);
+      return result;
+    },
+    markDispatched: (marks: readonly DispatchMark[]): Promise<number> =>
+      timed('mark', marks.length, markDispatched(conn, marks)),
+    markDispatchFailed: (marks: readonly DispatchMark[]): Promise<number> =>
+      timed('mark', marks.length, markDispatchFailed(conn, marks)),
+    finishFires: (results: readonly FireResult[]): Promise<FinishedFire[]> =>
+      timed('finish', results.length, finishFires(conn, results)),
     fenceSends: (
       nodeId: string,
       nowMs: number,
       sends: readonly SendFenceRequest[],
-    ): Promise<SendFenceAnswer[]> => fenceSends(conn, nodeId, nowMs, sends),
+    ): Promise<SendFenceAnswer[]> => timed('fence', sends.length, fenceSends(conn, nodeId, nowMs, sends)),
+    /** Reports each hot statement's duration from now on (the server's stage metrics). */
+    observeHotStatements(next: HotStatementObserver): void {
+      observer = next;
+    },
     createFires,
     findFireById,
     findFiresByIds,

@@ -26,6 +26,8 @@ export type {
   FireDeletion,
   FireFilter,
   FireRepository,
+  HotStage,
+  HotStatementObserver,
   LostRunQuery,
   NewFire,
   OtherInstanceRunQuery,

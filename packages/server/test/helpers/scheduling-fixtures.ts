@@ -124,6 +124,8 @@ export interface TestNode {
   planner: Planner;
   pipeline: RecordingPipeline;
   logger: MemoryLogger;
+  /** The backlog at each tick the planner held its claims back (`onHeldBack`). */
+  heldBack: number[];
   /** Takes leases and starts the planner. */
   start(): Promise<void>;
   /** Waits until nothing this node started is in flight. */
@@ -144,7 +146,15 @@ export function createTestNode(
   const resolved = resolveSchedulingOptions({ ...options, clock: nodeClock, logger });
   const leases = new ShardLeases({ ...resolved, leases: store.leases });
   const pipeline = new RecordingPipeline(store, nodeClock);
-  const planner = new Planner({ ...resolved, fires: store.fires, jobs: store.jobs, leases, pipeline });
+  const heldBack: number[] = [];
+  const planner = new Planner({
+    ...resolved,
+    fires: store.fires,
+    jobs: store.jobs,
+    leases,
+    pipeline,
+    onHeldBack: (backlog) => heldBack.push(backlog),
+  });
   let crashed = false;
   return {
     nodeId: resolved.nodeId,
@@ -154,6 +164,7 @@ export function createTestNode(
     planner,
     pipeline,
     logger,
+    heldBack,
     async start() {
       await leases.start();
       planner.start();
