@@ -7,7 +7,7 @@
  *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
  *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
- *     [--hog 0]
+ *     [--hog 0] [--stages]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -31,7 +31,10 @@
  * and the executors' CPU are also given per run started in the window (`server µs/fire`,
  * `executors µs/run`), a cost that compares across rates. `--hog N` forks N CPU hogs
  * (`hog-process.ts`, a busy loop keeping one core busy each) before each case's server and
- * executors and stops them at its end: the scheduler on a machine short of CPU.
+ * executors and stops them at its end: the scheduler on a machine short of CPU. `--stages` also
+ * reads, once the children are stopped, the window's fire records second by second (`stages.ts`):
+ * claim (record written − scheduled), send (sent − scheduled) and result (stored − sent), in
+ * `perSecond` and on the `--per-second` lines — which stage falls behind when lateness grows.
  */
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -46,6 +49,7 @@ import { type BenchDatabase, createDatabase, type StoreName } from './database.j
 import { Histogram } from './histogram.js';
 import type { ExecutorMessage, HogMessage, ServerMessage, Usage, Window } from './messages.js';
 import { APP_NAME, type Shape, seedCase } from './seed.js';
+import { readStages, type SecondStages } from './stages.js';
 
 const { values } = parseArgs({
   options: {
@@ -65,6 +69,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     'per-second': { type: 'boolean', default: false },
     hog: { type: 'string', default: '0' },
+    stages: { type: 'boolean', default: false },
   },
 });
 
@@ -96,8 +101,11 @@ interface CaseSpec {
   idle: number;
 }
 
-/** One second of the window: the runs of the fires scheduled in it, and the server at its end. */
-interface SecondResult {
+/**
+ * One second of the window: the runs of the fires scheduled in it, and the server at its end;
+ * with `--stages`, the stages of its fires' records too.
+ */
+interface SecondResult extends Partial<SecondStages> {
   /** Offset from the window's start, 0-based. */
   second: number;
   /** Runs of the fires scheduled in this second, and their lateness (ms; NaN, in JSON null, when none ran). */
@@ -291,8 +299,10 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     await Promise.all(executors.map((executor) => stopChild(executor, 10_000)));
     await Promise.all(hogs.map((hog) => stopChild(hog, 2_000)));
     const fires = await countFires(store, window, seeded.phases, firstSecond);
+    // A read of every window record: only when asked for.
+    const stages = values.stages ? await readStages(store, window) : [];
     const serverSamples = sumOfSamples(serverUsage.map((meter) => meter.samples()));
-    const perSecond = perSecondOf(window, latenessPerSecond, serverSamples);
+    const perSecond = perSecondOf(window, latenessPerSecond, serverSamples, stages);
     const runsPerSecond = startsInWindow / seconds;
     const server = sumOf(serverUsage.map((meter) => meter.summary()));
     const executorsUsage = sumOf(executorUsage.map((meter) => meter.summary()));
@@ -447,12 +457,13 @@ function sumOfSamples(series: ReadonlyArray<readonly UsageSample[]>): UsageSampl
 
 /**
  * Each second of the window: the lateness of the fires scheduled in it (the executors'
- * histograms merged), and the server sample that closes it.
+ * histograms merged), the server sample that closes it, and its stages when read (`--stages`).
  */
 function perSecondOf(
   window: Window,
   histograms: ReadonlyMap<number, Histogram>,
   serverSamples: readonly UsageSample[],
+  stages: readonly SecondStages[],
 ): SecondResult[] {
   return Array.from({ length: seconds }, (_, second) => {
     const histogram = histograms.get(window.start + second * 1000) ?? new Histogram();
@@ -465,6 +476,7 @@ function perSecondOf(
       max: histogram.max(),
       serverRssMb: sample?.rssMb ?? Number.NaN,
       serverCpuPercent: sample?.cpuPercent ?? Number.NaN,
+      ...stages[second],
     };
   });
 }
@@ -605,19 +617,25 @@ function tableRow(r: CaseResult): string {
   return `| ${cells.join(' | ')} |`;
 }
 
-/** `--per-second`: one line per second of the window, on stderr. */
+/** `--per-second`: one line per second of the window, on stderr; with `--stages`, its stages at the end. */
 function printPerSecond(r: CaseResult): void {
   for (const s of r.perSecond) {
+    const stages =
+      s.claimP50 === undefined
+        ? ''
+        : `  claim ${whole(s.claimP50)}/${whole(s.claimMax)}` +
+          `  send ${whole(s.sendP50)}/${whole(s.sendP99)}/${whole(s.sendMax)}` +
+          `  result ${whole(s.resultP50)}/${whole(s.resultP99)} ms`;
     progress(
       `  +${s.second} s  runs ${s.runs.toLocaleString('en-US')}  p50 ${whole(s.p50)}  p99 ${whole(s.p99)}  ` +
-        `max ${whole(s.max)} ms  server ${whole(s.serverRssMb)} MB ${whole(s.serverCpuPercent)} %`,
+        `max ${whole(s.max)} ms  server ${whole(s.serverRssMb)} MB ${whole(s.serverCpuPercent)} %${stages}`,
     );
   }
 }
 
-/** A figure rounded to a whole number; '–' when there is none (NaN). */
-function whole(value: number): string {
-  return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
+/** A figure rounded to a whole number; '–' when there is none (NaN, or not read). */
+function whole(value: number | undefined): string {
+  return value !== undefined && Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
 }
 
 function machine() {
