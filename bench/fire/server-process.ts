@@ -5,11 +5,17 @@
  * `{type: 'stop'}`. It exits when the harness goes away, so no server outlives a run.
  *
  *   server-process '{"database":"sqlite:/tmp/…/bench.db","dataDir":"/tmp/…","accessToken":"…"}'
+ *
+ * `TW_BENCH_METRICS=<file>`: at the stop, the server's /metrics text (the stage timings, the
+ * claim lead, the backlog) is written to that file first, for a look at where a run's time went.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer } from '@tickwheel/server';
 import type { HarnessMessage, ServerConfig, ServerMessage } from './messages.js';
 import { createUsageReporter } from './usage.js';
 
+/** The API token of a server whose metrics are kept (TW_BENCH_METRICS): loopback only, for this run. */
+const METRICS_TOKEN = 'bench-fire-metrics-token-0123456789';
 const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig;
 process.once('disconnect', () => process.exit(1));
 const usage = createUsageReporter();
@@ -22,6 +28,7 @@ const server = await createServer({
   accessToken: config.accessToken,
   nodeId: config.nodeId ?? 'bench-fire',
   logLevel: 'warn',
+  ...(process.env.TW_BENCH_METRICS ? { apiToken: METRICS_TOKEN } : {}),
   // Experiments: the server's internal options as JSON (e.g. '{"claimBatchSize":100}').
   ...(process.env.TW_BENCH_SERVER_INTERNAL
     ? { internal: JSON.parse(process.env.TW_BENCH_SERVER_INTERNAL) }
@@ -33,15 +40,31 @@ process.on('message', (message: HarnessMessage) => {
   if (message.type === 'usage') {
     send(usage());
   } else if (message.type === 'stop') {
-    server.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
+    keepMetrics()
+      .then(() => server.stop())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
   }
 });
+
+/** Writes /metrics to TW_BENCH_METRICS, when set; a failure is reported, not fatal. */
+async function keepMetrics(): Promise<void> {
+  const file = process.env.TW_BENCH_METRICS;
+  if (!file) return;
+  try {
+    const answer = await fetch(`${server.url}metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    writeFileSync(file, await answer.text());
+  } catch (err) {
+    console.error('could not keep the metrics', err);
+  }
+}
 
 function send(message: ServerMessage): void {
   process.send?.(message);
