@@ -557,10 +557,11 @@ export function createFireRepository(conn: StoreConnection) {
 
   /** Told how long each hot statement took (`observeHotStatements`); none by default. */
   let observer: HotStatementObserver | undefined;
-  async function timed<T>(stage: HotStage, records: number, statement: Promise<T>): Promise<T> {
-    if (observer === undefined) return statement;
+  /** Runs `statement`, timed from before it is called: a statement may do its work before its first await. */
+  async function timed<T>(stage: HotStage, records: number, statement: () => Promise<T>): Promise<T> {
+    if (observer === undefined) return statement();
     const started = performance.now();
-    const result = await statement;
+    const result = await statement();
     observer.statement(stage, performance.now() - started, records);
     return result;
   }
@@ -575,16 +576,17 @@ export function createFireRepository(conn: StoreConnection) {
       return result;
     },
     markDispatched: (marks: readonly DispatchMark[]): Promise<number> =>
-      timed('mark', marks.length, markDispatched(conn, marks)),
+      timed('mark', marks.length, () => markDispatched(conn, marks)),
     markDispatchFailed: (marks: readonly DispatchMark[]): Promise<number> =>
-      timed('mark', marks.length, markDispatchFailed(conn, marks)),
+      timed('mark', marks.length, () => markDispatchFailed(conn, marks)),
     finishFires: (results: readonly FireResult[]): Promise<FinishedFire[]> =>
-      timed('finish', results.length, finishFires(conn, results)),
+      timed('finish', results.length, () => finishFires(conn, results)),
     fenceSends: (
       nodeId: string,
       nowMs: number,
       sends: readonly SendFenceRequest[],
-    ): Promise<SendFenceAnswer[]> => timed('fence', sends.length, fenceSends(conn, nodeId, nowMs, sends)),
+    ): Promise<SendFenceAnswer[]> =>
+      timed('fence', sends.length, () => fenceSends(conn, nodeId, nowMs, sends)),
     /** Reports each hot statement's duration from now on (the server's stage metrics). */
     observeHotStatements(next: HotStatementObserver): void {
       observer = next;
