@@ -65,6 +65,44 @@ describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (d
     }
   });
 
+  it('closes a connection that was checked out during the stall at its next statement, which fails at once', async () => {
+    database = await createTestDatabase(dialect);
+    proxy = await startTcpProxy(PORT[dialect]);
+    const url = new URL(database.url);
+    url.port = String(proxy.port);
+    const proxied = await openStore({
+      database: url.toString(),
+      migrate: false,
+      statementTimeoutMs: LIMIT_MS,
+      connectTimeoutMs: LIMIT_MS,
+      poolSize: POOL,
+    });
+    try {
+      // Two connections: one idle in the pool, one held between two statements (as in a
+      // transaction) while the path goes silent.
+      await Promise.all([sleepStatement(proxied), sleepStatement(proxied)]);
+      const held = await checkOut(proxied);
+      await held.query('SELECT 1');
+      proxy.blackHole();
+      await expect(sql`SELECT 1`.execute(proxied.db)).rejects.toThrow(/no answer within 800 ms/);
+      proxy.restore();
+
+      const at = Date.now();
+      try {
+        await expect(held.query('SELECT 1')).rejects.toThrow(
+          /has not answered since a statement got no answer/,
+        );
+        expect(Date.now() - at).toBeLessThan(LIMIT_MS / 2);
+      } finally {
+        held.release();
+      }
+      const rows = await sql<{ one: number }>`SELECT 1 AS one`.execute(proxied.db);
+      expect(Number(rows.rows[0]?.one)).toBe(1);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('adds one close listener per connection, however often it goes back to the pool', async () => {
     database = await createTestDatabase(dialect);
     const store = await database.open({ migrate: false, statementTimeoutMs: LIMIT_MS, poolSize: 1 });
@@ -80,3 +118,17 @@ describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (d
     expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 });
+
+/** A connection taken from the store's pool, with a plain query and a release. */
+async function checkOut(store: Store): Promise<{ query(text: string): Promise<unknown>; release(): void }> {
+  const conn = store.connection;
+  if (conn.dialect === 'postgres') {
+    const client = await conn.pool.connect();
+    return { query: (text) => client.query(text), release: () => client.release(true) };
+  }
+  if (conn.dialect === 'mysql') {
+    const connection = await conn.pool.getConnection();
+    return { query: (text) => connection.query(text), release: () => connection.destroy() };
+  }
+  throw new Error('PostgreSQL and MySQL only');
+}

@@ -10,6 +10,7 @@
  * It is off while migrations run (an index build on a large table may take minutes with the
  * socket quiet), and on from then on.
  */
+import { performance } from 'node:perf_hooks';
 import type { Connection as MysqlCoreConnection } from 'mysql2';
 import type pg from 'pg';
 
@@ -23,10 +24,15 @@ interface Socket {
  * off), and the sockets of the pool's idle connections. A statement without an answer says the
  * path to the database went silent, and the connections idle in the pool went silent with it:
  * each would cost the statement that takes it the whole limit again, one after another. So an
- * expired statement closes them all at once; the next statements open fresh connections.
+ * expired statement closes them all at once; the next statements open fresh connections. A
+ * connection that was in use then (between two statements of a transaction, or handed back to
+ * the pool just after) is not trusted either: the first statement it is given afterwards finds
+ * it has not answered since, closes it and fails at once, and its caller tries again.
  */
 export class StatementWatchdog {
   timeoutMs = 0;
+  /** `performance.now()` when a statement last got no answer. */
+  lastExpiredAt = Number.NEGATIVE_INFINITY;
   readonly #idle = new Map<object, Socket>();
   readonly #watched = new WeakSet<Socket>();
 
@@ -49,6 +55,7 @@ export class StatementWatchdog {
 
   /** Closes the socket of the statement that got no answer, and those of every idle connection. */
   expire(socket: Socket, err: StatementTimeoutError): void {
+    this.lastExpiredAt = performance.now();
     socket.destroy(err);
     const idle = [...this.#idle.values()];
     this.#idle.clear();
@@ -57,8 +64,12 @@ export class StatementWatchdog {
 }
 
 export class StatementTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`database statement got no answer within ${timeoutMs} ms; its connection was closed`);
+  constructor(timeoutMs: number, untrusted = false) {
+    super(
+      untrusted
+        ? `database connection has not answered since a statement got no answer within ${timeoutMs} ms; it was closed`
+        : `database statement got no answer within ${timeoutMs} ms; its connection was closed`,
+    );
     this.name = 'StatementTimeoutError';
   }
 }
@@ -66,20 +77,29 @@ export class StatementTimeoutError extends Error {
 type Callback = (...results: unknown[]) => void;
 
 /**
- * Wraps `query` so that each call in flight longer than the watchdog's limit runs `expire` (which
- * destroys the connection); the call's own promise or callback then fails as the driver reports it.
+ * Wraps `query` so that each call in flight longer than the watchdog's limit expires (which
+ * destroys `socket`, and the idle connections' with it), and a call on a connection that has not
+ * answered since the last expiry destroys `socket` first; the call's own promise or callback then
+ * fails as the driver reports it.
  */
 function watched<F extends (...args: never[]) => unknown>(
   query: F,
   watchdog: StatementWatchdog,
-  expire: (err: StatementTimeoutError) => void,
+  socket: Socket,
 ): F {
+  // When this connection last answered (opened: its handshake was answered).
+  let answeredAt = performance.now();
   return function (this: unknown, ...args: unknown[]) {
     const limit = watchdog.timeoutMs;
     if (limit <= 0) return query.apply(this, args as never[]);
-    const timer = setTimeout(() => expire(new StatementTimeoutError(limit)), limit);
+    // Silent since a statement got no answer: closed now, so this statement fails at once.
+    if (answeredAt < watchdog.lastExpiredAt) socket.destroy(new StatementTimeoutError(limit, true));
+    const timer = setTimeout(() => watchdog.expire(socket, new StatementTimeoutError(limit)), limit);
     timer.unref();
-    const done = () => clearTimeout(timer);
+    const done = () => {
+      clearTimeout(timer);
+      answeredAt = performance.now();
+    };
     const last = args.at(-1);
     if (typeof last === 'function') {
       args[args.length - 1] = (...results: unknown[]) => {
@@ -118,9 +138,7 @@ export function mysqlSocket(connection: MysqlCoreConnection): Socket | undefined
 export function watchPostgresClient(client: pg.PoolClient, watchdog: StatementWatchdog): void {
   const socket = postgresSocket(client);
   if (socket === undefined) return;
-  client.query = watched(client.query.bind(client), watchdog, (err) =>
-    watchdog.expire(socket, err),
-  ) as typeof client.query;
+  client.query = watched(client.query.bind(client), watchdog, socket) as typeof client.query;
 }
 
 /** Watches every statement of a MySQL connection. */
@@ -129,5 +147,5 @@ export function watchMysqlConnection(connection: MysqlCoreConnection, watchdog: 
   const socket = mysqlSocket(connection);
   if (socket === undefined) return;
   // The socket, not `destroy()`: that ends the stream politely, which a silent peer never answers.
-  target.query = watched(target.query.bind(connection), watchdog, (err) => watchdog.expire(socket, err));
+  target.query = watched(target.query.bind(connection), watchdog, socket);
 }
