@@ -601,8 +601,8 @@ function urlHost(host: string): string {
 const BEHIND_LOG_INTERVAL_MS = 10_000;
 
 /**
- * The planner's `onHeldBack`: counts each held-back tick and says so in the log at most every
- * BEHIND_LOG_INTERVAL_MS, with the ticks since its previous line. The node is behind: the
+ * The planner's `onHeldBack`: counts each claim held back and says so in the log at most every
+ * BEHIND_LOG_INTERVAL_MS, with the claims held back since its previous line. The node is behind: the
  * fires wait as job rows, are claimed once it catches up and go out late; none is dropped.
  */
 function behindReport(metrics: Metrics, logger: Logger, clock: Clock): (backlog: number) => void {
@@ -614,7 +614,7 @@ function behindReport(metrics: Metrics, logger: Logger, clock: Clock): (backlog:
     const now = clock.now();
     if (now - lastAt < BEHIND_LOG_INTERVAL_MS) return;
     logger.warn(
-      { backlog, heldBackTicks: since },
+      { backlog, claimsHeldBack: since },
       'dispatch is behind: claims held back until the backlog of due fires goes down; fires go out late',
     );
     lastAt = now;

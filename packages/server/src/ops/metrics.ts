@@ -21,7 +21,7 @@
  * - `tickwheel_claim_lead_seconds` — histogram of how far ahead of its time each fire was claimed
  *   (the `le="0"` bucket counts claims that came late)
  * - `tickwheel_pipeline_backlog` — due fires handed to the dispatch side and not sent yet
- * - `tickwheel_claims_held_back_total` — planner ticks that claimed less or nothing because the
+ * - `tickwheel_claims_held_back_total` — claims the planner cut short or skipped because the
  *   backlog was at its bound (the node is behind: fires wait as job rows and go out late)
  * - `tickwheel_process_*`, `tickwheel_nodejs_*` — prom-client's process metrics (CPU, RSS, event loop lag)
  */
@@ -183,7 +183,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const heldBack = new Counter({
     name: 'tickwheel_claims_held_back_total',
-    help: 'Planner ticks that claimed less or nothing because the dispatch backlog was at its bound',
+    help: 'Claims the planner cut short or skipped because the dispatch backlog was at its bound',
     registers: [registry],
   });
 

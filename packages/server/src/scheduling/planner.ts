@@ -59,7 +59,7 @@ export type PlannerOptions = Pick<
   jobs: Pick<JobRepository, 'findJobsByIds' | 'recordRunEnd'>;
   leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf'>;
   pipeline: FirePipeline;
-  /** Called when a tick claims less or nothing because the pipeline is `maxBacklog` behind. */
+  /** Called for each claim cut short or skipped because the pipeline is `maxBacklog` behind. */
   onHeldBack?: (backlog: number) => void;
 };
 

@@ -13,7 +13,7 @@ const SQLITE_CLAIM_BATCH_SIZE = 100;
 export interface CreateSchedulerOptions extends SchedulingOptions {
   /** This node's address, written with its heartbeat in `cluster_node`. */
   address?: string;
-  /** Called when a tick claims less or nothing because the pipeline is `maxBacklog` behind. */
+  /** Called for each claim cut short or skipped because the pipeline is `maxBacklog` behind. */
   onHeldBack?: (backlog: number) => void;
 }
 
