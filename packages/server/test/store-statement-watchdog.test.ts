@@ -30,19 +30,26 @@ function sleepStatement(store: Store): Promise<unknown> {
     : sql`SELECT SLEEP(0.1)`.execute(store.db);
 }
 
+/** A store on a fresh database of `dialect`, reached through a TCP proxy of this test's own. */
+async function openThroughProxy(dialect: 'postgres' | 'mysql'): Promise<{ store: Store; through: TcpProxy }> {
+  database = await createTestDatabase(dialect);
+  const through = await startTcpProxy(PORT[dialect]);
+  const url = new URL(database.url);
+  url.port = String(through.port);
+  const store = await openStore({
+    database: url.toString(),
+    migrate: false,
+    statementTimeoutMs: LIMIT_MS,
+    connectTimeoutMs: LIMIT_MS,
+    poolSize: POOL,
+  });
+  return { store, through };
+}
+
 describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (dialect) => {
   it('closes the idle connections with the one that got no answer, so the next statements do not wait again', async () => {
-    database = await createTestDatabase(dialect);
-    proxy = await startTcpProxy(PORT[dialect]);
-    const url = new URL(database.url);
-    url.port = String(proxy.port);
-    const proxied = await openStore({
-      database: url.toString(),
-      migrate: false,
-      statementTimeoutMs: LIMIT_MS,
-      connectTimeoutMs: LIMIT_MS,
-      poolSize: POOL,
-    });
+    const { store: proxied, through } = await openThroughProxy(dialect);
+    proxy = through;
     try {
       // Fill the pool: POOL connections, idle once their statements are answered.
       await Promise.all(Array.from({ length: POOL }, () => sleepStatement(proxied)));
@@ -66,17 +73,8 @@ describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (d
   });
 
   it('closes a connection that was checked out during the stall at its next statement, which fails at once', async () => {
-    database = await createTestDatabase(dialect);
-    proxy = await startTcpProxy(PORT[dialect]);
-    const url = new URL(database.url);
-    url.port = String(proxy.port);
-    const proxied = await openStore({
-      database: url.toString(),
-      migrate: false,
-      statementTimeoutMs: LIMIT_MS,
-      connectTimeoutMs: LIMIT_MS,
-      poolSize: POOL,
-    });
+    const { store: proxied, through } = await openThroughProxy(dialect);
+    proxy = through;
     try {
       // Two connections: one idle in the pool, one held between two statements (as in a
       // transaction) while the path goes silent.

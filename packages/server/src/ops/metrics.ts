@@ -26,6 +26,7 @@
  * - `tickwheel_process_*`, `tickwheel_nodejs_*` — prom-client's process metrics (CPU, RSS, event loop lag)
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { HotStage } from '../store/index.js';
 
 /** One fire handed to an executor (or given up on), as the dispatcher's outcome tells it. */
 export interface DispatchedFire {
@@ -55,8 +56,8 @@ export interface MetricsOptions {
   pipelineBacklog?: () => number;
 }
 
-/** A step of a fire's path, timed per batch. */
-export type Stage = 'claim' | 'load' | 'fence' | 'mark' | 'finish';
+/** A step of a fire's path, timed per batch: the store's hot statements and the pipeline's load. */
+export type Stage = HotStage | 'load';
 
 /** The metrics of one server node; the engine calls these methods, `/metrics` renders them. */
 export interface Metrics {
