@@ -16,7 +16,8 @@
  * `--seconds` are measured; once their results are stored (or `--drain-seconds` passed) the
  * children are stopped and the database is counted against the schedules.
  * `TW_BENCH_PROFILE=<folder>` runs the server and executor children with `--cpu-prof`, each into
- * a folder of its own under that one (`profile-summary.ts` sums them per function and file). `--keep`
+ * a folder of its own under that one, and the server's main thread through the inspector into
+ * `server-main-<pid>.cpuprofile` there (`profile-summary.ts` sums them per function and file). `--keep`
  * leaves each case's database (SQLite folder or PostgreSQL schema) and child log for inspection.
  * With `--json` the table rows go to stderr and the figures, as JSON, to stdout. `--nodes N`
  * (PostgreSQL only) runs N server nodes on the one database, each in its own process; the

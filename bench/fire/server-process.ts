@@ -9,7 +9,9 @@
  * `TW_BENCH_METRICS=<file>`: at the stop, the server's /metrics text (the stage timings, the
  * claim lead, the backlog) is written to that file first, for a look at where a run's time went.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
 import { createServer } from '@tickwheel/server';
 import type { HarnessMessage, ServerConfig, ServerMessage } from './messages.js';
 import { createUsageReporter } from './usage.js';
@@ -35,12 +37,14 @@ const server = await createServer({
     : {}),
 });
 send({ type: 'ready', url: server.url });
+const profiler = await startProfiler();
 
 process.on('message', (message: HarnessMessage) => {
   if (message.type === 'usage') {
     send(usage());
   } else if (message.type === 'stop') {
     keepMetrics()
+      .then(() => profiler?.())
       .then(() => server.stop())
       .then(
         () => process.exit(0),
@@ -51,6 +55,27 @@ process.on('message', (message: HarnessMessage) => {
       );
   }
 });
+
+/**
+ * `TW_BENCH_PROFILE=<folder>`: the main thread is profiled through the inspector from the start
+ * to the stop and written to `server-main-<pid>.cpuprofile` there (a `--cpu-prof` profile of the
+ * main thread is written at exit, which a server stopping under load did not always reach).
+ */
+async function startProfiler(): Promise<(() => Promise<void>) | undefined> {
+  const folder = process.env.TW_BENCH_PROFILE;
+  if (!folder) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, `server-main-${process.pid}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 /** Writes /metrics to TW_BENCH_METRICS, when set; a failure is reported, not fatal. */
 async function keepMetrics(): Promise<void> {

@@ -3,7 +3,7 @@
  *
  *   npm run bench:retention -- [--store sqlite|postgres] [--records 1000000] [--jobs 1000]
  *     [--warmup-seconds 10] [--baseline-seconds 20] [--batch N] [--pause-ms N] [--max-sweep-seconds 300] [--control-seconds 0]
- *     [--budget-ms 0] [--checkpoint-thread false]
+ *     [--budget-ms 0]
  *     [--postgres-url postgres://…/test] [--log-dir /dev/shm] [--json]
  *
  * A fresh database gets `--jobs` every-second jobs (FIX_RATE 1 s, spread evenly over the second)
@@ -13,9 +13,8 @@
  * measured; then the retention is set to 30 days through the REST API (`updateRetentionSettings`)
  * and the server's retention monitor (swept every second here) deletes the million records in
  * batches of `--batch` with at least `--pause-ms` between them (unset: the server's defaults for
- * the store, 100 and 5 ms on SQLite, 1,000 and 50 ms on PostgreSQL). Two experiments, off by default:
- * `--budget-ms n` sizes each batch to take about n ms (at most `--batch`), and
- * `--checkpoint-thread true` runs a SQLite sweep's WAL checkpoints on a thread of their own.
+ * the store, 100 and 5 ms on SQLite, 1,000 and 50 ms on PostgreSQL). An experiment, off by default:
+ * `--budget-ms n` sizes each batch to take about n ms (at most `--batch`). And
  * `--control-seconds n`: the control arm — the same run, but the retention is left alone and the
  * middle window lasts n seconds (give it a sweep's length), so what the windows do on their own
  * over a run of that length (a growing fire table, the machine) shows apart from the sweep.
@@ -57,7 +56,6 @@ const { values } = parseArgs({
     'max-sweep-seconds': { type: 'string', default: '300' },
     'control-seconds': { type: 'string', default: '0' },
     'budget-ms': { type: 'string', default: '0' },
-    'checkpoint-thread': { type: 'string', default: 'false' },
     'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     'log-dir': { type: 'string', default: existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir() },
     json: { type: 'boolean', default: false },
@@ -81,10 +79,6 @@ const pauseMs =
 const maxSweepMs = positiveInteger(values['max-sweep-seconds'], '--max-sweep-seconds') * 1000;
 const budgetMs = nonNegativeInteger(values['budget-ms'], '--budget-ms');
 const controlSeconds = nonNegativeInteger(values['control-seconds'], '--control-seconds');
-if (values['checkpoint-thread'] !== 'true' && values['checkpoint-thread'] !== 'false') {
-  throw new Error('--checkpoint-thread: true or false');
-}
-const checkpointThread = values['checkpoint-thread'] === 'true';
 
 const ACCESS_TOKEN = 'bench-retention-access-token-0123456789';
 const API_TOKEN = 'tw_bench-retention-api-token-0123456789abcdef';
@@ -138,7 +132,7 @@ async function main(): Promise<void> {
   log(
     `bench/retention: ${storeName}, ${records.toLocaleString('en')} old records, ${jobCount} every-second jobs, ` +
       `${batchText()} with pauses of at least ${pauseMs} ms` +
-      `${checkpointThread ? ', WAL checkpoints on their own thread' : ''}; ` +
+      '; ' +
       `${os.cpus().length} CPUs, Node ${process.version}`,
   );
   const database = await createDatabase();
@@ -251,7 +245,6 @@ function startServer(
     batchSize,
     batchPauseMs: pauseMs,
     batchBudgetMs: budgetMs,
-    checkpointThread,
   };
   const child = fork(new URL('./server-process.js', import.meta.url), [JSON.stringify(config)], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -426,7 +419,6 @@ function report(results: WindowResult[], sweep: Sweep, seedSeconds: number): voi
           batchSize,
           pauseMs,
           budgetMs,
-          checkpointThread,
           controlSeconds,
           seedSeconds,
           sweep,

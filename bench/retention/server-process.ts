@@ -18,8 +18,6 @@ export interface RetentionServerConfig {
   batchPauseMs: number;
   /** The time one batch should take (`retentionBatchBudgetMs`); 0: whole batches. */
   batchBudgetMs: number;
-  /** SQLite: the sweep's WAL checkpoints on a thread of their own (`retentionCheckpointThread`). */
-  checkpointThread: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as RetentionServerConfig;
@@ -39,7 +37,6 @@ const server = await createServer({
     retentionBatchSize: config.batchSize,
     retentionBatchPauseMs: config.batchPauseMs,
     retentionBatchBudgetMs: config.batchBudgetMs,
-    retentionCheckpointThread: config.checkpointThread,
     ...(process.env.TW_BENCH_REPORTS_MS
       ? { reportsMonitorIntervalMs: Number(process.env.TW_BENCH_REPORTS_MS) }
       : {}),

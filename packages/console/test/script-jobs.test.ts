@@ -75,9 +75,10 @@ describe('console: script jobs', () => {
       await page.getByLabel('Name', { exact: true }).fill(script.name);
       await choose(page, 'Schedule type', 'None (trigger only)');
       await choose(page, 'Run as', script.type);
-      // A script job has no handler to name.
-      await expect(page.getByLabel('Handler', { exact: true }).count()).resolves.toBe(0);
+      // A script job has no handler to name (waited for: the form re-renders after the choice).
       await page.getByText('Saving the job opens the script editor').waitFor();
+      await page.getByLabel('Handler', { exact: true }).waitFor({ state: 'detached' });
+      await expect(page.getByLabel('Handler', { exact: true }).count()).resolves.toBe(0);
       await page.getByRole('button', { name: 'Save' }).click();
 
       // Saved, and the script editor is the next step.

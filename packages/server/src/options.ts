@@ -188,12 +188,6 @@ export interface ServerInternalOptions {
    * `retentionBatchSize`. An experiment of bench/retention (`--budget-ms`).
    */
   retentionBatchBudgetMs?: number;
-  /**
-   * SQLite: run a retention sweep's WAL checkpoints on a thread of their own
-   * (retention/sqlite-checkpoints.ts). Default false. An experiment of bench/retention
-   * (`--checkpoint-thread`).
-   */
-  retentionCheckpointThread?: boolean;
   /** How often the owed-children sweep fires child jobs a stopped node left owed. Default 60,000 ms. */
   owedChildrenMonitorIntervalMs?: number;
   /** How often the owed-alarm sweep sends alarms a stopped node left owed. Default 60,000 ms. */
@@ -251,7 +245,6 @@ export interface ResolvedServerOptions {
   /** Undefined: the database's default (retention/delete-pacing.ts). */
   retentionBatchPauseMs: number | undefined;
   retentionBatchBudgetMs: number;
-  retentionCheckpointThread: boolean;
   owedChildrenMonitorIntervalMs: number;
   owedAlarmMonitorIntervalMs: number;
 }
@@ -281,7 +274,6 @@ export const SERVER_DEFAULTS = {
   reportsMonitorIntervalMs: 60_000,
   retentionMonitorIntervalMs: 3_600_000,
   retentionBatchBudgetMs: 0,
-  retentionCheckpointThread: false,
   owedChildrenMonitorIntervalMs: 60_000,
   owedAlarmMonitorIntervalMs: 60_000,
 } as const;
@@ -439,11 +431,6 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       d.retentionBatchBudgetMs,
       0,
       60_000,
-    ),
-    retentionCheckpointThread: booleanOption(
-      'internal.retentionCheckpointThread',
-      internal.retentionCheckpointThread,
-      d.retentionCheckpointThread,
     ),
     owedChildrenMonitorIntervalMs: integerIn(
       'internal.owedChildrenMonitorIntervalMs',

@@ -38,7 +38,6 @@ import { RetryMonitor } from './monitors/retries.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
 import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
-import { sqliteSweepCheckpoints } from './retention/sqlite-checkpoints.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { type Clock, DatabaseClock, shiftedClock } from './scheduling/clock.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
@@ -169,6 +168,12 @@ async function startOnStore(
       for (const fire of result.fires) metrics.fireClaimed(fire.scheduledAt - nowMs);
     },
   });
+  // SQLite: the WAL is folded back into the file on a thread of its own, never on the server's.
+  if (store.connection.dialect === 'sqlite') {
+    await store.connection.checkpointer?.start(logger.child({ part: 'store' }), (checkpoint) =>
+      metrics.walCheckpointed(checkpoint),
+    );
+  }
   const executorMetrics: ExecutorMetrics = {
     // Results are counted once per record finalised (onFiresFinished), not per callback sent.
     callbackResult: () => {},
@@ -289,6 +294,8 @@ async function startOnStore(
     logger: logger.child({ part: 'results' }),
     metrics: executorMetrics,
     onFiresFinished,
+    // While a burst of due fires is being sent, results wait (at most a second, 20,000 of them).
+    giveWay: firePipeline.giveWay(RESULTS_GIVE_WAY_CAP),
   });
   retryMonitor = new RetryMonitor({
     store,
@@ -354,7 +361,7 @@ async function startOnStore(
     intervalMs: o.retentionMonitorIntervalMs,
     batchSize: o.retentionBatchSize ?? RETENTION_BATCH_DEFAULTS[store.connection.dialect].batchSize,
     batchPauseMs: o.retentionBatchPauseMs ?? RETENTION_BATCH_DEFAULTS[store.connection.dialect].pauseMs,
-    ...retentionPacing(store, o, logger),
+    ...retentionPacing(o),
   });
 
   const owedChildrenMonitor = new OwedChildrenMonitor({
@@ -557,20 +564,9 @@ async function keepInitialSecrets(
   }
 }
 
-/** The retention's experimental pacing (bench/retention): time-boxed batches, WAL checkpoints on a thread (SQLite). */
-function retentionPacing(
-  store: Store,
-  o: ResolvedServerOptions,
-  logger: Logger,
-): Pick<RetentionMonitorOptions, 'batchBudgetMs' | 'checkpoints'> {
-  const checkpoints =
-    store.connection.dialect === 'sqlite' && o.retentionCheckpointThread
-      ? sqliteSweepCheckpoints(store.connection, logger.child({ part: 'retention-monitor' }))
-      : undefined;
-  return {
-    ...(o.retentionBatchBudgetMs > 0 ? { batchBudgetMs: o.retentionBatchBudgetMs } : {}),
-    ...(checkpoints === undefined ? {} : { checkpoints }),
-  };
+/** The retention's experimental pacing (bench/retention): time-boxed batches. */
+function retentionPacing(o: ResolvedServerOptions): Pick<RetentionMonitorOptions, 'batchBudgetMs'> {
+  return o.retentionBatchBudgetMs > 0 ? { batchBudgetMs: o.retentionBatchBudgetMs } : {};
 }
 
 function buildHttpApp(logger: Logger, trustProxy: boolean | string[]): FastifyInstance {
@@ -596,6 +592,9 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** Results queued past which they are written even while a burst of due fires is being sent. */
+const RESULTS_GIVE_WAY_CAP = 20_000;
 
 /** How often at most the planner says it is holding claims back. */
 const BEHIND_LOG_INTERVAL_MS = 10_000;

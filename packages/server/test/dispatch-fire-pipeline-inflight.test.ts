@@ -53,46 +53,55 @@ class HeldDispatcher {
   }
 }
 
+/**
+ * `count` pending API fires of one app, due now, and a pipeline over them whose dispatcher holds
+ * every send until the test answers it.
+ */
+async function heldPipeline(appName: string, count: number, dispatchesInFlight: number) {
+  database = await createTestDatabase('sqlite');
+  const store = await database.open();
+  const appId = await createApp(store, appName);
+  const job = await createJob(store, {
+    app_id: appId,
+    name: appName,
+    executor_handler: 'held',
+    schedule_type: 'NONE',
+    schedule_conf: '',
+  });
+  const now = Date.now();
+  const ids: number[] = [];
+  for (let page = 0; page * 100 < count; page++) {
+    const fires = Array.from({ length: Math.min(100, count - page * 100) }, (_, i) => ({
+      jobId: job.id,
+      appId,
+      scheduledAt: now + page * 100 + i,
+      triggerType: 'API' as const,
+      executorHandler: 'held',
+      executorParam: null,
+    }));
+    ids.push(...(await store.fires.createFires(fires, now)));
+  }
+  const dispatcher = new HeldDispatcher();
+  const pipeline = new FirePipeline({
+    store,
+    dispatcher,
+    executors: {
+      addressesOf: () => [{ address: 'http://127.0.0.1:9/', protocol: 'G2' as const, appName }],
+    },
+    clock: systemClock,
+    logger: silent,
+    batchSize: 100,
+    dispatchesInFlight,
+  });
+  return { store, dispatcher, pipeline, ids };
+}
+
 describe('the fire pipeline in flight', () => {
   it('keeps as many dispatches in flight as it is given, and the default fills the dispatcher’s lanes', async () => {
     expect(new Dispatcher({ accessToken: '' }).capacity).toBe(2_500);
     expect(DISPATCHES_IN_FLIGHT).toBeGreaterThan(2_500);
 
-    database = await createTestDatabase('sqlite');
-    const store = await database.open();
-    const appId = await createApp(store, 'inflight');
-    const job = await createJob(store, {
-      app_id: appId,
-      name: 'held',
-      executor_handler: 'held',
-      schedule_type: 'NONE',
-      schedule_conf: '',
-    });
-    const ids: number[] = [];
-    for (let page = 0; page < 15; page++) {
-      const fires = Array.from({ length: 100 }, (_, i) => ({
-        jobId: job.id,
-        appId,
-        scheduledAt: Date.now() + page * 100 + i,
-        triggerType: 'API' as const,
-        executorHandler: 'held',
-        executorParam: null,
-      }));
-      ids.push(...(await store.fires.createFires(fires, Date.now())));
-    }
-
-    const dispatcher = new HeldDispatcher();
-    const pipeline = new FirePipeline({
-      store,
-      dispatcher,
-      executors: {
-        addressesOf: () => [{ address: 'http://127.0.0.1:9/', protocol: 'G2' as const, appName: 'inflight' }],
-      },
-      clock: systemClock,
-      logger: silent,
-      batchSize: 100,
-      dispatchesInFlight: 1_000,
-    });
+    const { store, dispatcher, pipeline, ids } = await heldPipeline('inflight', 1_500, 1_000);
     pipeline.onDue(ids);
     await waitFor(async () => dispatcher.held.length === 1_000, { what: '1,000 dispatches in flight' });
     // Loaded and waiting for a slot, not handed to the dispatcher.
@@ -106,5 +115,51 @@ describe('the fire pipeline in flight', () => {
     expect(await pipeline.drain(5_000)).toBe(true);
     const dispatched = await store.fires.countFires({ status: 'dispatched' });
     expect(dispatched).toBe(1_500);
+  });
+
+  it('holds the marks of a burst while the rest of it waits to be sent, and writes them after', async () => {
+    const { store, dispatcher, pipeline, ids } = await heldPipeline('burst', 1_000, 100);
+    pipeline.onDue(ids);
+    await waitFor(async () => dispatcher.held.length === 100, { what: '100 dispatches in flight' });
+    expect(pipeline.waitingToSend).toBe(900);
+
+    // 100 sent, 800 still waiting: their marks wait.
+    dispatcher.answerAll();
+    await waitFor(async () => dispatcher.held.length === 100, { what: 'the next 100 in flight' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await store.fires.countFires({ status: 'dispatched' })).toBe(0);
+
+    // Once fewer than BURST_WAITING wait, the marks go.
+    while (dispatcher.held.length > 0) {
+      dispatcher.answerAll();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await pipeline.drain(5_000)).toBe(true);
+    expect(await store.fires.countFires({ status: 'dispatched' })).toBe(1_000);
+  });
+
+  it('gives way to one burst for a second at most: a node that stays behind writes its marks as it sends', async () => {
+    const { store, dispatcher, pipeline, ids } = await heldPipeline('behind', 1_000, 100);
+    pipeline.onDue(ids);
+    await waitFor(async () => dispatcher.held.length === 100, { what: '100 dispatches in flight' });
+    const giveWay = pipeline.giveWay(10_000);
+    expect(giveWay.sendsWaiting()).toBe(true);
+    // A slow trickle: 10 sends every 100 ms, 800 and more still waiting throughout.
+    const started = performance.now();
+    while (performance.now() - started < 1_300) {
+      for (const { answer } of dispatcher.held.splice(0, 10)) answer();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(pipeline.waitingToSend).toBeGreaterThanOrEqual(500);
+    expect(giveWay.sendsWaiting()).toBe(false);
+    await waitFor(async () => (await store.fires.countFires({ status: 'dispatched' })) >= 100, {
+      what: 'the marks of the sends so far',
+    });
+
+    while (dispatcher.held.length > 0) {
+      dispatcher.answerAll();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await pipeline.drain(5_000)).toBe(true);
   });
 });

@@ -2,13 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetentionMonitor } from '../src/monitors/retention.js';
 import { DeletePacing, MIN_BATCH_SIZE } from '../src/retention/delete-pacing.js';
 import { writeRetentionSettings } from '../src/retention/settings.js';
-import {
-  type SweepCheckpoints,
-  sqliteSweepCheckpoints,
-  type WalCheckpoint,
-} from '../src/retention/sqlite-checkpoints.js';
 import { systemClock, type TimerHandle } from '../src/scheduling/clock.js';
-import { openStore, type Store } from '../src/store/index.js';
+import type { Store } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { type SeedFire, seedFires } from './helpers/report-fixtures.js';
@@ -16,7 +11,6 @@ import { type SeedFire, seedFires } from './helpers/report-fixtures.js';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-05-20T12:00:00Z');
 const silent = { error: () => {}, info: () => {} };
-const silentWarn = { warn: () => {} };
 
 function firesAt(scheduledAts: number[]): SeedFire[] {
   return scheduledAts.map((scheduledAt) => ({
@@ -163,90 +157,5 @@ describe('retention batch sizing', () => {
     expect(pacing.batchSize).toBe(MIN_BATCH_SIZE);
     for (let i = 0; i < 20; i++) pacing.afterBatch(0);
     expect(pacing.batchSize).toBe(1_000);
-  });
-});
-
-describe('retention WAL checkpoints on SQLite', () => {
-  let database: TestDatabase;
-  let store: Store;
-  beforeEach(async () => {
-    database = await createTestDatabase('sqlite');
-    store = await database.open();
-  });
-  afterEach(async () => {
-    await database.drop();
-  });
-
-  it("checkpoint on their own thread while a sweep deletes; the server's connection checkpoints itself again after", async () => {
-    await seedFires(store, firesAt(Array.from({ length: 3_000 }, (_, i) => NOW - 40 * DAY + i * 1_000)));
-    const conn = store.connection;
-    if (conn.dialect !== 'sqlite') throw new Error('unreachable');
-    const autocheckpoint = () => Number(conn.sqlite.pragma('wal_autocheckpoint', { simple: true }));
-    const before = autocheckpoint();
-    const during: number[] = [];
-    const checkpointed: Array<WalCheckpoint | undefined> = [];
-    // Every pause checkpoints here (a server's sweep: at most once a second).
-    const inner = sqliteSweepCheckpoints(conn, silentWarn, 0)!;
-    const checkpoints: SweepCheckpoints = {
-      begin: () => inner.begin(),
-      checkpoint: async () => {
-        const done = await inner.checkpoint();
-        checkpointed.push(done);
-        return done;
-      },
-      end: () => inner.end(),
-    };
-    const monitor = new RetentionMonitor({
-      fires: {
-        async deleteFiresBefore(cutoff, limit) {
-          during.push(autocheckpoint());
-          return store.fires.deleteFiresBefore(cutoff, limit);
-        },
-      },
-      settings: store.settings,
-      lease: { leases: store.leases, nodeId: 'node-a' },
-      clock: new ManualClock(NOW),
-      logger: silent,
-      batchSize: 500,
-      batchPauseMs: 0,
-      checkpoints,
-    });
-
-    expect(await monitor.sweep()).toMatchObject({ deleted: 3_000, batches: 7 });
-
-    // The first batch runs before the thread starts; every later one with the connection's own checkpoints off.
-    expect(during.slice(1)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect(checkpointed).toHaveLength(6);
-    for (const done of checkpointed) {
-      expect(done!.walFrames).toBeGreaterThan(0);
-      expect(done!.checkpointedFrames).toBe(done!.walFrames);
-    }
-    expect(before).toBeGreaterThan(0);
-    expect(autocheckpoint()).toBe(before);
-    expect(await store.fires.countFires()).toBe(0);
-  });
-
-  it('checkpoints at most once an interval', async () => {
-    await seedFires(store, firesAt([NOW - 40 * DAY]));
-    const conn = store.connection;
-    if (conn.dialect !== 'sqlite') throw new Error('unreachable');
-    const checkpoints = sqliteSweepCheckpoints(conn, silentWarn, 60_000)!;
-    await checkpoints.begin();
-    try {
-      expect(await checkpoints.checkpoint()).toMatchObject({ walFrames: expect.any(Number) });
-      expect(await checkpoints.checkpoint()).toBeUndefined();
-    } finally {
-      await checkpoints.end();
-    }
-  });
-
-  it('leaves an in-memory database alone: it has no WAL another thread could checkpoint', async () => {
-    const inMemory = await openStore({ database: 'sqlite::memory:' });
-    try {
-      if (inMemory.connection.dialect !== 'sqlite') throw new Error('unreachable');
-      expect(sqliteSweepCheckpoints(inMemory.connection, silentWarn)).toBeUndefined();
-    } finally {
-      await inMemory.close();
-    }
   });
 });

@@ -27,6 +27,7 @@ import { broadcastShardRecords } from './broadcast-records.js';
 import type { Dispatcher, DispatchOutcome, FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
 import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
+import type { GiveWay } from './give-way.js';
 import { KeptBackReport } from './kept-back.js';
 import { MarkBatcher } from './mark-batcher.js';
 import { DISPATCH_DEFAULTS } from './options.js';
@@ -96,14 +97,27 @@ const LOADS_IN_FLIGHT = 2;
 /** Dispatches handed to the dispatcher at once when the options do not say: its default lanes' and a little more. */
 export const DISPATCHES_IN_FLIGHT =
   DISPATCH_DEFAULTS.fastConcurrency + DISPATCH_DEFAULTS.slowConcurrency + 100;
-/** Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. */
-const MARKS_BEHIND = 2_000;
+/**
+ * Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. Above
+ * a burst's size, so the marks of a burst can wait for its sends (give-way.ts).
+ */
+const MARKS_BEHIND = 20_000;
+/** Marks queued past which they are written even while a burst waits: half of MARKS_BEHIND, so sends never wait on them. */
+const MARKS_GIVE_WAY_CAP = MARKS_BEHIND / 2;
+/** Due fires waiting to be sent (not loaded, loading, loaded) from which writes give way to sends. */
+export const BURST_WAITING = 500;
+/** Longest a write gives way to a burst. */
+const GIVE_WAY_MAX_HOLD_MS = 1_000;
+/** Longest writes give way to one burst: 10,000 fires due at once go out in about half of it. */
+const BURST_MS = 1_000;
 /** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
 const LOAD_RETRY_MS = 1_000;
 
 export class FirePipeline implements DueFireSink {
   private readonly options: FirePipelineOptions;
   private readonly marks: MarkBatcher;
+  /** `performance.now()` since when a burst has been waiting to be sent (inBurst). */
+  private burstSince: number | undefined;
   /** Due ids not loaded yet. */
   private queue: number[] = [];
   private loads = 0;
@@ -136,6 +150,7 @@ export class FirePipeline implements DueFireSink {
     this.marks = new MarkBatcher({
       fires: options.store.fires,
       batchSize: options.batchSize,
+      giveWay: this.giveWay(MARKS_GIVE_WAY_CAP),
       onError: (err, marks, givenUp) => {
         options.logger.error(
           { err, fireIds: marks.map((m) => m.fireId) },
@@ -184,12 +199,45 @@ export class FirePipeline implements DueFireSink {
     return this.fixDelay.onFiresFinished(finished);
   }
 
+  /** Due fires waiting to be sent (not loaded yet, loading, loaded): a burst when many. */
+  get waitingToSend(): number {
+    return this.queue.length + this.loading + (this.ready.length - this.readyHead);
+  }
+
+  /**
+   * Whether a burst is being sent: BURST_WAITING or more due fires wait, and have for less than
+   * BURST_MS. A node that stays behind (its backlog never drains) is in no burst past that: its
+   * writes must keep pace with its sends, or the results would pile up until the executors'
+   * callbacks time out.
+   */
+  private inBurst(): boolean {
+    if (this.waitingToSend < BURST_WAITING) {
+      this.burstSince = undefined;
+      return false;
+    }
+    const now = performance.now();
+    this.burstSince ??= now;
+    return now - this.burstSince < BURST_MS;
+  }
+
+  /**
+   * What writes that can wait (marks, results) give way to: a burst of due fires waiting to be
+   * sent (give-way.ts). `cap`: queued writes past which they go anyway.
+   */
+  giveWay(cap: number): GiveWay {
+    return {
+      sendsWaiting: () => this.inBurst(),
+      cap,
+      maxHoldMs: GIVE_WAY_MAX_HOLD_MS,
+    };
+  }
+
   /**
    * Due fires handed over and not dispatched yet (waiting, loading, loaded or being sent): the
    * planner claims less while this is high, so an overload waits as job rows, not in memory.
    */
   get backlog(): number {
-    return this.queue.length + this.loading + (this.ready.length - this.readyHead) + this.dispatches;
+    return this.waitingToSend + this.dispatches;
   }
 
   /** Stops taking due fires; what comes later stays `pending` for the next start. */

@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { DispatchMark, FireRepository } from '../store/index.js';
+import { type GiveWay, giveWayToSends } from './give-way.js';
 
 export type MarkKind = 'dispatched' | 'dispatch_failed';
 
@@ -25,12 +26,16 @@ export interface MarkBatcherOptions {
   /** Least time from the end of one write to the start of the next, in ms; default 10. */
   writeSpacingMs?: number;
   onError(err: unknown, marks: readonly DispatchMark[], givenUp: boolean): void;
+  /** While a burst of due fires waits to be sent, writes wait (give-way.ts). */
+  giveWay?: GiveWay;
 }
 
 interface QueuedMark {
   kind: MarkKind;
   mark: DispatchMark;
   written: () => void;
+  /** `performance.now()` when it was queued. */
+  at: number;
 }
 
 export class MarkBatcher {
@@ -48,7 +53,7 @@ export class MarkBatcher {
   /** Queues a mark; resolves once its batch is written (or given up, which is logged). */
   add(kind: MarkKind, mark: DispatchMark): Promise<void> {
     return new Promise((written) => {
-      this.queue.push({ kind, mark, written });
+      this.queue.push({ kind, mark, written, at: performance.now() });
       this.flushing ??= this.flushAll().finally(() => {
         this.flushing = undefined;
       });
@@ -74,6 +79,11 @@ export class MarkBatcher {
       if (wait > 0 && this.queue.length < this.options.batchSize) {
         await new Promise<void>((resolve) => setTimeout(resolve, wait));
       }
+      await giveWayToSends(
+        this.options.giveWay,
+        () => this.queue.length,
+        () => this.queue[0]?.at ?? performance.now(),
+      );
       const batch = this.queue.splice(0, this.options.batchSize);
       this.writing = batch.length;
       await this.write(

@@ -10,6 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { type GiveWay, giveWayToSends } from '../dispatch/give-way.js';
 import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from '../executors/metrics.js';
 import type { FinishedFire, FireRepository, FireResult } from '../store/index.js';
 import { type BroadcastFires, settleBroadcastParents } from './broadcast-parents.js';
@@ -41,6 +42,8 @@ export interface ResultRecorderOptions {
    * 50 results as for 500), while a lone result after a quiet spell is written at once.
    */
   writeSpacingMs?: number;
+  /** While a burst of due fires waits to be sent, writes wait (dispatch/give-way.ts). */
+  giveWay?: GiveWay;
 }
 
 export const DEFAULT_RESULT_BATCH_SIZE = 500;
@@ -48,6 +51,8 @@ export const DEFAULT_RESULT_WRITE_SPACING_MS = 10;
 
 interface Waiter {
   results: readonly FireResult[];
+  /** `performance.now()` when it was handed in. */
+  at: number;
   resolve(finished: FinishedFire[]): void;
   reject(err: unknown): void;
 }
@@ -83,7 +88,7 @@ export class ResultRecorder {
   record(results: readonly FireResult[]): Promise<FinishedFire[]> {
     if (results.length === 0) return Promise.resolve([]);
     return new Promise<FinishedFire[]>((resolve, reject) => {
-      this.queue.push({ results, resolve, reject });
+      this.queue.push({ results, resolve, reject, at: performance.now() });
       this.queuedResults += results.length;
       this.pumping ??= this.pump().finally(() => {
         this.pumping = undefined;
@@ -115,6 +120,11 @@ export class ResultRecorder {
       if (wait > 0 && this.queuedResults < this.maxBatchSize) {
         await new Promise<void>((resolve) => setTimeout(resolve, wait));
       }
+      await giveWayToSends(
+        this.options.giveWay,
+        () => this.queuedResults,
+        () => this.queue[0]?.at ?? performance.now(),
+      );
       const batch = this.takeBatch();
       const finished = await this.write(batch);
       this.lastWriteEnd = performance.now();

@@ -5,14 +5,14 @@
  * so no statement holds the fire table (or SQLite's write lock) for long and the planner's
  * claims and the executors' results slip in between: scheduling keeps its time while a million
  * old records go (bench/retention). How big and how far apart the batches are is
- * `retention/delete-pacing.ts`; `retention/sqlite-checkpoints.ts` can move a SQLite sweep's WAL
- * checkpoints off the server's thread (both experiments of bench/retention, off by default).
+ * `retention/delete-pacing.ts` (its time-boxed batches an experiment of bench/retention, off by
+ * default). On SQLite the WAL the deletes write is folded back into the file by the store's
+ * checkpoint thread (store/sqlite-checkpointer.ts), never on the server's.
  */
 import type { Logger } from 'pino';
 import { DAY_MS } from '../reports/days.js';
 import { DeletePacing } from '../retention/delete-pacing.js';
 import { readRetentionSettings } from '../retention/settings.js';
-import type { SweepCheckpoints } from '../retention/sqlite-checkpoints.js';
 import type { Clock, TimerHandle } from '../scheduling/clock.js';
 import type { FireRepository, SettingRepository } from '../store/index.js';
 import {
@@ -43,8 +43,6 @@ export interface RetentionMonitorOptions {
    * every batch is `batchSize`.
    */
   batchBudgetMs?: number;
-  /** SQLite: the sweep's WAL checkpoints, off the server's thread. Default none. */
-  checkpoints?: SweepCheckpoints;
 }
 
 export const RETENTION_MONITOR_DEFAULTS = {
@@ -126,33 +124,19 @@ export class RetentionMonitor {
       minPauseMs: this.batchPauseMs,
       ...(this.batchBudgetMs === undefined ? {} : { batchBudgetMs: this.batchBudgetMs }),
     });
-    const { checkpoints } = this.options;
-    // Only a sweep with something to delete changes how the WAL is checkpointed.
-    let checkpointing = false;
-    try {
-      while (!this.stopping) {
-        const limit = pacing.batchSize;
-        const startedAt = performance.now();
-        const deleted = await this.options.fires.deleteFiresBefore(sweep.cutoff, limit);
-        const pauseMs = pacing.afterBatch(performance.now() - startedAt);
-        sweep.deleted += deleted;
-        sweep.batches += 1;
-        if (deleted < limit || this.stopping) break;
-        if (checkpoints !== undefined && !checkpointing) {
-          checkpointing = true;
-          await checkpoints.begin();
-        }
-        await Promise.all([
-          pauseMs > 0 ? this.pauseBetweenBatches(pauseMs) : undefined,
-          checkpointing ? checkpoints?.checkpoint() : undefined,
-        ]);
-        if (clock.now() - heldAt >= renewEveryMs) {
-          heldAt = clock.now();
-          if (!(await holdMaintenanceLease(lease, heldAt))) break;
-        }
+    while (!this.stopping) {
+      const limit = pacing.batchSize;
+      const startedAt = performance.now();
+      const deleted = await this.options.fires.deleteFiresBefore(sweep.cutoff, limit);
+      const pauseMs = pacing.afterBatch(performance.now() - startedAt);
+      sweep.deleted += deleted;
+      sweep.batches += 1;
+      if (deleted < limit || this.stopping) break;
+      if (pauseMs > 0) await this.pauseBetweenBatches(pauseMs);
+      if (clock.now() - heldAt >= renewEveryMs) {
+        heldAt = clock.now();
+        if (!(await holdMaintenanceLease(lease, heldAt))) break;
       }
-    } finally {
-      if (checkpointing) await checkpoints?.end();
     }
     if (sweep.deleted > 0) {
       this.options.logger.info(

@@ -23,10 +23,14 @@
  * - `tickwheel_pipeline_backlog` — due fires handed to the dispatch side and not sent yet
  * - `tickwheel_claims_held_back_total` — claims the planner cut short or skipped because the
  *   backlog was at its bound (the node is behind: fires wait as job rows and go out late)
+ * - `tickwheel_sqlite_checkpoints_total{mode}` — WAL checkpoints of the SQLite store's checkpoint
+ *   thread (`PASSIVE` every second, `RESTART` when the log is long); `tickwheel_sqlite_wal_frames`
+ *   — frames in the log at the last one (0 after a restart)
  * - `tickwheel_process_*`, `tickwheel_nodejs_*` — prom-client's process metrics (CPU, RSS, event loop lag)
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { HotStage } from '../store/index.js';
+import type { WalCheckpoint } from '../store/sqlite-checkpointer.js';
 
 /** One fire handed to an executor (or given up on), as the dispatcher's outcome tells it. */
 export interface DispatchedFire {
@@ -79,6 +83,8 @@ export interface Metrics {
   fireClaimed(leadMs: number): void;
   /** The planner claimed less or nothing: the backlog is at its bound. */
   claimsHeldBack(): void;
+  /** The SQLite store's checkpoint thread ran a checkpoint. */
+  walCheckpointed(checkpoint: WalCheckpoint): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -188,6 +194,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
+  const walCheckpoints = new Counter({
+    name: 'tickwheel_sqlite_checkpoints_total',
+    help: "WAL checkpoints of the SQLite store's checkpoint thread, by mode",
+    labelNames: ['mode'] as const,
+    registers: [registry],
+  });
+  const walFrames = new Gauge({
+    name: 'tickwheel_sqlite_wal_frames',
+    help: 'Frames (pages) in the SQLite WAL at the last checkpoint; 0 once a restart let it start over',
+    registers: [registry],
+  });
+
   return {
     stageDone(stage, ms, records) {
       stageSeconds.observe({ stage }, ms / 1000);
@@ -198,6 +216,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     claimsHeldBack() {
       heldBack.inc();
+    },
+    walCheckpointed(checkpoint) {
+      walCheckpoints.inc({ mode: checkpoint.mode });
+      walFrames.set(checkpoint.walFrames);
     },
     fireDispatched(fire) {
       fires.inc({ trigger_type: fire.triggerType });

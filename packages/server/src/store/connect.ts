@@ -14,6 +14,7 @@ import type { ConnectionErrorHandler } from './connection-faults.js';
 import { type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
 import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteReaderThread } from './sqlite-reader-thread.js';
 import {
   mysqlSocket,
@@ -150,13 +151,14 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const reader = file === ':memory:' ? undefined : new SqliteReaderThread(sqlite, db);
+  if (file === ':memory:') return { dialect: 'sqlite', db, sqlite, statements: new Map() };
   return {
     dialect: 'sqlite',
     db,
     sqlite,
     statements: new Map(),
-    ...(reader === undefined ? {} : { reader }),
+    reader: new SqliteReaderThread(sqlite, db),
+    checkpointer: new SqliteCheckpointer(sqlite),
   };
 }
 

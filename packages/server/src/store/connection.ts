@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'mysql2/promise';
 import type pg from 'pg';
 import type { Database } from './schema.js';
+import type { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import type { SqliteReaderThread } from './sqlite-reader-thread.js';
 
 export interface SqliteConnection {
@@ -18,6 +19,8 @@ export interface SqliteConnection {
   statements: Map<string, BetterSqlite3.Statement>;
   /** Long reads (a day of fire records) off the server's thread; none for an in-memory database. */
   reader?: SqliteReaderThread;
+  /** The WAL checkpoints off the server's thread, once the server starts it; none for an in-memory database. */
+  checkpointer?: SqliteCheckpointer;
 }
 
 export interface PostgresConnection {

@@ -71,7 +71,10 @@ export function createStore(connection: StoreConnection): Store {
     close() {
       // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
       closed ??= (async () => {
-        if (connection.dialect === 'sqlite') await connection.reader?.close();
+        if (connection.dialect === 'sqlite') {
+          await connection.reader?.close();
+          await connection.checkpointer?.close();
+        }
         await connection.db.destroy();
       })();
       return closed;
