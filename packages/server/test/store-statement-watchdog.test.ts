@@ -101,6 +101,37 @@ describe.each(['postgres', 'mysql'] as const)('the statement watchdog on %s', (d
     }
   });
 
+  it('has the database end a transaction left open on the silent path, so its locks do not outlast the stall', async () => {
+    const { store: proxied, through } = await openThroughProxy(dialect);
+    proxy = through;
+    try {
+      await sql`CREATE TABLE lock_probe (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)`.execute(proxied.db);
+      await sql`INSERT INTO lock_probe (id, v) VALUES (1, 0)`.execute(proxied.db);
+      // A transaction holds the row's lock between two statements when the path goes silent: the
+      // node gives its connection up, but the database still has the session and its lock.
+      const held = await checkOut(proxied);
+      await held.query(dialect === 'postgres' ? 'BEGIN' : 'START TRANSACTION');
+      await held.query('UPDATE lock_probe SET v = 1 WHERE id = 1');
+      proxy.blackHole();
+      await expect(held.query('UPDATE lock_probe SET v = 2 WHERE id = 1')).rejects.toThrow(
+        /no answer within 800 ms/,
+      );
+      proxy.restore();
+      held.release();
+
+      // Idle in its transaction past the limit (800 ms; 1 s on MariaDB, which counts seconds),
+      // the session is ended by the database and its lock freed: the row is written at once.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const at = Date.now();
+      await sql`UPDATE lock_probe SET v = 2 WHERE id = 1`.execute(proxied.db);
+      expect(Date.now() - at).toBeLessThan(LIMIT_MS / 2);
+      const rows = await sql<{ v: number }>`SELECT v FROM lock_probe WHERE id = 1`.execute(proxied.db);
+      expect(Number(rows.rows[0]?.v)).toBe(2);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('adds one close listener per connection, however often it goes back to the pool', async () => {
     database = await createTestDatabase(dialect);
     const store = await database.open({ migrate: false, statementTimeoutMs: LIMIT_MS, poolSize: 1 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { TickwheelError } from '@tickwheel/protocol';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
-import { createPool as createMysqlPool } from 'mysql2';
+import { createPool as createMysqlPool, type Connection as MysqlCoreConnection } from 'mysql2';
 import pg from 'pg';
 import type { MysqlConnection, PostgresConnection, SqliteConnection, StoreConnection } from './connection.js';
 import type { ConnectionErrorHandler } from './connection-faults.js';
@@ -173,7 +173,13 @@ const PG_TYPES = {
 function connectPostgres(
   connectionString: string,
   schema: string | undefined,
-  { poolSize, applicationName, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
+  {
+    poolSize,
+    applicationName,
+    onConnectionError,
+    connectTimeoutMs,
+    statementTimeoutMs,
+  }: ResolvedStoreOptions,
   watchdog: StatementWatchdog,
 ): PostgresConnection {
   const pool = new pg.Pool({
@@ -192,6 +198,13 @@ function connectPostgres(
     client.on('error', (err) => {
       if (client.listenerCount('error') === 1) reportSafely(onConnectionError, err);
     });
+    // A statement, not a startup parameter: pgbouncer refuses startup parameters it does not know.
+    // Queued before the statement the pool hands this client out for.
+    if (statementTimeoutMs > 0) {
+      client
+        .query(`SET idle_in_transaction_session_timeout = ${statementTimeoutMs}`)
+        .catch((err: Error) => reportSafely(onConnectionError, err));
+    }
     watchPostgresClient(client, watchdog);
   });
   pool.on('acquire', (client) => watchdog.busy(client));
@@ -202,7 +215,7 @@ function connectPostgres(
 
 function connectMysql(
   uri: string,
-  { poolSize, onConnectionError, connectTimeoutMs }: ResolvedStoreOptions,
+  { poolSize, onConnectionError, connectTimeoutMs, statementTimeoutMs }: ResolvedStoreOptions,
   watchdog: StatementWatchdog,
 ): MysqlConnection {
   const pool = createMysqlPool({
@@ -219,6 +232,10 @@ function connectMysql(
   // it did not match, so two nodes claiming different shards do not block each other.
   pool.on('connection', (connection) => {
     connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    // MariaDB only (MySQL has no such limit; there the server's wait_timeout ends such a session).
+    if (statementTimeoutMs > 0 && isMariaDb(connection)) {
+      connection.query(`SET SESSION idle_transaction_timeout = ${Math.ceil(statementTimeoutMs / 1_000)}`);
+    }
     // mysql2 drops a failed connection from the pool itself, but only hears its first error;
     // a lasting listener keeps a second one from ending the process, and reports the fault.
     connection.on('error', (err) => reportSafely(onConnectionError, err));
@@ -228,6 +245,13 @@ function connectMysql(
   pool.on('release', (connection) => watchdog.idle(connection, mysqlSocket(connection)));
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   return { dialect: 'mysql', db, pool: pool.promise() };
+}
+
+/** Whether the server of `connection` is MariaDB (its handshake names it). */
+function isMariaDb(connection: MysqlCoreConnection): boolean {
+  const handshake = (connection as unknown as { _handshakePacket?: { serverVersion?: string } })
+    ._handshakePacket;
+  return /mariadb/i.test(handshake?.serverVersion ?? '');
 }
 
 function reportSafely(handler: ConnectionErrorHandler, err: Error): void {
