@@ -5,6 +5,7 @@
 export * from './constants.js';
 export * from './enums.js';
 export * from './errors.js';
+export * from './executor-address.js';
 export * from './messages.js';
 export * from './schedule/index.js';
 export { fieldName, parseWith } from './validation.js';

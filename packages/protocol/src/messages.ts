@@ -12,6 +12,7 @@ import {
   REGISTRY_GROUP_EXECUTOR,
 } from './enums.js';
 import { TickwheelError } from './errors.js';
+import { executorAddressProblem } from './executor-address.js';
 import { parseWith } from './validation.js';
 
 const int = () => z.number().int();
@@ -205,16 +206,39 @@ export const MAX_REGISTRY_HANDLERS = 1_000;
 /** The longest handler name the `handlers` extension carries (a job's handler field holds 255). */
 export const MAX_HANDLER_NAME_LENGTH = 255;
 
+/** The longest registry group (its column holds 50; executors send `EXECUTOR`). */
+export const MAX_REGISTRY_GROUP_LENGTH = 50;
+/** The longest app name an executor registers under (an app's name holds 64 characters). */
+export const MAX_REGISTRY_KEY_LENGTH = 64;
+
+const REGISTRY_GROUP = /^[A-Za-z0-9_-]+$/;
+/**
+ * No whitespace (an app name has none) and nothing that would not show as itself in a log or the
+ * console: control and format characters (bidirectional overrides, zero-width ones), line and
+ * paragraph separators, and lone surrogates, which PostgreSQL and MariaDB refuse to store.
+ */
+const REGISTRY_KEY = /^[^\s\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]+$/u;
+
 const nonBlank = () => z.string().trim().min(1);
 const registryParamSchema = z.object({
-  registryGroup: nonBlank(),
-  registryKey: nonBlank(),
-  registryValue: nonBlank(),
+  registryGroup: nonBlank()
+    .max(MAX_REGISTRY_GROUP_LENGTH)
+    .regex(REGISTRY_GROUP, 'must hold only letters, digits, _ and -'),
+  registryKey: nonBlank()
+    .max(MAX_REGISTRY_KEY_LENGTH)
+    .regex(REGISTRY_KEY, 'must not contain whitespace, control or invisible characters'),
+  registryValue: nonBlank().superRefine((address, ctx) => {
+    const problem = executorAddressProblem(address);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  }),
 });
 
 /**
- * Validates a registry body. Any blank field is refused (the server answers XXL-JOB's
- * `Illegal Argument.` for it; the thrown error still names the field).
+ * Validates a registry body: a group of letters, digits, `_` and `-` (executors send
+ * `EXECUTOR`), an app name of at most 64 characters without whitespace or control characters,
+ * and an executor address as `executorAddressProblem` takes it (`http://<ip>:<port>/`, the
+ * trailing slash optional). Fields are trimmed. Anything else is refused (the server answers
+ * XXL-JOB's `Illegal Argument.` for it; the thrown error still names the field and the reason).
  */
 export function parseRegistryParam(body: unknown): RegistryParam {
   return parseWith(registryParamSchema, body, { what: 'RegistryParam' });
