@@ -44,8 +44,10 @@ import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
 import {
   forgetInitialSecretsOf,
   keepInitialSecretsWhileValid,
+  narrowInitialSecretsFile,
   writeInitialSecrets,
 } from './security/initial-secrets-file.js';
+import { warnLooseModes } from './security/owner-only-files.js';
 import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
 import { warnConnectionErrors } from './store/connection-faults.js';
@@ -130,6 +132,11 @@ async function startOnStore(
   o: ResolvedServerOptions,
   logger: Logger,
 ): Promise<TickwheelServer> {
+  // Once a start: what an earlier version left open to other users is owner-only from now on.
+  warnLooseModes(logger, [
+    ...(store.connection.dialect === 'sqlite' ? (store.connection.looseModes ?? []) : []),
+    ...narrowInitialSecretsFile(o.initialSecretsFile),
+  ]);
   // One clock: the database's. The local clock (shifted by `internal.clockOffsetMs` in tests)
   // corrected by the offset measured from the database, before anything reads the time.
   const localClock = shiftedClock(o.clock, o.clockOffsetMs);

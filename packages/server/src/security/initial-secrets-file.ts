@@ -1,19 +1,26 @@
 /**
  * The initial secrets file, `<data-dir>/initial-secrets.txt`: the secrets generated at the first
- * start (the admin password, the executor access token, the API token), kept owner-only (0600)
- * so that a first password lost with the terminal that showed it can still be read by whoever
- * can read the data directory, as Jenkins keeps its initial admin password. It is written the
- * moment the secrets are generated, before the server listens, so a start that fails later
- * loses nothing.
+ * start (the admin password, the executor access token, the API token), kept owner-only (0600,
+ * in a directory made 0700: owner-only-files.ts) so that a first password lost with the terminal
+ * that showed it can still be read by whoever can read the data directory, as Jenkins keeps its
+ * initial admin password. It is written the moment the secrets are generated, before the server
+ * listens, so a start that fails later loses nothing.
  *
  * It lasts until the admin's password is changed: the node that changes it deletes the file at
  * once; every start checks the password in the file against the stored hash and deletes a file
  * whose password no longer works (changed on another node, by `tickwheel admin reset-password`
  * against another data directory, or the user removed).
  */
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Store } from '../store/index.js';
+import {
+  type LooseMode,
+  makeOwnerOnlyDir,
+  makeOwnerOnlyFile,
+  narrowDir,
+  narrowFile,
+} from './owner-only-files.js';
 import { verifyPassword } from './passwords.js';
 
 /** The file's name in the data directory. */
@@ -27,13 +34,15 @@ export interface InitialSecrets {
   apiToken?: string | undefined;
 }
 
-/** Writes the file, readable and writable by its owner only. */
+/** Writes the file, readable and writable by its owner only, in a directory of its owner only. */
 export async function writeInitialSecrets(
   file: string,
   secrets: InitialSecrets,
   nowMs: number,
 ): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+  makeOwnerOnlyDir(path.dirname(file));
+  // 0600 before a secret is written into it: a file left from an earlier store is narrowed first.
+  makeOwnerOnlyFile(file);
   const lines = [
     `# Tickwheel: the secrets generated at the first start, ${new Date(nowMs).toISOString()}.`,
     '# Kept so that a lost first password can be recovered. The server deletes this file when the',
@@ -44,9 +53,17 @@ export async function writeInitialSecrets(
     ...(secrets.apiToken === undefined ? [] : [`api-token=${secrets.apiToken}`]),
     '',
   ];
-  await writeFile(file, lines.join('\n'), { mode: 0o600 });
-  // `mode` applies only when the file is created: a file left from an earlier store is narrowed too.
-  await chmod(file, 0o600);
+  await writeFile(file, lines.join('\n'));
+}
+
+/**
+ * Narrows the file and its directory, where they exist and are open to other users (made by an
+ * earlier version, or copied in), to owner-only; returns what was open. At each start, before
+ * the file is read or written.
+ */
+export function narrowInitialSecretsFile(file: string | undefined): LooseMode[] {
+  if (file === undefined) return [];
+  return [narrowDir(path.dirname(file)), narrowFile(file)].filter((loose) => loose !== undefined);
 }
 
 /** The file's secrets; undefined when there is no file, or none this module wrote. */

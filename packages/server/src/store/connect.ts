@@ -2,8 +2,6 @@
  * Opens the store named by the `database` option: the driver pool, the Kysely instance over it,
  * the migrations, and the repositories (store.ts).
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { TickwheelError } from '@tickwheel/protocol';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
@@ -15,6 +13,7 @@ import { type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
 import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { makeSqliteFilesOwnerOnly } from './sqlite-files.js';
 import { SqliteReaderThread } from './sqlite-reader-thread.js';
 import {
   mysqlSocket,
@@ -143,7 +142,9 @@ function nonNegativeInteger(name: string, value: number | undefined, fallback: n
 }
 
 function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  // Before SQLite opens the file: it holds secrets, and SQLite makes its -wal and -shm with the
+  // file's mode, so a 0600 file keeps them 0600 too, without touching the process-wide umask.
+  const looseModes = file === ':memory:' ? [] : makeSqliteFilesOwnerOnly(file);
   const sqlite = new BetterSqlite3(file);
   if (file !== ':memory:') sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -159,6 +160,7 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
     statements: new Map(),
     reader: new SqliteReaderThread(sqlite, db),
     checkpointer: new SqliteCheckpointer(sqlite),
+    looseModes,
   };
 }
 

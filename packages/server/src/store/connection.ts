@@ -7,6 +7,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'mysql2/promise';
 import type pg from 'pg';
+import type { LooseMode } from '../security/owner-only-files.js';
 import type { Database } from './schema.js';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import type { SqliteReaderThread } from './sqlite-reader-thread.js';
@@ -21,6 +22,11 @@ export interface SqliteConnection {
   reader?: SqliteReaderThread;
   /** The WAL checkpoints off the server's thread, once the server starts it; none for an in-memory database. */
   checkpointer?: SqliteCheckpointer;
+  /**
+   * The store's directory and files found open to other users when it was opened, now narrowed
+   * to owner-only (sqlite-files.ts), for the server to warn about; none for an in-memory database.
+   */
+  looseModes?: LooseMode[];
 }
 
 export interface PostgresConnection {
