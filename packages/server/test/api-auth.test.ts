@@ -220,13 +220,13 @@ describe('roles', () => {
     const apps = (await api.call('GET', '/api/v1/apps', { token })).json();
     expect(apps.items.map((a: { id: number }) => a.id)).toEqual([mine]);
     expect((await api.call('GET', `/api/v1/apps/${mine}`, { token })).statusCode).toBe(200);
-    expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 404, 'TW_ERR_NOT_FOUND');
     expect((await api.call('GET', `/api/v1/jobs/${myJob.id}`, { token })).statusCode).toBe(200);
-    expectError(await api.call('GET', `/api/v1/jobs/${theirJob.id}`, { token }), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await api.call('GET', `/api/v1/jobs/${theirJob.id}`, { token }), 404, 'TW_ERR_NOT_FOUND');
     expectError(
       await api.call('POST', `/api/v1/jobs/${theirJob.id}/trigger`, { token }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      404,
+      'TW_ERR_NOT_FOUND',
     );
     const jobs = (await api.call('GET', '/api/v1/jobs', { token })).json();
     expect(jobs.items.map((j: { id: number }) => j.id)).toEqual([myJob.id]);
@@ -235,8 +235,9 @@ describe('roles', () => {
         token,
         body: { appId: theirs, name: 'x', executorHandler: 'h' },
       }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'appId',
     );
   });
 

@@ -124,8 +124,12 @@ describe.each(DIALECTS)('job retries, alarms and child jobs over REST on %s', (d
       token: userToken,
       body: { appId: ownApp, name: 'mine', executorHandler: 'h', childJobIds: [foreign.id] },
     });
-    expect(created.statusCode).toBe(403);
-    expect(created.json().error).toMatchObject({ code: 'TW_ERR_FORBIDDEN', field: 'childJobIds' });
+    expect(created.statusCode).toBe(400);
+    expect(created.json().error).toMatchObject({
+      code: 'TW_ERR_INVALID_FIELD',
+      field: 'childJobIds',
+      message: `childJobIds: job ${foreign.id} does not exist`,
+    });
     const mine = await api.call('POST', '/api/v1/jobs', {
       token: userToken,
       body: { appId: ownApp, name: 'mine', executorHandler: 'h' },
@@ -135,7 +139,7 @@ describe.each(DIALECTS)('job retries, alarms and child jobs over REST on %s', (d
       token: userToken,
       body: { childJobIds: [foreign.id] },
     });
-    expect(updated.statusCode).toBe(403);
+    expect(updated.statusCode).toBe(400);
     expect(updated.json().error.field).toBe('childJobIds');
     // The admin may link across apps.
     const byAdmin = await api.call('PATCH', `/api/v1/jobs/${mine.json().id}`, {

@@ -1,7 +1,9 @@
 /**
  * Every permission rule tried from a user who lacks it (XXL-JOB's IDOR advisories on jobs and
  * logs: CVE-2023-33779, CVE-2023-48087). Each test gives a user one app and aims at another
- * app's job or fire by id, by listing filter, or by moving things between apps.
+ * app's job or fire by id, by listing filter, or by moving things between apps. Another app's
+ * things named by id answer as missing ones (404, or 400 for an id in a body), so the refusal
+ * does not tell which ids exist; test/security/hidden-ids.test.ts compares the answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, createApp, createJob, expectError, startApiServer } from './helpers/api-server.js';
@@ -59,11 +61,11 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
 
   it("a user cannot read, change, start, stop or delete another app's job by its id", async () => {
     const id = theirJob.id;
-    expectError(await as('GET', `/api/v1/jobs/${id}`), 403, 'TW_ERR_FORBIDDEN');
-    expectError(await as('PATCH', `/api/v1/jobs/${id}`, { name: 'taken over' }), 403, 'TW_ERR_FORBIDDEN');
-    expectError(await as('POST', `/api/v1/jobs/${id}/start`), 403, 'TW_ERR_FORBIDDEN');
-    expectError(await as('POST', `/api/v1/jobs/${id}/stop`), 403, 'TW_ERR_FORBIDDEN');
-    expectError(await as('DELETE', `/api/v1/jobs/${id}`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/jobs/${id}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('PATCH', `/api/v1/jobs/${id}`, { name: 'taken over' }), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('POST', `/api/v1/jobs/${id}/start`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('POST', `/api/v1/jobs/${id}/stop`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('DELETE', `/api/v1/jobs/${id}`), 404, 'TW_ERR_NOT_FOUND');
     const after = await api.store.jobs.findJobById(id);
     expect(after).toMatchObject({ name: 'their job', trigger_status: 0 });
     // The same calls on the user's own job pass: the refusals are the permission, not the request.
@@ -72,17 +74,23 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   });
 
   it("a user cannot read another app's online executors or their handler names", async () => {
-    expectError(await as('GET', `/api/v1/apps/${theirs}/executors`), 403, 'TW_ERR_FORBIDDEN');
-    expectError(await as('GET', `/api/v1/apps/${theirs}/handlers`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/apps/${theirs}/executors`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('GET', `/api/v1/apps/${theirs}/handlers`), 404, 'TW_ERR_NOT_FOUND');
     expect((await as('GET', `/api/v1/apps/${mine}/handlers`)).statusCode).toBe(200);
   });
 
   it('a user cannot move a job into another app, nor create one there', async () => {
-    expectError(await as('PATCH', `/api/v1/jobs/${myJob.id}`, { appId: theirs }), 403, 'TW_ERR_FORBIDDEN');
+    expectError(
+      await as('PATCH', `/api/v1/jobs/${myJob.id}`, { appId: theirs }),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'appId',
+    );
     expectError(
       await as('POST', '/api/v1/jobs', { appId: theirs, name: 'planted', executorHandler: 'h' }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'appId',
     );
     expect((await api.store.jobs.findJobById(myJob.id))?.app_id).toBe(mine);
     expect(await api.store.jobs.countJobs({ appId: theirs })).toBe(1);
@@ -91,8 +99,9 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   it("a user cannot name another app's job as a child job", async () => {
     expectError(
       await as('PATCH', `/api/v1/jobs/${myJob.id}`, { childJobIds: [theirJob.id] }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'childJobIds',
     );
     expectError(
       await as('POST', '/api/v1/jobs', {
@@ -101,8 +110,9 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
         executorHandler: 'h',
         childJobIds: [theirJob.id],
       }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'childJobIds',
     );
     expect((await api.store.jobs.findJobById(myJob.id))?.child_job_ids).toBe('');
   });
@@ -120,11 +130,11 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
 
   it("a user cannot trigger another app's job", async () => {
     const before = api.triggers.length;
-    expectError(await as('POST', `/api/v1/jobs/${theirJob.id}/trigger`, {}), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('POST', `/api/v1/jobs/${theirJob.id}/trigger`, {}), 404, 'TW_ERR_NOT_FOUND');
     expectError(
       await as('POST', `/api/v1/jobs/${theirJob.id}/trigger`, { executorParam: 'x', addressList: [] }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      404,
+      'TW_ERR_NOT_FOUND',
     );
     expect(api.triggers.length).toBe(before);
     expect((await as('POST', `/api/v1/jobs/${myJob.id}/trigger`, {})).statusCode).toBe(200);
@@ -136,16 +146,16 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     const myScripted = await createJob(api, mine, { name: 'my script', ...script, glueSource: 'echo mine' });
     const [theirVersion] = (await api.call('GET', `/api/v1/jobs/${theirScripted.id}/script/versions`)).json()
       .items;
-    expectError(await as('GET', `/api/v1/jobs/${theirScripted.id}/script/versions`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/jobs/${theirScripted.id}/script/versions`), 404, 'TW_ERR_NOT_FOUND');
     expectError(
       await as('PUT', `/api/v1/jobs/${theirScripted.id}/script`, { glueSource: 'rm -rf /', glueRemark: 'x' }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      404,
+      'TW_ERR_NOT_FOUND',
     );
     expectError(
       await as('POST', `/api/v1/jobs/${theirScripted.id}/script/versions/${theirVersion.id}/restore`),
-      403,
-      'TW_ERR_FORBIDDEN',
+      404,
+      'TW_ERR_NOT_FOUND',
     );
     // Their version id through the user's own job: as unknown as a missing one.
     expectError(
@@ -159,7 +169,8 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   });
 
   it("a user cannot read another app's fire records by id or through the listing filters", async () => {
-    expectError(await as('GET', `/api/v1/fires/${theirFire}`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/fires/${theirFire}`), 404, 'TW_ERR_NOT_FOUND');
+    // An app filter answers 403 whether the app exists or not: it tells nothing either.
     expectError(await as('GET', `/api/v1/fires?appId=${theirs}`), 403, 'TW_ERR_FORBIDDEN');
     for (const query of ['', `?jobId=${theirJob.id}`, '?status=dispatched', `?from=0`]) {
       const page = (await as('GET', `/api/v1/fires${query}`)).json();
@@ -172,12 +183,12 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   });
 
   it("a user cannot read another app's run log", async () => {
-    expectError(await as('GET', `/api/v1/fires/${theirFire}/log`), 403, 'TW_ERR_FORBIDDEN');
-    expectError(await as('GET', `/api/v1/fires/${theirFire}/log?fromLineNum=1`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/fires/${theirFire}/log`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('GET', `/api/v1/fires/${theirFire}/log?fromLineNum=1`), 404, 'TW_ERR_NOT_FOUND');
   });
 
   it("a user cannot kill another app's run", async () => {
-    expectError(await as('POST', `/api/v1/fires/${theirFire}/kill`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('POST', `/api/v1/fires/${theirFire}/kill`), 404, 'TW_ERR_NOT_FOUND');
     expect((await api.store.fires.findFireById(theirFire))?.status).toBe('dispatched');
   });
 
@@ -190,8 +201,8 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     );
     expectError(
       await as('POST', '/api/v1/fires/clear', { jobId: theirJob.id, keepLast: 0 }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      404,
+      'TW_ERR_NOT_FOUND',
     );
     expect(await api.store.fires.findFireById(theirFire)).toBeDefined();
   });
@@ -205,7 +216,8 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   });
 
   it("a user cannot read or change another app's app record", async () => {
-    expectError(await as('GET', `/api/v1/apps/${theirs}`), 403, 'TW_ERR_FORBIDDEN');
+    expectError(await as('GET', `/api/v1/apps/${theirs}`), 404, 'TW_ERR_NOT_FOUND');
+    // Their own app they may see but not change: that refusal is the role's, and stays 403.
     expectError(await as('PATCH', `/api/v1/apps/${mine}`, { title: 'renamed' }), 403, 'TW_ERR_FORBIDDEN');
     const listed = (await as('GET', '/api/v1/apps')).json();
     expect(listed.items.map((a: { id: number }) => a.id)).toEqual([mine]);

@@ -160,8 +160,8 @@ describe.each(DIALECTS)('retention API on %s', (dialect) => {
         token: userToken,
         body: { jobId: theirs.id, keepLast: 0 },
       }),
-      403,
-      'TW_ERR_FORBIDDEN',
+      404,
+      'TW_ERR_NOT_FOUND',
     );
     expectError(
       await api.call('POST', '/api/v1/fires/clear', {

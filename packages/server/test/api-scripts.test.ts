@@ -152,7 +152,7 @@ describe.each(DIALECTS)('script versions over REST on %s', (dialect) => {
       }),
       api.call('POST', `/api/v1/jobs/${job.id}/script/versions/${version.id}/restore`, { token: userToken }),
     ];
-    for (const res of await Promise.all(calls)) expect(res.statusCode).toBe(403);
+    for (const res of await Promise.all(calls)) expect(res.statusCode).toBe(404);
     expect((await api.store.jobs.findJobById(job.id))!.glue_source).toBe('echo v1');
   });
 });

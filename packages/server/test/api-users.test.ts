@@ -339,14 +339,14 @@ describe.each(DIALECTS)('users, sessions and tokens on %s', (dialect) => {
       const user = await addUser(api, { appIds: [mine] });
       const token = user.token;
       expect((await api.call('GET', `/api/v1/apps/${mine}`, { token })).statusCode).toBe(200);
-      expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 403, 'TW_ERR_FORBIDDEN');
+      expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 404, 'TW_ERR_NOT_FOUND');
       expectError(
         await api.call('POST', '/api/v1/apps', { token, body: { appName: 'by-token', title: 'x' } }),
         403,
         'TW_ERR_FORBIDDEN',
       );
       await api.call('PATCH', `/api/v1/users/${user.id}`, { body: { appIds: [theirs] } });
-      expectError(await api.call('GET', `/api/v1/apps/${mine}`, { token }), 403, 'TW_ERR_FORBIDDEN');
+      expectError(await api.call('GET', `/api/v1/apps/${mine}`, { token }), 404, 'TW_ERR_NOT_FOUND');
       expect((await api.call('GET', `/api/v1/apps/${theirs}`, { token })).statusCode).toBe(200);
     });
 

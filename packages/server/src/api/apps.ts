@@ -10,7 +10,7 @@ import { normaliseAddressList, splitAddressList } from './addresses.js';
 import { recordAudit } from './audit-trail.js';
 import type { Principal } from './auth.js';
 import { canAccessApp } from './auth.js';
-import { type ApiContext, principalOf, requireAdmin, requireAppAccess, SECURITY } from './context.js';
+import { type ApiContext, principalOf, requireAdmin, requireVisible, SECURITY } from './context.js';
 import { conflict, errorResponses, invalidField, notFound } from './errors.js';
 import {
   App,
@@ -256,7 +256,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
   );
 }
 
-/** The app of `id` when it exists and the caller may see it. */
+/** The app of `id` when it exists and the caller may see it (else 404 either way). */
 export async function findAccessibleApp(
   ctx: ApiContext,
   principal: Principal,
@@ -264,7 +264,7 @@ export async function findAccessibleApp(
 ): Promise<AppGroupRow> {
   const row = await ctx.deps.store.apps.findAppById(id);
   if (row === undefined) throw notFound('app', id);
-  requireAppAccess(principal, row.id);
+  requireVisible(principal, row.id, 'app', id);
   return row;
 }
 

@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Auth, Principal } from './auth.js';
 import { canAccessApp } from './auth.js';
-import { forbidden } from './errors.js';
+import { forbidden, notFound } from './errors.js';
 import type { ResolvedRestApiDeps } from './index.js';
 
 export interface ApiContext {
@@ -15,7 +15,19 @@ export function principalOf(ctx: ApiContext, request: FastifyRequest): Principal
   return ctx.auth.principalOf(request);
 }
 
-/** @throws ApiError 403 unless the caller may manage app `appId`. */
+/**
+ * @throws ApiError 404 — the very answer a missing `what` gets — unless the caller may see app
+ * `appId`, the app of the `what` named `id` (a job, a fire, the app itself). A 403 would tell a
+ * user which of another app's ids exist.
+ */
+export function requireVisible(principal: Principal, appId: number, what: string, id: number): void {
+  if (!canAccessApp(principal, appId)) throw notFound(what, id);
+}
+
+/**
+ * @throws ApiError 403 unless the caller may manage app `appId`, for an app named by a filter or
+ * a body field, which answers the same whether the app exists or not.
+ */
 export function requireAppAccess(principal: Principal, appId: number): void {
   if (!canAccessApp(principal, appId)) {
     throw forbidden(`user ${principal.username} has no permission on app ${appId}`);

@@ -12,7 +12,7 @@ import { type FireRow, isFinalStatus } from '../store/index.js';
 import { sameAddress } from './addresses.js';
 import { recordAudit } from './audit-trail.js';
 import type { Principal } from './auth.js';
-import { type ApiContext, appFilter, principalOf, requireAppAccess, SECURITY } from './context.js';
+import { type ApiContext, appFilter, principalOf, requireVisible, SECURITY } from './context.js';
 import { ApiError, conflict, errorResponses, invalidField, notFound } from './errors.js';
 import { Fire, FireKillScope, FireLog, FireQuery, IdParams, LogQuery, Page } from './schemas.js';
 
@@ -193,7 +193,7 @@ function requireKillable(fire: FireRow): void {
 async function findAccessibleFire(ctx: ApiContext, principal: Principal, id: number): Promise<FireRow> {
   const fire = await ctx.deps.store.fires.findFireById(id);
   if (fire === undefined) throw notFound('fire', id);
-  requireAppAccess(principal, fire.app_id);
+  requireVisible(principal, fire.app_id, 'fire', id);
   return fire;
 }
 

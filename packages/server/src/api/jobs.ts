@@ -14,8 +14,8 @@ import { checkAlarmChannelIds } from './alarm-channels.js';
 import { onlineAddresses } from './apps.js';
 import { recordAudit } from './audit-trail.js';
 import { canAccessApp, type Principal } from './auth.js';
-import { type ApiContext, appFilter, principalOf, requireAppAccess, SECURITY } from './context.js';
-import { ApiError, errorResponses, invalidField, notFound } from './errors.js';
+import { type ApiContext, appFilter, principalOf, requireVisible, SECURITY } from './context.js';
+import { errorResponses, invalidField, notFound } from './errors.js';
 import { type GlueSave, insertJob, updateJob } from './job-writes.js';
 import { firstFireAt } from './next-fire-at.js';
 import {
@@ -301,11 +301,11 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
   );
 }
 
-/** The job of `id` when it exists and the caller may see its app. */
+/** The job of `id` when it exists and the caller may see its app (else 404 either way). */
 async function findAccessibleJob(ctx: ApiContext, principal: Principal, id: number): Promise<JobRow> {
   const job = await ctx.deps.store.jobs.findJobById(id);
   if (job === undefined) throw notFound('job', id);
-  requireAppAccess(principal, job.app_id);
+  requireVisible(principal, job.app_id, 'job', id);
   return job;
 }
 
@@ -328,13 +328,9 @@ async function checkJob(
 ): Promise<void> {
   const { store } = ctx.deps;
   const app = await store.apps.findAppById(fields.appId);
-  if (app === undefined) throw invalidField('appId', `appId: app ${fields.appId} does not exist`);
-  if (!canAccessApp(principal, app.id)) {
-    throw new ApiError(
-      403,
-      'TW_ERR_FORBIDDEN',
-      `user ${principal.username} has no permission on app ${app.id}`,
-    );
+  // Another app's id answers as a missing one: a user must not learn which ids exist.
+  if (app === undefined || !canAccessApp(principal, app.id)) {
+    throw invalidField('appId', `appId: app ${fields.appId} does not exist`);
   }
   checkByteLength('executorParam', fields.executorParam, LIMITS.executorParamBytes);
   checkByteLength('glueSource', fields.glueSource, LIMITS.glueSourceBytes);
@@ -371,7 +367,8 @@ function checkStartable(
 /**
  * Child jobs must exist, be in apps the caller may operate (a child job runs with the parent's
  * say-so: naming another app's job would let a user run it — XXL-JOB's CVE-2024-42681), and
- * must not close a loop through this job.
+ * must not close a loop through this job. Another app's job answers as a missing one, so the
+ * refusal does not tell a user which ids exist.
  */
 async function checkChildJobs(
   ctx: ApiContext,
@@ -384,18 +381,11 @@ async function checkChildJobs(
   }
   if (childJobIds.length === 0) return;
   const children = await ctx.deps.store.jobs.findJobsByIds(childJobIds);
-  const found = new Map(children.map((job) => [job.id, job]));
-  const missing = childJobIds.find((id) => !found.has(id));
+  const visible = new Set(
+    children.filter((child) => canAccessApp(principal, child.app_id)).map((child) => child.id),
+  );
+  const missing = childJobIds.find((id) => !visible.has(id));
   if (missing !== undefined) throw invalidField('childJobIds', `childJobIds: job ${missing} does not exist`);
-  const foreign = children.find((child) => !canAccessApp(principal, child.app_id));
-  if (foreign !== undefined) {
-    throw new ApiError(
-      403,
-      'TW_ERR_FORBIDDEN',
-      `childJobIds: job ${foreign.id} is in app ${foreign.app_id}, which user ${principal.username} may not operate`,
-      'childJobIds',
-    );
-  }
   const cycle = await findChildJobCycle(ctx.deps.store.jobs, jobId, childJobIds);
   if (cycle !== null) {
     throw invalidField(

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { clearFires } from '../retention/clear-fires.js';
 import { readRetentionSettings, writeRetentionSettings } from '../retention/settings.js';
 import { recordAudit } from './audit-trail.js';
+import { canAccessApp } from './auth.js';
 import { type ApiContext, principalOf, requireAdmin, requireAppAccess, SECURITY } from './context.js';
 import { ApiError, errorResponses, invalidField, notFound } from './errors.js';
 import {
@@ -84,7 +85,9 @@ export function registerRetention(api: FastifyInstance, ctx: ApiContext): void {
       }
       let { appId } = request.body;
       if (jobId !== undefined) {
-        const job = await store.jobs.findJobById(jobId);
+        const found = await store.jobs.findJobById(jobId);
+        // Another app's job is as unknown as a missing one: the answer must not tell it exists.
+        const job = found !== undefined && canAccessApp(principal, found.app_id) ? found : undefined;
         // A deleted job's records stay in the log; they can still be cleared through their app.
         if (job === undefined && appId === undefined) throw notFound('job', jobId);
         if (job !== undefined && appId !== undefined && job.app_id !== appId) {

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { JobGlueRow, JobRow } from '../store/index.js';
 import { recordAudit } from './audit-trail.js';
 import type { Principal } from './auth.js';
-import { type ApiContext, principalOf, requireAppAccess, SECURITY } from './context.js';
+import { type ApiContext, principalOf, requireVisible, SECURITY } from './context.js';
 import { errorResponses, invalidField, notFound } from './errors.js';
 import { checkByteLength, toJob } from './jobs.js';
 import {
@@ -128,7 +128,7 @@ export function registerScripts(api: FastifyInstance, ctx: ApiContext): void {
 async function findAccessibleJob(ctx: ApiContext, principal: Principal, id: number): Promise<JobRow> {
   const job = await ctx.deps.store.jobs.findJobById(id);
   if (job === undefined) throw notFound('job', id);
-  requireAppAccess(principal, job.app_id);
+  requireVisible(principal, job.app_id, 'job', id);
   return job;
 }
 
