@@ -11,6 +11,9 @@ const BOB = 'bob';
 const BOB_PASSWORD = 'bob-first-password';
 const BOB_NEW_PASSWORD = 'bob-second-password';
 const WEBHOOK_SECRET = 'webhook-signing-secret';
+const DAVE = 'dave';
+const DAVE_PASSWORD = 'dave-first-password';
+const DAVE_NEW_PASSWORD = 'dave-second-password';
 
 interface User {
   id: number;
@@ -67,6 +70,28 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     dialog()
       .locator('.ant-form-item')
       .filter({ has: page.getByLabel(label, { exact: true }) });
+
+  const login = (username: string, password: string) =>
+    fetch(new URL('api/v1/login', platform.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+  /** Signs in as the user and makes an API token of their own. */
+  const ownTokenOf = async (username: string, password: string) => {
+    const signedIn = await login(username, password);
+    const { csrfToken } = (await signedIn.json()) as { csrfToken: string };
+    const created = await fetch(new URL('api/v1/tokens', platform.url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!,
+        'x-csrf-token': csrfToken,
+      },
+      body: JSON.stringify({ name: 'script' }),
+    });
+    return ((await created.json()) as { token: string }).token;
+  };
 
   beforeAll(async () => {
     platform = await startPlatform();
@@ -137,6 +162,26 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await page.getByRole('tooltip').getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('row').filter({ hasText: 'carol' }).waitFor({ state: 'detached' });
     expect((await users()).map((user) => user.username)).not.toContain('carol');
+  });
+
+  it('resets a user’s password, revoking their API tokens when the box is ticked', async () => {
+    await platform.api('POST', '/api/v1/users', { username: DAVE, password: DAVE_PASSWORD, role: 'USER' });
+    const token = await ownTokenOf(DAVE, DAVE_PASSWORD);
+    const asDave = async () =>
+      (await fetch(new URL('api/v1/me', platform.url), { headers: { authorization: `Bearer ${token}` } }))
+        .status;
+    expect(await asDave()).toBe(200);
+
+    await goto('users');
+    await page.getByRole('button', { name: `Edit ${DAVE}` }).click();
+    await dialog().getByLabel('New password', { exact: true }).fill(DAVE_NEW_PASSWORD);
+    await dialog().getByLabel("Also revoke the user's API tokens").check();
+    await dialog().getByRole('button', { name: 'Save' }).click();
+    await dialog().waitFor({ state: 'hidden' });
+
+    expect(await asDave()).toBe(401);
+    expect((await login(DAVE, DAVE_PASSWORD)).status).toBe(401);
+    expect((await login(DAVE, DAVE_NEW_PASSWORD)).status).toBe(200);
   });
 
   it('creates an API token shown once that works until it is revoked', async () => {

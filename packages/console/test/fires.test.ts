@@ -246,13 +246,13 @@ describe('console: fire records', () => {
   it('says before a kill on an XXL-JOB executor that it stops every run of the job there', async () => {
     const xxl = await startXxlExecutor();
     try {
-      const app = await platform.api<{ id: number }>('POST', '/api/v1/apps', {
+      const app = await platform.api<{ id: number; accessToken: string }>('POST', '/api/v1/apps', {
         appName: 'xxl-java',
         title: 'XXL',
       });
       const registered = await fetch(new URL('api/registry', platform.server.url), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'XXL-JOB-ACCESS-TOKEN': platform.server.accessToken },
+        headers: { 'content-type': 'application/json', 'XXL-JOB-ACCESS-TOKEN': app.accessToken },
         body: JSON.stringify({
           registryGroup: 'EXECUTOR',
           registryKey: 'xxl-java',

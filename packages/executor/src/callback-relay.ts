@@ -15,7 +15,12 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { encodeCallbackBody, type HandleCallbackParam, type ProtocolGeneration } from '@tickwheel/protocol';
+import {
+  CALLBACK_ADDRESS_HEADER,
+  encodeCallbackBody,
+  type HandleCallbackParam,
+  type ProtocolGeneration,
+} from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
 import type { ServerClient } from './server-client.js';
 
@@ -33,6 +38,12 @@ export interface CallbackRelayOptions {
   maxBatch?: number;
   /** Rough cap on one request's body, under the servers' 5 MiB limit; default 4 MiB. */
   maxBatchBytes?: number;
+  /**
+   * This executor's registered address, sent with its results (`Tickwheel-Address`) so a server
+   * takes them only for runs it sent here. Not sent with results spilled to disk: those may be
+   * a previous process's, at another address.
+   */
+  selfAddress?: string;
   logger?: Logger;
 }
 
@@ -87,6 +98,9 @@ export class CallbackRelay {
   private draining: Promise<void> | undefined;
   private resending: Promise<void> | undefined;
 
+  /** `Tickwheel-Address` with this executor's address, when it has one. */
+  private readonly senderHeaders: Record<string, string> | undefined;
+
   constructor(options: CallbackRelayOptions) {
     this.client = options.client;
     this.protocol = options.protocol;
@@ -96,6 +110,8 @@ export class CallbackRelay {
     this.maxBatch = options.maxBatch ?? DEFAULT_CALLBACK_MAX_BATCH;
     this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_CALLBACK_MAX_BATCH_BYTES;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
+    this.senderHeaders =
+      options.selfAddress === undefined ? undefined : { [CALLBACK_ADDRESS_HEADER]: options.selfAddress };
   }
 
   /**
@@ -198,6 +214,7 @@ export class CallbackRelay {
       const { address } = await this.client.callFirst(
         CALLBACK_CALL,
         encodeCallbackBody(results, this.protocol),
+        this.senderHeaders,
       );
       delivery = { delivered: true, address };
     } catch (err) {
@@ -229,7 +246,11 @@ export class CallbackRelay {
   private async resendHeld(): Promise<boolean> {
     const results = this.held.splice(0);
     try {
-      await this.client.callFirst(CALLBACK_CALL, encodeCallbackBody(results, this.protocol));
+      await this.client.callFirst(
+        CALLBACK_CALL,
+        encodeCallbackBody(results, this.protocol),
+        this.senderHeaders,
+      );
       return true;
     } catch (err) {
       this.logger.warn(

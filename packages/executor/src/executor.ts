@@ -361,6 +361,7 @@ export class Executor {
       protocol,
       spillDir: path.join(this.options.logDir, 'callbacklog'),
       retryIntervalMs: this.options.callbackRetryIntervalMs,
+      ...(address === undefined ? {} : { selfAddress: address }),
       logger,
     });
     this.relay.start();

@@ -89,11 +89,15 @@ export class ServerClient {
    * Posts to each server in the configured order and returns the first answer with code 200.
    * Throws a {@link ServerCallError} listing every server's failure when none accepted.
    */
-  async callFirst(call: string, body: unknown): Promise<{ address: string; answer: ReturnT }> {
+  async callFirst(
+    call: string,
+    body: unknown,
+    extraHeaders?: Record<string, string>,
+  ): Promise<{ address: string; answer: ReturnT }> {
     const payload = JSON.stringify(body);
     const failures: ServerCallOutcome[] = [];
     for (const address of this.serverAddresses) {
-      const result = await this.post(address, call, payload);
+      const result = await this.post(address, call, payload, extraHeaders);
       if (result.answer?.code === 200) return { address, answer: result.answer };
       failures.push({ address, ok: false, msg: result.msg });
       this.logger.debug(
@@ -120,6 +124,7 @@ export class ServerClient {
   private request(
     url: string,
     payload: string,
+    extraHeaders?: Record<string, string>,
   ): Promise<{ status: number; statusText: string; text: string }> {
     return new Promise((resolve, reject) => {
       const target = new URL(url);
@@ -127,7 +132,7 @@ export class ServerClient {
       const req = (secure ? https : http).request(target, {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: { ...this.headers, 'Content-Length': Buffer.byteLength(payload) },
+        headers: { ...this.headers, ...extraHeaders, 'Content-Length': Buffer.byteLength(payload) },
       });
       let settled = false;
       let timedOut = false;
@@ -173,10 +178,11 @@ export class ServerClient {
     address: string,
     call: string,
     payload: string,
+    extraHeaders?: Record<string, string>,
   ): Promise<{ answer?: ReturnT; msg: string }> {
     let text: string;
     try {
-      const res = await this.request(callUrl(address, call), payload);
+      const res = await this.request(callUrl(address, call), payload, extraHeaders);
       text = res.text;
       if (res.status < 200 || res.status > 299) return { msg: `HTTP ${res.status} ${res.statusText}`.trim() };
     } catch (err) {

@@ -41,6 +41,13 @@ export const KILL_RUN_BY_LOG_ID = 'logId';
  * XXL-JOB servers ignore both; XXL-JOB executors send neither.
  */
 export const INSTANCE_HEADER = 'Tickwheel-Instance';
+/**
+ * Tickwheel's callback sender (not in XXL-JOB): a Tickwheel executor sends its registered address
+ * in this header with each `api/callback`, and the server then takes a result only for a record
+ * it sent to that address, so one executor of an app cannot finish another's runs. XXL-JOB
+ * executors send none, and their results are bound to their app only.
+ */
+export const CALLBACK_ADDRESS_HEADER = 'Tickwheel-Address';
 /** The longest instance id a server takes (a UUID is 36 characters). */
 export const MAX_INSTANCE_ID_LENGTH = 64;
 const INSTANCE_ID = /^[A-Za-z0-9._:-]+$/;
@@ -53,6 +60,8 @@ export function isInstanceId(value: unknown): value is string {
 /** Messages peers match on; keep the spelling (including XXL-JOB's full-width colon). */
 export const WireMessages = {
   wrongToken: 'The access token is wrong.',
+  /** Tickwheel's: a valid token used for an app it does not belong to (per-app executor tokens). */
+  wrongAppToken: (appName: string) => `The access token is wrong for app '${appName}'.`,
   methodNotSupported: 'invalid request, HttpMethod not support.',
   uriNotFound: (path: string) => `invalid request, uri-mapping(${path}) not found.`,
   illegalArgument: 'Illegal Argument.',

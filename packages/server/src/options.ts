@@ -17,6 +17,7 @@ import {
 import { type Clock, systemClock } from './scheduling/clock.js';
 import { DEFAULT_MISFIRE_WINDOW_MS } from './scheduling/misfire.js';
 import { INITIAL_SECRETS_FILE_NAME } from './security/initial-secrets-file.js';
+import { parseNetworks } from './security/network-rules.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -43,6 +44,14 @@ export interface ServerOptions {
    * the sign-in rate limit counts per address. Default false (the connection's peer).
    */
   trustProxy?: boolean | string[];
+  /**
+   * Networks (CIDRs such as `169.254.10.0/24`, or single addresses) the server connects to although
+   * they are in a range it denies: executor addresses and alarm channels (webhooks, robots, SMTP)
+   * never reach link-local addresses (169.254.0.0/16, fe80::/10, where cloud metadata services
+   * answer), the metadata addresses, 0.0.0.0/8, multicast, broadcast or reserved ranges
+   * (security/network-rules.ts). Loopback and private ranges are allowed without it. Default none.
+   */
+  allowedNetworks?: string[];
   /** Directory of the embedded SQLite database (and a relative SQLite path). Default `./data`. */
   dataDir?: string;
   /**
@@ -198,6 +207,7 @@ export interface ResolvedServerOptions {
   port: number;
   host: string;
   trustProxy: boolean | string[];
+  allowedNetworks: string[];
   dataDir: string;
   database: string;
   databasePoolSize: number;
@@ -292,6 +302,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     port,
     host: nonEmptyString('host', options.host) ?? d.host,
     trustProxy: trustProxyOption(options.trustProxy),
+    allowedNetworks: allowedNetworksOption(options.allowedNetworks),
     dataDir,
     database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
     databasePoolSize: integerIn('databasePoolSize', options.databasePoolSize, d.databasePoolSize, 1, 1_000),
@@ -478,6 +489,14 @@ function trustProxyOption(value: unknown): boolean | string[] {
     return [...value];
   }
   throw invalid('trustProxy', 'must be true, false or a list of proxy addresses or CIDRs');
+}
+
+/** Each entry parses as a CIDR or an address (network-rules.ts says which does not). */
+function allowedNetworksOption(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalid('allowedNetworks', 'must be a list of CIDRs (169.254.10.0/24)');
+  parseNetworks(value, 'allowedNetworks');
+  return value.map((entry: string) => entry.trim());
 }
 
 function booleanOption(option: string, value: unknown, fallback: boolean): boolean {

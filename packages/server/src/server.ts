@@ -19,12 +19,13 @@ import { type Logger, pino } from 'pino';
 import { afterRuns } from './after-runs.js';
 import { AlarmQueue } from './alarms/alarm-queue.js';
 import type { AlarmSink } from './alarms/alarm-sink.js';
-import { Auth, registerRestApi } from './api/index.js';
+import { Auth, registerRestApi, sendUnknownRoute } from './api/index.js';
 import { ChildTrigger } from './child-jobs/child-trigger.js';
 import { registerConsole } from './console-static.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { FirePipeline } from './dispatch/fire-pipeline.js';
 import { SendFence } from './dispatch/send-fence.js';
+import { AppCredentials } from './executor-api/app-credentials.js';
 import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
 import { ExecutorDirectory, manualAddresses } from './executors/directory.js';
 import type { ExecutorMetrics } from './executors/metrics.js';
@@ -41,12 +42,14 @@ import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { type Clock, DatabaseClock, shiftedClock } from './scheduling/clock.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
+import { registerSecurityHeaders } from './security/http-headers.js';
 import {
   forgetInitialSecretsOf,
   keepInitialSecretsWhileValid,
   narrowInitialSecretsFile,
   writeInitialSecrets,
 } from './security/initial-secrets-file.js';
+import { NetworkRules } from './security/network-rules.js';
 import { warnLooseModes } from './security/owner-only-files.js';
 import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
 import { openStore } from './store/connect.js';
@@ -194,19 +197,26 @@ async function startOnStore(
   let pipeline: FirePipeline | undefined;
   let retryMonitor: RetryMonitor | undefined;
   let sendFence: SendFence | undefined;
+  // Where the server connects on someone else's say-so: executors and alarm channels.
+  const networkRules = new NetworkRules({ allowedNetworks: o.allowedNetworks });
   const dispatcher = new Dispatcher({
     accessToken,
+    // Each app's executors are called with the app's token (the directory, made below, knows it).
+    tokenFor: (target) => directory.tokenFor(target.appName, target.address),
     callTimeoutMs: o.executorCallTimeoutMs,
     now: () => clock.now(),
     shardFireIds: (fire, shards) => pipeline!.shardFireIds(fire, shards),
     // Right before each run goes out: the fire is still pending and, for a planner's fire, this
     // node holds its shard lease (the scheduler, made below, knows the leases).
     fence: (send) => sendFence!.admit(send),
+    networkRules,
   });
+  const credentials = new AppCredentials({ installationToken: accessToken, apps: store.apps, clock });
   const directory = new ExecutorDirectory({
     apps: store.apps,
     registry: store.registry,
     clock,
+    installationToken: accessToken,
     deadTimeoutMs: o.executorDeadAfterMs,
     metrics: executorMetrics,
   });
@@ -271,6 +281,7 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'alarms' }),
     limits: o.alarmLimits,
+    networkRules,
   });
   const alarmSink: AlarmSink = o.alarmSink ?? alarmQueue;
   const decisions = new FailureDecisions({
@@ -397,8 +408,9 @@ async function startOnStore(
 
   const app = buildHttpApp(logger, o.trustProxy);
   registerExecutorApi(app, {
-    accessToken,
+    credentials,
     registry: store.registry,
+    fires: store.fires,
     directory,
     recorder,
     onInstanceRegistered: (address, instance) => lostRunMonitor.failRestartedRuns(address, instance),
@@ -423,6 +435,11 @@ async function startOnStore(
     },
     finishFires: (results) => recorder.record(results),
     executorDeadAfterMs: o.executorDeadAfterMs,
+    networkRules,
+    onAppCredentialsChanged: async () => {
+      credentials.forget();
+      await directory.refresh();
+    },
     passwordChanged: async (username) => {
       if (initialSecretsFile === undefined) return;
       if (await forgetInitialSecretsOf(initialSecretsFile, username)) initialSecretsFile = undefined;
@@ -577,7 +594,7 @@ function retentionPacing(o: ResolvedServerOptions): Pick<RetentionMonitorOptions
 }
 
 function buildHttpApp(logger: Logger, trustProxy: boolean | string[]): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     // The client's address (the sign-in rate limit counts by it) from X-Forwarded-For only when set.
     trustProxy,
     loggerInstance: logger.child({ part: 'http' }),
@@ -586,6 +603,10 @@ function buildHttpApp(logger: Logger, trustProxy: boolean | string[]): FastifyIn
     // Executors keep connections alive; on close the idle ones are ended so stop() does not wait for them.
     forceCloseConnections: 'idle',
   }) as unknown as FastifyInstance;
+  // Before any route, so every answer inherits them (HSTS follows trustProxy's protocol).
+  registerSecurityHeaders(app);
+  app.setNotFoundHandler(sendUnknownRoute);
+  return app;
 }
 
 function listeningPort(app: FastifyInstance): number {

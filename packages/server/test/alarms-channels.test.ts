@@ -225,7 +225,7 @@ describe('DINGTALK', () => {
     const body = request.json;
     expect(body.msgtype).toBe('markdown');
     expect(body.markdown.title).toBe(`[Tickwheel] Job #${job.id} ${job.name} failed`);
-    expect(body.markdown.text).toContain(`### [Tickwheel] Job #${job.id}`);
+    expect(body.markdown.text).toContain(`### \\[Tickwheel\\] Job #${job.id}`);
     expect(body.markdown.text).toContain('**Reason**: no retry left');
     expect(body.markdown.text).toContain('@13800000000');
     expect(body.at).toEqual({ atMobiles: ['13800000000'], isAtAll: false });

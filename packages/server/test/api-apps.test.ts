@@ -15,8 +15,11 @@ describe('apps', () => {
       body: { appName: 'billing', title: 'Billing' },
     });
     expect(created.statusCode).toBe(201);
-    const app = created.json();
+    const { accessToken, ...app } = created.json();
     expect(app).toMatchObject({ appName: 'billing', title: 'Billing', addressType: 'AUTO', addressList: [] });
+    // Its own executor token, answered this once; a read never shows it.
+    expect(app).toMatchObject({ credential: 'app', previousTokenValidUntil: null });
+    expect(accessToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await api.store.registry.heartbeat(
       { group: 'EXECUTOR', key: 'billing', value: 'http://127.0.0.1:9999/' },
       'G2',

@@ -204,7 +204,7 @@ describe('job validation', () => {
       payload: `{"appId": ${appId}, "name": "x", "executorHandler": "h", "__proto__": {"admin": true}}`,
       headers: { 'content-type': 'application/json' },
     });
-    expectError(poisoned, 400, 'TW_ERR_INVALID_JSON');
+    expectError(poisoned, 400, 'TW_ERR_INVALID_FIELD', '__proto__');
     const plain = await api.call('POST', '/api/v1/jobs', {
       payload: 'name=x',
       headers: { 'content-type': 'text/plain' },

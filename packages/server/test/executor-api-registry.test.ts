@@ -74,7 +74,9 @@ describe.each(DIALECTS)('executor registration on %s', (dialect) => {
     const { appName } = await createAppWithJob(store, Date.now());
     const ex = await startRealExecutor(appName, 'G2');
     await until(() => server.directory.addressesOf(appName).length === 1, 'the registration');
-    expect(server.directory.addressesOf(appName)).toEqual([{ address: ex.address, protocol: 'G2', appName }]);
+    expect(server.directory.addressesOf(appName)).toEqual([
+      { address: ex.address, protocol: 'G2', appName, accessToken: TOKEN },
+    ]);
     const rows = await store.registry.listAlive(0, appName);
     expect(rows.map((row) => [row.registry_group, row.registry_value, row.protocol])).toEqual([
       ['EXECUTOR', ex.address, 'G2'],
@@ -85,7 +87,9 @@ describe.each(DIALECTS)('executor registration on %s', (dialect) => {
     const { appName } = await createAppWithJob(store, Date.now());
     const ex = await startRealExecutor(appName, 'G4');
     await until(() => server.directory.addressesOf(appName).length === 1, 'the registration');
-    expect(server.directory.addressesOf(appName)).toEqual([{ address: ex.address, protocol: 'G4', appName }]);
+    expect(server.directory.addressesOf(appName)).toEqual([
+      { address: ex.address, protocol: 'G4', appName, accessToken: TOKEN },
+    ]);
     expect((await store.registry.listAlive(0, appName))[0]?.protocol).toBe('G4');
   });
 

@@ -79,11 +79,15 @@ export async function startPlatform(): Promise<Platform> {
     return (text === '' ? undefined : JSON.parse(text)) as T;
   };
 
-  const app = await api<{ id: number }>('POST', '/api/v1/apps', { appName: APP_NAME, title: 'Console e2e' });
+  // The app's own executor token, answered once by createApp.
+  const app = await api<{ id: number; accessToken: string }>('POST', '/api/v1/apps', {
+    appName: APP_NAME,
+    title: 'Console e2e',
+  });
   const executor = createExecutor({
     appName: APP_NAME,
     serverAddresses: [server.url],
-    accessToken,
+    accessToken: app.accessToken,
     host: '127.0.0.1',
     port: 0,
     logDir,

@@ -2,7 +2,8 @@
  * An alarm, rendered once for every channel: a title, the facts a person on call reads first,
  * the run's own messages, and the job and fire record as the REST API shows them (for the
  * generic webhook, whose receiver is a program). Each channel picks the form it needs: plain
- * text (e-mail, robots' text messages), markdown (DingTalk, WeCom), the JSON (webhook).
+ * text (e-mail, robots' text messages), markdown (DingTalk, WeCom: robot-markdown.ts, which
+ * escapes every value for the robot's dialect), the JSON (webhook).
  */
 import type { Fire, Job } from '../api/schemas.js';
 import type { AppGroupRow, FireRow, JobRow } from '../store/index.js';
@@ -99,19 +100,6 @@ export function buildTestMessage(
 export function renderText(message: AlarmMessage): string {
   const lines = [message.title, '', ...message.facts.map(([label, value]) => `${label}: ${value}`)];
   if (message.details !== '') lines.push('', message.details);
-  return lines.join('\n');
-}
-
-/** The alarm as the markdown both DingTalk and WeCom robots read (headings, bold, quotes). */
-export function renderMarkdown(message: AlarmMessage): string {
-  const lines = [
-    `### ${message.title}`,
-    '',
-    ...message.facts.map(([label, value]) => `**${label}**: ${value}  `),
-  ];
-  if (message.details !== '') {
-    lines.push('', ...message.details.split('\n').map((line) => `> ${line}`));
-  }
   return lines.join('\n');
 }
 

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import { toFire } from '../api/fires.js';
 import { toJob } from '../api/jobs.js';
 import type { Clock, TimerHandle } from '../scheduling/clock.js';
+import { NetworkRules } from '../security/network-rules.js';
 import type { AlarmChannelRow, Store } from '../store/index.js';
 import { type AlarmMessage, buildAlarmMessage } from './alarm-message.js';
 import { AlarmSendError, toAlarmSendError } from './alarm-send-error.js';
@@ -41,6 +42,8 @@ export interface AlarmQueueOptions {
   clock: Clock;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   limits?: AlarmQueueLimits;
+  /** Where channels may connect (the server's `allowedNetworks`). Default: the rules' defaults. */
+  networkRules?: NetworkRules;
 }
 
 /** What one channel did with one alarm. */
@@ -79,6 +82,7 @@ interface Lane {
 export class AlarmQueue implements AlarmSink {
   private readonly options: AlarmQueueOptions;
   private readonly limits: ResolvedAlarmQueueLimits;
+  private readonly networkRules: NetworkRules;
   private readonly lanes = new Map<number, Lane>();
   /** Deliveries waiting out a back-off before their next try, and how to end the wait early. */
   private readonly backingOff = new Map<Delivery, { timer: TimerHandle; end(): void }>();
@@ -93,6 +97,7 @@ export class AlarmQueue implements AlarmSink {
   constructor(options: AlarmQueueOptions) {
     this.options = options;
     this.limits = resolveAlarmQueueLimits(options.limits);
+    this.networkRules = options.networkRules ?? new NetworkRules();
   }
 
   /** Takes the alarm and returns at once; sending and recording happen in the background. */
@@ -249,6 +254,7 @@ export class AlarmQueue implements AlarmSink {
         signal,
         now: () => this.options.clock.now(),
         deliveryId: delivery.deliveryId,
+        networkRules: this.networkRules,
       });
       this.settle(delivery, null);
     } catch (err) {

@@ -41,11 +41,23 @@ const validators = new Map(
 );
 
 /**
- * What is wrong with `config` for a channel of `type`; empty when it is right. Besides the schema, every URL must parse.
+ * What is wrong with `config` for a channel of `type`; empty when it is right. Besides the
+ * schema, every URL must parse and the type's own checks pass (an e-mail address is one).
  */
 export function configIssues(type: AlarmChannelType, config: unknown): ConfigIssue[] {
   const validator = validators.get(type)!;
   if (!validator.Check(config)) return [...validator.Errors(config)] as ConfigIssue[];
+  const problem = CHANNEL_KINDS[type].checkConfig?.(config as ChannelConfig);
+  if (problem !== undefined) {
+    return [
+      {
+        keyword: 'format',
+        instancePath: `/${problem.field.replace(/\[(\d+)\]/g, '/$1')}`,
+        params: {},
+        message: problem.message,
+      },
+    ];
+  }
   for (const field of CHANNEL_KINDS[type].urlFields) {
     const value = (config as ChannelConfig)[field];
     if (typeof value === 'string' && !URL.canParse(value)) {

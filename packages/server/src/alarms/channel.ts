@@ -5,6 +5,7 @@
  * channel-types.ts lists them.
  */
 import type { TSchema } from 'typebox';
+import type { NetworkRules } from '../security/network-rules.js';
 import type { AlarmMessage } from './alarm-message.js';
 
 export const ALARM_CHANNEL_TYPES = ['EMAIL', 'WEBHOOK', 'DINGTALK', 'WECOM', 'FEISHU'] as const;
@@ -17,6 +18,14 @@ export interface SendContext {
   now(): number;
   /** Names this alarm's delivery to this channel; the same on every retry, so a receiver can drop repeats. */
   deliveryId: string;
+  /** Where the channel may connect: every connection to a receiver is made by these rules. */
+  networkRules: NetworkRules;
+}
+
+/** A setting of a config that is wrong beyond its schema: `to[1]`, and why. */
+export interface ConfigProblem {
+  field: string;
+  message: string;
 }
 
 export interface AlarmChannelKind<Config> {
@@ -30,6 +39,8 @@ export interface AlarmChannelKind<Config> {
    * token masked; an update sending that masked URL back keeps the stored one.
    */
   readonly urlFields: readonly string[];
+  /** Checks the schema cannot make (a config that passed it): the first problem, or undefined. */
+  checkConfig?(config: Config): ConfigProblem | undefined;
   /**
    * Sends the alarm; resolves when the receiver took it.
    *

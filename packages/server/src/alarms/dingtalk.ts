@@ -7,10 +7,11 @@
  */
 import { createHmac } from 'node:crypto';
 import { type Static, Type } from 'typebox';
-import { type AlarmMessage, renderMarkdown, renderText } from './alarm-message.js';
+import { type AlarmMessage, renderText } from './alarm-message.js';
 import type { AlarmChannelKind } from './channel.js';
 import { httpUrl, MobileList, signingSecret } from './config-schemas.js';
 import { expectRobotSuccess, postJson } from './post-json.js';
+import { DINGTALK_MARKDOWN, renderMarkdown } from './robot-markdown.js';
 
 export const DingTalkConfig = Type.Object(
   {
@@ -36,12 +37,7 @@ export const dingTalkChannel: AlarmChannelKind<DingTalkConfig> = {
       url.searchParams.set('timestamp', timestamp);
       url.searchParams.set('sign', dingTalkSign(timestamp, config.secret));
     }
-    const answer = await postJson(
-      url.href,
-      JSON.stringify(dingTalkBody(message, config)),
-      {},
-      context.signal,
-    );
+    const answer = await postJson(url.href, JSON.stringify(dingTalkBody(message, config)), {}, context);
     expectRobotSuccess('DingTalk', answer, 'errcode', 'errmsg');
   },
 };
@@ -62,7 +58,7 @@ export function dingTalkBody(message: AlarmMessage, config: DingTalkConfig) {
   }
   return {
     msgtype: 'markdown',
-    markdown: { title: message.title, text: withMentions(renderMarkdown(message)) },
+    markdown: { title: message.title, text: withMentions(renderMarkdown(message, DINGTALK_MARKDOWN)) },
     at,
   };
 }

@@ -5,6 +5,12 @@
  * Base64(HMAC-SHA256(key = timestamp + "\n" + secret, message = "")) — Feishu keys the HMAC with
  * the string and signs nothing, the reverse of DingTalk — and refuses a timestamp more than an
  * hour off. The robot answers `{"code": 0, "msg": "success"}` (older ones `{"StatusCode": 0}`).
+ *
+ * A `post` carries the alarm in `text` elements, which Feishu shows as they are (no markup, no
+ * entities: `un_escape` left false). A `text` message is read for tags — `<at user_id="all">`
+ * mentions everyone, `<b>` and the like style — and `[text](url)` links, and has no escape: there
+ * a zero-width space follows each `<` and `]` of the alarm, which then shows as written and
+ * opens no tag, mention or link.
  */
 import { createHmac } from 'node:crypto';
 import { type Static, Type } from 'typebox';
@@ -36,7 +42,7 @@ export const feishuChannel: AlarmChannelKind<FeishuConfig> = {
       body.timestamp = timestamp;
       body.sign = feishuSign(timestamp, config.secret);
     }
-    const answer = await postJson(config.url, JSON.stringify(body), {}, context.signal);
+    const answer = await postJson(config.url, JSON.stringify(body), {}, context);
     const reply = answer.json as { code?: unknown; msg?: unknown; StatusCode?: unknown } | undefined;
     if (reply?.code === 0 || (reply?.code === undefined && reply?.StatusCode === 0)) return;
     throw new AlarmSendError(
@@ -52,11 +58,21 @@ export function feishuSign(timestamp: string, secret: string): string {
 }
 
 export function feishuMessage(message: AlarmMessage, config: FeishuConfig) {
-  if (config.msgType === 'text') return { msg_type: 'text', content: { text: renderText(message) } };
+  if (config.msgType === 'text') {
+    return { msg_type: 'text', content: { text: inertFeishuText(renderText(message)) } };
+  }
   const lines = message.facts.map(([label, value]) => [{ tag: 'text', text: `${label}: ${value}` }]);
   if (message.details !== '') lines.push([{ tag: 'text', text: message.details }]);
   return {
     msg_type: 'post',
     content: { post: { zh_cn: { title: message.title, content: lines } } },
   };
+}
+
+/** Zero-width space: invisible, and no tag name or link target may start with it. */
+const ZERO_WIDTH_SPACE = '\u200b';
+
+/** `text` with no `<at …>`, `<b>` or `[text](url)` a Feishu text message would read as markup. */
+export function inertFeishuText(text: string): string {
+  return text.replace(/[<\]]/g, `$&${ZERO_WIDTH_SPACE}`);
 }

@@ -4,6 +4,7 @@
  * own answer.
  */
 import { randomUUID } from 'node:crypto';
+import type { NetworkRules } from '../security/network-rules.js';
 import type { AlarmChannelRow } from '../store/index.js';
 import { buildTestMessage, splitEmails } from './alarm-message.js';
 import { toAlarmSendError } from './alarm-send-error.js';
@@ -17,7 +18,7 @@ export interface TestAlarmResult {
 
 export async function sendTestAlarm(
   channel: AlarmChannelRow,
-  options: { alarmEmail: string; timeoutMs: number; now(): number },
+  options: { alarmEmail: string; timeoutMs: number; now(): number; networkRules: NetworkRules },
 ): Promise<TestAlarmResult> {
   const started = performance.now();
   const result = (error: string | null): TestAlarmResult => ({
@@ -33,6 +34,7 @@ export async function sendTestAlarm(
       signal,
       now: options.now,
       deliveryId: randomUUID(),
+      networkRules: options.networkRules,
     });
     return result(null);
   } catch (err) {

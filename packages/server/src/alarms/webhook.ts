@@ -46,7 +46,7 @@ export const webhookChannel: AlarmChannelKind<WebhookConfig> = {
       [EVENT_HEADER]: message.event,
     };
     if (config.secret !== undefined) headers[SIGNATURE_HEADER] = `sha256=${signBody(config.secret, body)}`;
-    await postJson(config.url, body, headers, context.signal);
+    await postJson(config.url, body, headers, context);
   },
 };
 

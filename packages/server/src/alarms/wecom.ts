@@ -6,10 +6,11 @@
  * `{"errcode": 0, "errmsg": "ok"}`.
  */
 import { type Static, Type } from 'typebox';
-import { type AlarmMessage, renderMarkdown, renderText } from './alarm-message.js';
+import { type AlarmMessage, renderText } from './alarm-message.js';
 import type { AlarmChannelKind } from './channel.js';
 import { httpUrl, MobileList } from './config-schemas.js';
 import { expectRobotSuccess, postJson } from './post-json.js';
+import { renderMarkdown, WECOM_MARKDOWN } from './robot-markdown.js';
 
 const MARKDOWN_MAX_BYTES = 4096;
 const TEXT_MAX_BYTES = 2048;
@@ -30,7 +31,7 @@ export const weComChannel: AlarmChannelKind<WeComConfig> = {
   secretFields: [],
   urlFields: ['url'],
   async send(message, config, context) {
-    const answer = await postJson(config.url, JSON.stringify(weComBody(message, config)), {}, context.signal);
+    const answer = await postJson(config.url, JSON.stringify(weComBody(message, config)), {}, context);
     expectRobotSuccess('WeCom', answer, 'errcode', 'errmsg');
   },
 };
@@ -47,7 +48,7 @@ export function weComBody(message: AlarmMessage, config: WeComConfig) {
   }
   return {
     msgtype: 'markdown',
-    markdown: { content: truncateBytes(renderMarkdown(message), MARKDOWN_MAX_BYTES) },
+    markdown: { content: truncateBytes(renderMarkdown(message, WECOM_MARKDOWN), MARKDOWN_MAX_BYTES) },
   };
 }
 

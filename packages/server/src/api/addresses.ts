@@ -1,37 +1,32 @@
 /**
  * Executor addresses as users type them: manual app address lists and trigger-once overrides.
- * Only http(s) base URLs pass, and an override must be an address the app already knows, so the
- * REST API can never be used to make the server call an arbitrary URL (XXL-JOB's SSRF
- * advisories came from trusting user-supplied addresses).
+ * They follow the rule executors' registrations follow (the protocol's `executorAddressProblem`:
+ * http(s) base URLs with a host, without credentials, query or fragment, at most 255
+ * characters), and an override must be an address the app already knows, so the REST API can
+ * never be used to make the server call an arbitrary URL (XXL-JOB's SSRF advisories came from
+ * trusting user-supplied addresses).
  */
+import { executorAddressProblem, MAX_EXECUTOR_ADDRESS_LENGTH } from '@tickwheel/protocol';
 import { invalidField } from './errors.js';
 
 /**
  * The address as stored: a WHATWG-normalised http(s) URL (`http://10.0.0.5:9999/`).
  *
- * @throws ApiError 400 naming `field` when it is not an http(s) base URL.
+ * @throws ApiError 400 naming `field` when it is not an executor address.
  */
 export function normaliseExecutorAddress(text: string, field: string): string {
   const trimmed = text.trim();
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    throw invalidField(field, `${field}: '${text}' is not a URL (e.g. http://10.0.0.5:9999/)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidField(field, `${field}: '${text}' must be an http or https URL`);
-  }
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+  const problem = executorAddressProblem(trimmed);
+  if (problem !== undefined) throw invalidField(field, `${field}: '${text}' ${problem}`);
+  // Normalising can add a character (the trailing slash); the fire records hold 255.
+  const address = new URL(trimmed).href;
+  if (address.length > MAX_EXECUTOR_ADDRESS_LENGTH) {
     throw invalidField(
       field,
-      `${field}: '${text}' must be a base URL without credentials, query or fragment`,
+      `${field}: '${text}' must be at most ${MAX_EXECUTOR_ADDRESS_LENGTH} characters`,
     );
   }
-  // Address lists are stored comma-separated.
-  if (/[\s,]/.test(trimmed))
-    throw invalidField(field, `${field}: '${text}' must not contain spaces or commas`);
-  return url.href;
+  return address;
 }
 
 /** Normalises every address of a list, naming the bad one as `field[i]`. */

@@ -3,11 +3,17 @@
  * `updateAlarmChannel`, `deleteAlarmChannel`, `testAlarmChannel`. A channel's settings are
  * checked against its type's schema before they are stored; answers never carry a password or
  * secret in clear (`***`) nor the token in a robot's URL, and an update that sends those back
- * as answered keeps the stored values.
+ * as answered keeps the stored values. A URL whose host is an address the server's network
+ * rules deny is refused here already (a host name is checked when the alarm connects).
+ *
+ * Also the checks `createJob` and `updateJob` make of a job's alarm settings: its channels
+ * exist, and its `alarmEmail` addresses are single addresses that an EMAIL channel mails (email.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import { splitEmails } from '../alarms/alarm-message.js';
 import type { AlarmChannelType } from '../alarms/channel.js';
 import {
+  CHANNEL_KINDS,
   type ChannelConfig,
   type ConfigIssue,
   configIssues,
@@ -16,8 +22,12 @@ import {
   maskedFieldsIn,
   mergeConfig,
 } from '../alarms/channel-registry.js';
+import type { EmailConfig } from '../alarms/email.js';
+import { inRecipientDomains, isMailAddress, recipientDomainsOf } from '../alarms/email-address.js';
+import { channelsForJob } from '../alarms/job-channels.js';
 import { ALARM_QUEUE_DEFAULTS } from '../alarms/options.js';
 import { sendTestAlarm } from '../alarms/test-alarm.js';
+import { NetworkRules } from '../security/network-rules.js';
 import type { AlarmChannelRepository, AlarmChannelRow } from '../store/index.js';
 import { recordAudit } from './audit-trail.js';
 import { type ApiContext, principalOf, requireAdmin, SECURITY } from './context.js';
@@ -41,6 +51,7 @@ const TAGS = ['alarm channels'];
 export function registerAlarmChannels(api: FastifyInstance, ctx: ApiContext): void {
   const { store, clock } = ctx.deps;
   const channels = store.alarmChannels;
+  const networkRules = ctx.deps.networkRules ?? new NetworkRules();
   const admin = (request: Parameters<typeof principalOf>[1], what: string) =>
     requireAdmin(principalOf(ctx, request), what);
 
@@ -102,7 +113,7 @@ export function registerAlarmChannels(api: FastifyInstance, ctx: ApiContext): vo
     async (request, reply) => {
       admin(request, 'create alarm channels');
       const { name, type, enabled = true, config } = request.body;
-      checkConfig(type, config);
+      checkConfig(type, config, networkRules);
       await checkNameFree(channels, name);
       const row = await channels.createAlarmChannel(
         { name, type, enabled, config: JSON.stringify(config) },
@@ -145,7 +156,7 @@ export function registerAlarmChannels(api: FastifyInstance, ctx: ApiContext): vo
       }
       const stored = typeChanged ? {} : storedConfig(existing);
       const config = given === undefined ? stored : mergeConfig(type, stored, given);
-      checkConfig(type, config);
+      checkConfig(type, config, networkRules);
       if (name !== undefined && name !== existing.name) await checkNameFree(channels, name);
       await channels.updateAlarmChannel(
         existing.id,
@@ -222,10 +233,13 @@ export function registerAlarmChannels(api: FastifyInstance, ctx: ApiContext): vo
     async (request) => {
       admin(request, 'test alarm channels');
       const channel = await findChannel(channels, request.params.id);
+      const alarmEmail = request.body.alarmEmail ?? '';
+      checkEmailList('alarmEmail', alarmEmail);
       return sendTestAlarm(channel, {
-        alarmEmail: request.body.alarmEmail ?? '',
+        alarmEmail,
         timeoutMs: ALARM_QUEUE_DEFAULTS.sendTimeoutMs,
         now: () => clock.now(),
+        networkRules,
       });
     },
   );
@@ -244,6 +258,60 @@ export async function checkAlarmChannelIds(
   const missing = ids.find((id) => !found.has(id));
   if (missing !== undefined) {
     throw invalidField('alarmChannelIds', `alarmChannelIds: alarm channel ${missing} does not exist`);
+  }
+}
+
+/**
+ * @throws ApiError 400 naming `field` unless `list` is comma-separated single e-mail addresses.
+ */
+export function checkEmailList(field: string, list: string): void {
+  for (const address of splitEmails(list)) {
+    if (!isMailAddress(address)) {
+      throw invalidField(
+        field,
+        `${field}: ${JSON.stringify(address)} is not one e-mail address (ops@example.com, without a name, spaces or control characters)`,
+      );
+    }
+  }
+}
+
+/**
+ * A job's `alarmEmail` (`createJob`, `updateJob`): single addresses, each one new to the job
+ * (not in `before`) within the recipient domains of an EMAIL channel that mails the job (its
+ * chosen ones, else every enabled one; email.ts). With no such channel nothing is mailed, and
+ * the addresses wait for an admin's channel, which applies its domains when it sends.
+ *
+ * @throws ApiError 400 naming `alarmEmail`.
+ */
+export async function checkJobAlarmEmail(
+  channels: Pick<AlarmChannelRepository, 'findAlarmChannelsByIds' | 'listAlarmChannels'>,
+  job: { alarmEmail: string; alarmChannelIds: readonly number[] },
+  before: string,
+): Promise<void> {
+  checkEmailList('alarmEmail', job.alarmEmail);
+  const known = new Set(splitEmails(before).map((address) => address.toLowerCase()));
+  const added = splitEmails(job.alarmEmail).filter((address) => !known.has(address.toLowerCase()));
+  if (added.length === 0) return;
+  const mailing = (
+    await channelsForJob(channels, {
+      alarm_channel_ids: job.alarmChannelIds.join(','),
+      alarm_email: job.alarmEmail,
+    })
+  ).filter((row) => row.type === 'EMAIL');
+  if (mailing.length === 0) return;
+  const domainsByChannel = mailing.map((row) => ({
+    name: row.name,
+    domains: recipientDomainsOf(storedConfig(row) as EmailConfig),
+  }));
+  for (const address of added) {
+    if (domainsByChannel.some(({ domains }) => inRecipientDomains(address, domains))) continue;
+    const domains = domainsByChannel
+      .map(({ name, domains }) => `${name}: ${domains.join(', ') || 'none'}`)
+      .join('; ');
+    throw invalidField(
+      'alarmEmail',
+      `alarmEmail: ${address} is outside the recipient domains of the EMAIL channels that mail this job (${domains}); an admin can add its domain to a channel's recipientDomains`,
+    );
   }
 }
 
@@ -284,11 +352,23 @@ function storedConfig(row: AlarmChannelRow): ChannelConfig {
 
 /**
  * @throws 400 with the first problem of `config` for `type`, worded as the REST API words a body
- * problem (`config.port: must be integer`), or for a secret sent as `***` with nothing stored.
+ * problem (`config.port: must be integer`), for a secret sent as `***` with nothing stored, or
+ * for a URL whose host is an address the network rules deny.
  */
-function checkConfig(type: AlarmChannelType, config: ChannelConfig): void {
+function checkConfig(type: AlarmChannelType, config: ChannelConfig, networkRules: NetworkRules): void {
   const issues = configIssues(type, config);
   if (issues.length > 0) throw configValidationError(issues);
+  for (const field of CHANNEL_KINDS[type].urlFields) {
+    const value = config[field];
+    if (typeof value !== 'string') continue;
+    const range = networkRules.deniedRangeOf(new URL(value).hostname);
+    if (range !== undefined) {
+      throw invalidField(
+        `config.${field}`,
+        `config.${field}: ${new URL(value).hostname} is in a denied range (${range.cidr}, ${range.name}); the server does not connect there unless its allowedNetworks option allows it`,
+      );
+    }
+  }
   const masked = maskedFieldsIn(type, config)[0];
   if (masked !== undefined) {
     throw invalidField(

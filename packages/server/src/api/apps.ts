@@ -1,10 +1,15 @@
 /**
  * Apps (XXL-JOB's executor groups): `listApps`, `getApp`, `createApp`, `updateApp`, `deleteApp`,
- * and what is online for one: `listAppExecutors`, `listAppHandlers`.
+ * `rotateAppToken`, and what is online for one: `listAppExecutors`, `listAppHandlers`.
  * Creating, changing and deleting apps is for admins; users see the apps they have permission on.
+ *
+ * Each app has its own executor token (app-credentials.ts), answered once in `accessToken` by
+ * `createApp` and `rotateAppToken` and never again: the server keeps it to present to the app's
+ * executors, but no read of the API returns it.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { randomSecret } from '../security/api-tokens.js';
 import type { AppGroupRow, RegistryRow } from '../store/index.js';
 import { normaliseAddressList, splitAddressList } from './addresses.js';
 import { recordAudit } from './audit-trail.js';
@@ -20,11 +25,21 @@ import {
   type AppPatchBody,
   AppPatchBody as AppPatchSchema,
   AppQuery,
+  AppWithToken,
   IdParams,
   type NewAppBody,
   NewAppBody as NewAppSchema,
   Page,
+  type RotateAppTokenBody,
+  RotateAppTokenBody as RotateAppTokenSchema,
 } from './schemas.js';
+
+/** Bytes of a generated app token (43 characters of base64url). */
+const APP_TOKEN_BYTES = 32;
+/** How long a rotation keeps the replaced token valid when the caller does not say. */
+const DEFAULT_TOKEN_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** The longest overlap a rotation may give. */
+const MAX_TOKEN_OVERLAP_MS = 30 * 24 * 60 * 60 * 1000;
 
 const TAGS = ['apps'];
 
@@ -64,7 +79,9 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
       }
       const online = await onlineByApp(ctx);
       return {
-        items: rows.map((row) => toApp(row, dispatchAddresses(row, online.get(row.app_name) ?? []))),
+        items: rows.map((row) =>
+          toApp(row, dispatchAddresses(row, online.get(row.app_name) ?? []), ctx.deps.clock.now()),
+        ),
         total,
         limit,
         offset,
@@ -134,8 +151,10 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         tags: TAGS,
         summary: 'Create an app (admins)',
         security: SECURITY,
+        description:
+          "The answer's accessToken is the app's executor token, shown this once: configure the app's executors with it. With useInstallationToken the app uses the installation-wide token instead (compatibility mode) and accessToken is null.",
         body: NewAppSchema,
-        response: { 201: App, ...errorResponses(400, 403, 409) },
+        response: { 201: AppWithToken, ...errorResponses(400, 403, 409) },
       },
     },
     async (request, reply) => {
@@ -147,10 +166,17 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         throw conflict(`an app named ${body.appName} already exists`, 'appName');
       }
       const now = ctx.deps.clock.now();
+      const accessToken = body.useInstallationToken === true ? null : randomSecret(APP_TOKEN_BYTES);
       let row: AppGroupRow;
       try {
         row = await store.apps.createApp(
-          { appName: body.appName, title: body.title, addressType, addressList: joinAddresses(addressList) },
+          {
+            appName: body.appName,
+            title: body.title,
+            addressType,
+            addressList: joinAddresses(addressList),
+            accessToken,
+          },
           now,
         );
       } catch (err) {
@@ -165,10 +191,55 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         targetType: 'APP',
         targetId: row.id,
         appId: row.id,
-        detail: { appName: row.app_name },
+        detail: { appName: row.app_name, credential: credentialOf(row) },
       });
+      await ctx.deps.onAppCredentialsChanged?.();
       reply.code(201);
-      return appResource(ctx, row);
+      return { ...(await appResource(ctx, row)), accessToken };
+    },
+  );
+
+  api.post<{ Params: IdParams; Body: RotateAppTokenBody }>(
+    '/apps/:id/rotate-token',
+    {
+      schema: {
+        operationId: 'rotateAppToken',
+        tags: TAGS,
+        summary: 'Give an app a new executor token (admins)',
+        description:
+          "Answers the new token once in accessToken. The token it replaces (the app's own, or the installation token for an app in compatibility mode) stays valid until previousTokenValidUntil, so the executors can move over one by one; meanwhile the server calls each executor with the token it registered with.",
+        security: SECURITY,
+        params: IdParams,
+        body: RotateAppTokenSchema,
+        response: { 200: AppWithToken, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      requireAdmin(principalOf(ctx, request), 'rotate app tokens');
+      const existing = await store.apps.findAppById(request.params.id);
+      if (existing === undefined) throw notFound('app', request.params.id);
+      const now = ctx.deps.clock.now();
+      const until = request.body?.previousTokenValidUntil ?? now + DEFAULT_TOKEN_OVERLAP_MS;
+      if (until > now + MAX_TOKEN_OVERLAP_MS) {
+        throw invalidField(
+          'previousTokenValidUntil',
+          'previousTokenValidUntil: at most 30 days from now (the replaced token must not live on)',
+        );
+      }
+      const accessToken = randomSecret(APP_TOKEN_BYTES);
+      if (!(await store.apps.rotateAppToken(existing.id, accessToken, until, now))) {
+        throw notFound('app', existing.id);
+      }
+      await recordAudit(ctx, request, {
+        action: 'ROTATE_TOKEN',
+        targetType: 'APP',
+        targetId: existing.id,
+        appId: existing.id,
+        detail: { appName: existing.app_name, previousTokenValidUntil: until > now ? until : null },
+      });
+      await ctx.deps.onAppCredentialsChanged?.();
+      const row = (await store.apps.findAppById(existing.id)) ?? existing;
+      return { ...(await appResource(ctx, row)), accessToken };
     },
   );
 
@@ -343,6 +414,7 @@ async function appResource(ctx: ApiContext, row: AppGroupRow): Promise<App> {
       row,
       online.map((entry) => entry.registry_value),
     ),
+    ctx.deps.clock.now(),
   );
 }
 
@@ -354,7 +426,8 @@ function dispatchAddresses(row: AppGroupRow, registered: string[]): string[] {
   return row.address_type === 'MANUAL' ? splitAddressList(row.address_list) : registered;
 }
 
-function toApp(row: AppGroupRow, online: string[]): App {
+function toApp(row: AppGroupRow, online: string[], nowMs: number): App {
+  const previousUntil = row.previous_token_until === null ? null : Number(row.previous_token_until);
   return {
     id: row.id,
     appName: row.app_name,
@@ -362,9 +435,16 @@ function toApp(row: AppGroupRow, online: string[]): App {
     addressType: row.address_type,
     addressList: splitAddressList(row.address_list),
     onlineAddresses: online,
+    credential: credentialOf(row),
+    previousTokenValidUntil: previousUntil !== null && previousUntil > nowMs ? previousUntil : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** Which token the app's executors use: its own, or the installation token (compatibility mode). */
+function credentialOf(row: AppGroupRow): 'app' | 'installation' {
+  return row.access_token === null ? 'installation' : 'app';
 }
 
 /** MANUAL apps need at least one http(s) address; AUTO apps take theirs from the registry. */

@@ -108,6 +108,19 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
   reply.code(statusCode).send(body);
 }
 
+/**
+ * The not-found handler: an operation that does not exist answers 404 with the envelope, like a
+ * resource that does not. The server's root handler too, so an unknown path under `/api/v1` that
+ * the console's page fallback or the executor API's `/api/:call` hands over answers the same.
+ */
+export function sendUnknownRoute(request: FastifyRequest, reply: FastifyReply): void {
+  sendError(
+    new ApiError(404, 'TW_ERR_NOT_FOUND', `no operation ${request.method} ${request.url}`),
+    request,
+    reply,
+  );
+}
+
 function envelope(
   statusCode: number,
   code: ErrorCode,

@@ -9,8 +9,9 @@
  * registerRestApi(app, { store, clock, auth, dispatcher, triggerJob, finishFires });
  * await app.ready();
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
+import type { NetworkRules } from '../security/network-rules.js';
 import type { FinishedFire, FireResult, JobRow, Store } from '../store/index.js';
 import { registerAlarmChannels } from './alarm-channels.js';
 import { registerApps } from './apps.js';
@@ -18,14 +19,14 @@ import { registerAudit } from './audit.js';
 import { type Auth, registerLogin } from './auth.js';
 import type { ApiContext } from './context.js';
 import { registerDashboard } from './dashboard.js';
-import { ApiError, sendError } from './errors.js';
+import { sendError, sendUnknownRoute } from './errors.js';
 import { registerFires } from './fires.js';
 import { registerJobs } from './jobs.js';
+import { useJsonBodies } from './json-body.js';
 import { registerMe } from './me.js';
 import { registerOpenApiGenerator, registerOpenApiRoute } from './openapi.js';
 import { registerRetention } from './retention.js';
 import { registerSchedules } from './schedules.js';
-import { LIMITS } from './schemas.js';
 import { registerScripts } from './scripts.js';
 import { registerTokens } from './tokens.js';
 import { registerUsers } from './users.js';
@@ -72,6 +73,10 @@ export interface RestApiDeps {
   version?: string;
   /** Called once a user's password was changed (the initial secrets file goes with the admin's first one). */
   passwordChanged?: (username: string) => Promise<void>;
+  /** Where `testAlarmChannel` may connect (the server's `allowedNetworks`). Default: the rules' defaults. */
+  networkRules?: NetworkRules;
+  /** Called once an app was created or its executor token rotated on this node (the token caches re-read). */
+  onAppCredentialsChanged?: () => Promise<void>;
 }
 
 export interface ResolvedRestApiDeps extends RestApiDeps {
@@ -95,13 +100,7 @@ export function registerRestApi(app: FastifyInstance, deps: RestApiDeps): void {
       useJsonBodies(api);
       api.setValidatorCompiler(validatorCompiler);
       api.setErrorHandler(sendError);
-      api.setNotFoundHandler((request, reply) =>
-        sendError(
-          new ApiError(404, 'TW_ERR_NOT_FOUND', `no operation ${request.method} ${request.url}`),
-          request,
-          reply,
-        ),
-      );
+      api.setNotFoundHandler(sendUnknownRoute);
       api.addHook('preValidation', async (request) => {
         // A POST with a body schema may come without a body (curl -X POST): read it as {}.
         if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
@@ -130,27 +129,7 @@ export function registerRestApi(app: FastifyInstance, deps: RestApiDeps): void {
   );
 }
 
-/**
- * JSON only, up to LIMITS.bodyBytes, with prototype-poisoning keys refused. An empty body is
- * no body (so `POST .../start` with a JSON content type and nothing else works).
- */
-function useJsonBodies(api: FastifyInstance): void {
-  const parseJson = api.getDefaultJsonParser('error', 'error');
-  api.removeAllContentTypeParsers();
-  api.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: LIMITS.bodyBytes },
-    (request: FastifyRequest, body: string | Buffer, done) => {
-      if (String(body).trim() === '') {
-        done(null, undefined);
-        return;
-      }
-      parseJson(request, String(body), done);
-    },
-  );
-}
-
 export type { Principal } from './auth.js';
 export { Auth, type AuthOptions, CSRF_HEADER, canAccessApp, SESSION_COOKIE } from './auth.js';
-export type { ErrorBody } from './errors.js';
+export { type ErrorBody, sendUnknownRoute } from './errors.js';
 export { LIMITS } from './schemas.js';

@@ -10,7 +10,7 @@ import { findChildJobCycle } from '../child-jobs/child-job-cycles.js';
 import { backoffOf, DEFAULT_RETRY_BACKOFF } from '../retries/backoff.js';
 import type { JobRow, JobUpdate, NewJobRow } from '../store/index.js';
 import { normaliseExecutorAddress, sameAddress, splitAddressList } from './addresses.js';
-import { checkAlarmChannelIds } from './alarm-channels.js';
+import { checkAlarmChannelIds, checkJobAlarmEmail } from './alarm-channels.js';
 import { onlineAddresses } from './apps.js';
 import { recordAudit } from './audit-trail.js';
 import { canAccessApp, type Principal } from './auth.js';
@@ -156,7 +156,13 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
         fields.scheduleConf !== before.scheduleConf ||
         fields.timeZone !== before.timeZone;
       const running = existing.trigger_status === 1;
-      await checkJob(ctx, principal, fields, { now, scheduleChanged, starting: running, jobId: existing.id });
+      await checkJob(ctx, principal, fields, {
+        now,
+        scheduleChanged,
+        starting: running,
+        jobId: existing.id,
+        alarmEmailBefore: before.alarmEmail,
+      });
       const glueChanged =
         fields.glueType !== before.glueType ||
         fields.glueSource !== before.glueSource ||
@@ -317,6 +323,8 @@ interface CheckContext {
   starting: boolean;
   /** The job's own id (an update), which its child jobs must not include. */
   jobId?: number;
+  /** The job's alarmEmail before an update: only addresses new to it must be mailed by a channel. */
+  alarmEmailBefore?: string;
 }
 
 /** Checks a whole job before it is written; throws the first problem as a 400 naming the field. */
@@ -337,8 +345,8 @@ async function checkJob(
   if (fields.glueType === 'BEAN' && fields.executorHandler.trim() === '') {
     throw invalidField('executorHandler', 'executorHandler: a BEAN job needs the name of the handler to run');
   }
-  checkAlarmEmail(fields.alarmEmail);
   await checkAlarmChannelIds(store.alarmChannels, fields.alarmChannelIds);
+  await checkJobAlarmEmail(store.alarmChannels, fields, check.alarmEmailBefore ?? '');
   if (check.scheduleChanged) {
     if (check.starting) checkStartable(fields, check.now);
     else validateSchedule(fields, check.now);
@@ -407,16 +415,6 @@ function checkRetryBackoff(backoff: RetryBackoff): void {
       'retryBackoff.maxDelaySeconds',
       `retryBackoff.maxDelaySeconds: must be at least delaySeconds (${backoff.delaySeconds})`,
     );
-  }
-}
-
-const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
-
-function checkAlarmEmail(alarmEmail: string): void {
-  for (const address of alarmEmail.split(',').map((a) => a.trim())) {
-    if (address !== '' && !EMAIL.test(address)) {
-      throw invalidField('alarmEmail', `alarmEmail: '${address}' is not an e-mail address`);
-    }
   }
 }
 

@@ -15,6 +15,7 @@ import { ALARM_CHANNEL_TYPES } from '../alarms/channel.js';
 import { RETENTION_LIMITS } from '../retention/settings.js';
 import { ALARM_ON, BACKOFF_STRATEGIES, MAX_RETRY_DELAY_SECONDS } from '../retries/backoff.js';
 import { FIRE_STATUSES } from '../store/index.js';
+import { ONE_LINE } from './text-rules.js';
 
 /**
  * Size caps. `executorParam` is capped at 65,535 UTF-8 bytes, the size of MySQL's TEXT column
@@ -30,10 +31,19 @@ export const LIMITS = {
   addresses: 200,
   childJobs: 20,
   pageSize: 200,
+  /**
+   * The largest `offset` of a listing: 2^53 − 1, the largest integer a JSON number carries
+   * exactly, and inside the 64-bit bound SQLite, PostgreSQL (bigint) and MariaDB take for OFFSET.
+   */
+  maxOffset: Number.MAX_SAFE_INTEGER,
+  /** The largest `fromLineNum` of a log read: XXL-JOB's executors read it into a Java int. */
+  maxLogLine: 2_147_483_647,
 } as const;
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-const EpochMs = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
+/** The range of a JavaScript Date: a time filter past it would overflow PostgreSQL's bigint. */
+const EPOCH_MS_BOUNDS = { minimum: 0, maximum: 8_640_000_000_000_000 } as const;
+const EpochMs = Type.Integer(EPOCH_MS_BOUNDS);
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The same properties, each optional (bodies where every field has a default or keeps its value). */
@@ -63,7 +73,7 @@ export type IdParams = Static<typeof IdParams>;
 
 const paging = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSize, default: 50 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxOffset, default: 0 })),
 };
 
 export function Page<T extends TSchema>(item: T) {
@@ -89,7 +99,12 @@ export type LoginBody = Static<typeof LoginBody>;
 const Role = Type.Enum(['ADMIN', 'USER'], {
   description: 'ADMIN: every app, users, alarm channels, settings; USER: the apps in appIds',
 });
-const Username = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' });
+const Username = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$',
+  ...ONE_LINE,
+});
 const NewPassword = Type.String({ minLength: 8, maxLength: 1024 });
 const AppIds = Type.Array(Id, {
   maxItems: 100,
@@ -132,6 +147,12 @@ export const UserPatchBody = Type.Object(
     password: Type.Optional(NewPassword),
     role: Type.Optional(Role),
     appIds: Type.Optional(AppIds),
+    revokeApiTokens: Type.Optional(
+      Type.Boolean({
+        description:
+          "Also revoke every API token of the user, at once (scripts using them get 401): for a password reset after the account may have been taken over. Default false: the tokens keep working, with the user's new role.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -158,7 +179,7 @@ export const LoginResult = Type.Object({
 });
 
 export const NewApiTokenBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 128 }) },
+  { name: Type.String({ minLength: 1, maxLength: 128, ...ONE_LINE }) },
   { additionalProperties: false },
 );
 export type NewApiTokenBody = Static<typeof NewApiTokenBody>;
@@ -191,6 +212,7 @@ export const AUDIT_ACTIONS = [
   'KILL',
   'RESTORE',
   'CHANGE_PASSWORD',
+  'ROTATE_TOKEN',
 ] as const;
 export const AUDIT_TARGETS = ['APP', 'JOB', 'FIRE', 'USER', 'API_TOKEN', 'SCRIPT', 'ALARM_CHANNEL'] as const;
 
@@ -215,18 +237,23 @@ export const AuditQuery = Type.Object({
   targetType: Type.Optional(Type.Enum([...AUDIT_TARGETS])),
   targetId: Type.Optional(Id),
   appId: Type.Optional(Id),
-  from: Type.Optional(Type.Integer({ minimum: 0, description: 'at >= from (epoch ms)' })),
-  to: Type.Optional(Type.Integer({ minimum: 0, description: 'at < to (epoch ms)' })),
+  from: Type.Optional(Type.Integer({ ...EPOCH_MS_BOUNDS, description: 'at >= from (epoch ms)' })),
+  to: Type.Optional(Type.Integer({ ...EPOCH_MS_BOUNDS, description: 'at < to (epoch ms)' })),
   ...paging,
 });
 export type AuditQuery = Static<typeof AuditQuery>;
 
 // ------------------------------------------------------------------ apps
 
-const AppName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
-const Title = Type.String({ minLength: 1, maxLength: 128 });
+const AppName = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+  ...ONE_LINE,
+});
+const Title = Type.String({ minLength: 1, maxLength: 128, ...ONE_LINE });
 const AddressType = Type.Enum(['AUTO', 'MANUAL']);
-const AddressList = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+const AddressList = Type.Array(Type.String({ minLength: 1, maxLength: 255, ...ONE_LINE }), {
   maxItems: LIMITS.addresses,
   description: 'Executor base URLs, http(s)://host:port/ (MANUAL apps)',
 });
@@ -243,10 +270,49 @@ export const App = Type.Object({
     description:
       "Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering)",
   }),
+  credential: Type.Union([Type.Literal('app'), Type.Literal('installation')], {
+    description:
+      "Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own)",
+  }),
+  previousTokenValidUntil: Nullable(
+    Type.Integer({
+      minimum: 0,
+      maximum: 8_640_000_000_000_000,
+      description:
+        'While a rotation overlaps: until when the token it replaced is still accepted (epoch ms); null otherwise',
+    }),
+  ),
   createdAt: EpochMs,
   updatedAt: EpochMs,
 });
 export type App = Static<typeof App>;
+
+/** An app with its new executor token, answered once (createApp, rotateAppToken). */
+export const AppWithToken = Type.Object({
+  ...App.properties,
+  accessToken: Nullable(
+    Type.String({
+      description:
+        "The app's executor token, shown this once (configure the app's executors with it); null for an app created with useInstallationToken",
+    }),
+  ),
+});
+export type AppWithToken = Static<typeof AppWithToken>;
+
+export const RotateAppTokenBody = Type.Object(
+  {
+    previousTokenValidUntil: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 8_640_000_000_000_000,
+        description:
+          'Until when (epoch ms) the token being replaced stays valid, so executors can move over; at most 30 days ahead. Default: 24 hours from now. A time already past revokes it at once.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateAppTokenBody = Static<typeof RotateAppTokenBody>;
 
 export const AppExecutor = Type.Object({
   address: Type.String({
@@ -281,6 +347,12 @@ export const NewAppBody = Type.Object(
     title: Title,
     addressType: Type.Optional(AddressType),
     addressList: Type.Optional(AddressList),
+    useInstallationToken: Type.Optional(
+      Type.Boolean({
+        description:
+          "Compatibility mode: the app's executors use the installation-wide token instead of a token of the app's own (for a fleet that cannot be reconfigured). Default false.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -323,10 +395,11 @@ export const RetryBackoff = Type.Object(
 export type RetryBackoff = Static<typeof RetryBackoff>;
 
 const jobFields = {
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  author: Type.String({ maxLength: 64 }),
+  name: Type.String({ minLength: 1, maxLength: 255, ...ONE_LINE }),
+  author: Type.String({ maxLength: 64, ...ONE_LINE }),
   alarmEmail: Type.String({
     maxLength: 255,
+    ...ONE_LINE,
     description:
       "Comma-separated e-mail addresses the job's alarms are mailed to (through its EMAIL channels, or every enabled one when it picks none)",
   }),
@@ -336,11 +409,16 @@ const jobFields = {
     description: 'The alarm channels (listAlarmChannels) a failure of this job is sent through',
   }),
   scheduleType: Type.Enum([...SCHEDULE_TYPES]),
-  scheduleConf: Type.String({ maxLength: 255 }),
-  timeZone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone of a CRON schedule' }),
+  scheduleConf: Type.String({ maxLength: 255, ...ONE_LINE }),
+  timeZone: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    ...ONE_LINE,
+    description: 'IANA time zone of a CRON schedule',
+  }),
   misfireStrategy: Type.Enum([...MISFIRE_STRATEGIES]),
   executorRouteStrategy: Type.Enum([...ROUTE_STRATEGIES]),
-  executorHandler: Type.String({ maxLength: 255 }),
+  executorHandler: Type.String({ maxLength: 255, ...ONE_LINE }),
   executorParam: Type.String({ maxLength: LIMITS.executorParamBytes }),
   executorBlockStrategy: Type.Enum([...BLOCK_STRATEGIES]),
   executorTimeout: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Seconds; 0 = none' }),
@@ -356,7 +434,7 @@ const jobFields = {
   }),
   glueType: Type.Enum([...GLUE_TYPES]),
   glueSource: Type.String({ maxLength: LIMITS.glueSourceBytes }),
-  glueRemark: Type.String({ maxLength: 128 }),
+  glueRemark: Type.String({ maxLength: 128, ...ONE_LINE }),
   childJobIds: Type.Array(Id, { maxItems: LIMITS.childJobs, uniqueItems: true }),
 };
 
@@ -429,7 +507,7 @@ export const TriggerBody = Type.Object(
       }),
     ),
     addressList: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: 255, ...ONE_LINE }), {
         maxItems: LIMITS.addresses,
         description:
           "Executors to route among instead of the online ones; each must be one of the app's known addresses",
@@ -446,7 +524,12 @@ export const TriggerResult = Type.Object({
 
 // ------------------------------------------------------------------ scripts
 
-const GlueRemark = Type.String({ minLength: 1, maxLength: 128, description: 'What changed, in a few words' });
+const GlueRemark = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  ...ONE_LINE,
+  description: 'What changed, in a few words',
+});
 
 export const ScriptVersion = Type.Object({
   id: Id,
@@ -548,14 +631,14 @@ export const FireQuery = Type.Object({
       description: 'One status, or several (repeat the parameter)',
     }),
   ),
-  from: Type.Optional(Type.Integer({ minimum: 0, description: 'scheduledAt >= from (epoch ms)' })),
-  to: Type.Optional(Type.Integer({ minimum: 0, description: 'scheduledAt < to (epoch ms)' })),
+  from: Type.Optional(Type.Integer({ ...EPOCH_MS_BOUNDS, description: 'scheduledAt >= from (epoch ms)' })),
+  to: Type.Optional(Type.Integer({ ...EPOCH_MS_BOUNDS, description: 'scheduledAt < to (epoch ms)' })),
   ...paging,
 });
 export type FireQuery = Static<typeof FireQuery>;
 
 export const LogQuery = Type.Object({
-  fromLineNum: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  fromLineNum: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.maxLogLine, default: 1 })),
 });
 export type LogQuery = Static<typeof LogQuery>;
 
@@ -578,7 +661,7 @@ export type FireKillScope = Static<typeof FireKillScope>;
 
 // ------------------------------------------------------------------ alarm channels
 
-const AlarmChannelName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
+const AlarmChannelName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$', ...ONE_LINE });
 const AlarmChannelConfig = Type.Record(Type.String(), Type.Unknown(), {
   description:
     "The type's settings. EMAIL: host, port, security (STARTTLS | TLS | NONE), username, password, from, to[], rejectUnauthorized. " +
@@ -636,6 +719,7 @@ export const TestAlarmChannelBody = Type.Object(
     alarmEmail: Type.Optional(
       Type.String({
         maxLength: 255,
+        ...ONE_LINE,
         description: "EMAIL: comma-separated addresses to send the test to, besides the channel's own `to`",
       }),
     ),

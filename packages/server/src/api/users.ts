@@ -2,7 +2,9 @@
  * Users (admins only): `listUsers`, `createUser`, `updateUser`, `deleteUser`. Each change is
  * written with its audit entry in one transaction. A change of role or password, and deleting
  * the user, ends the user's console sessions on every node (their API tokens go with a deleted
- * user, and otherwise act with the user's new role). The last admin cannot be demoted or deleted.
+ * user, and otherwise act with the user's new role). `updateUser` with `revokeApiTokens` revokes
+ * the user's API tokens too, in the same transaction: a password reset after a takeover leaves
+ * the intruder no way in. The last admin cannot be demoted or deleted.
  */
 import type { FastifyInstance } from 'fastify';
 import { hashPassword } from '../security/passwords.js';
@@ -113,7 +115,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
         operationId: 'updateUser',
         tags: TAGS,
         summary:
-          "Change a user's password, role or apps (admins); a new password or role ends the user's sessions",
+          "Change a user's password, role or apps (admins); a new password or role ends the user's sessions, and revokeApiTokens revokes their API tokens",
         security: SECURITY,
         params: IdParams,
         body: UserPatchSchema,
@@ -124,7 +126,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
       const principal = principalOf(ctx, request);
       requireAdmin(principal, 'change users');
       const id = request.params.id;
-      const { password, role, appIds } = request.body;
+      const { password, role, appIds, revokeApiTokens = false } = request.body;
       const appPermissions = appIds === undefined ? undefined : await checkedAppPermissions(ctx, appIds);
       const passwordHash = password === undefined ? undefined : await hashPassword(password);
       const now = clock.now();
@@ -144,6 +146,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
           now,
         );
         if (roleChanged || passwordHash !== undefined) await tx.sessions.deleteUserSessions(id);
+        const apiTokensRevoked = revokeApiTokens ? await tx.users.deleteUserApiTokens(id) : 0;
         await tx.audit.recordAudit(
           auditEntry(principal, {
             action: 'UPDATE',
@@ -155,6 +158,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
               fields: Object.keys(request.body),
               ...(roleChanged ? { role: toApiRole(newRole) } : {}),
               ...(appPermissions === undefined ? {} : { appIds: parseAppPermissions(appPermissions) }),
+              ...(revokeApiTokens ? { apiTokensRevoked } : {}),
             },
           }),
           now,

@@ -135,10 +135,12 @@ export class Dispatcher {
     const o = this.options;
     this.client = new ExecutorClient({
       accessToken: o.accessToken,
+      ...(o.tokenFor === undefined ? {} : { tokenFor: o.tokenFor }),
       timeoutMs: o.callTimeoutMs,
       connectionsPerExecutor: o.connectionsPerExecutor,
       pipelining: o.pipelining,
       onCall: o.onCall,
+      networkRules: o.networkRules,
     });
     this.routes = createRoutes({
       client: this.client,

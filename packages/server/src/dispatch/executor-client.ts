@@ -42,6 +42,8 @@ import {
   type TriggerParam,
 } from '@tickwheel/protocol';
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
+import { guardedConnector } from '../security/guarded-connector.js';
+import { NetworkRules } from '../security/network-rules.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { LogAnswerError, type LogPage, type LogPageLimits, readLogPage } from './log-page.js';
 
@@ -53,6 +55,8 @@ export interface ExecutorAddress {
   protocol: ProtocolGeneration;
   /** App name it registered under (sent as `XXL-JOB-APPNAME` to G4 executors). */
   appName: string;
+  /** The token to call it with (its app's); absent: `ExecutorClientOptions.tokenFor` decides. */
+  accessToken?: string;
 }
 
 export type ExecutorCall = 'beat' | 'idleBeat' | 'run' | 'kill' | 'log';
@@ -90,12 +94,17 @@ export interface CallOutcome<T = unknown> {
 export type CallRecord = Pick<CallOutcome, 'call' | 'address' | 'ok' | 'code' | 'failure' | 'latencyMs'>;
 
 export interface ExecutorClientOptions {
+  /** The token for a target that carries none and that `tokenFor` does not know. */
   accessToken: string;
+  /** The token for a target that carries none (its app's, from the directory). */
+  tokenFor?: (target: ExecutorAddress) => string;
   timeoutMs: number;
   connectionsPerExecutor: number;
   pipelining: number;
   /** Called after every call with its latency and result. */
   onCall?: (record: CallRecord) => void;
+  /** Where executors may be connected to (the server's `allowedNetworks`). Default: the rules' defaults. */
+  networkRules?: NetworkRules;
 }
 
 interface Endpoint {
@@ -137,7 +146,8 @@ export class ExecutorClient {
   private readonly agent: Agent;
   private readonly deadlines: CallDeadlines;
   private readonly endpoints = new Map<string, Endpoint | null>();
-  private readonly commonHeaders: Record<string, string>;
+  /** The headers of every call, by the access token they carry. */
+  private readonly headersByToken = new Map<string, Record<string, string>>();
   private readonly slots: OriginSlots;
   /** Most runs per `runBatch` each address announced; absent or below 2: it gets `run` calls only. */
   private readonly batchLimits = new Map<string, number>();
@@ -150,10 +160,11 @@ export class ExecutorClient {
   constructor(private readonly options: ExecutorClientOptions) {
     this.deadlines = new CallDeadlines(options.timeoutMs);
     this.slots = new OriginSlots(options.connectionsPerExecutor * options.pipelining);
-    this.commonHeaders = { 'Content-Type': JSON_CONTENT_TYPE, [ACCESS_TOKEN_HEADER]: options.accessToken };
     this.agent = new Agent({
       connections: options.connectionsPerExecutor,
       pipelining: options.pipelining,
+      // A denied address (cloud metadata, link-local, …) fails the call before anything is sent.
+      connect: guardedConnector(options.networkRules ?? new NetworkRules()),
     });
   }
 
@@ -419,9 +430,17 @@ export class ExecutorClient {
   }
 
   private headersFor(target: ExecutorAddress): Record<string, string> {
-    if (target.protocol !== 'G4') return this.commonHeaders;
+    const token = target.accessToken ?? this.options.tokenFor?.(target) ?? this.options.accessToken;
+    let headers = this.headersByToken.get(token);
+    if (headers === undefined) {
+      // Bounded: tokens are one per app (two while a rotation overlaps).
+      if (this.headersByToken.size >= ENDPOINT_CACHE_LIMIT) this.headersByToken.clear();
+      headers = { 'Content-Type': JSON_CONTENT_TYPE, [ACCESS_TOKEN_HEADER]: token };
+      this.headersByToken.set(token, headers);
+    }
+    if (target.protocol !== 'G4') return headers;
     // XXL-JOB 3.5 executors refuse calls without the app name header.
-    return { ...this.commonHeaders, [APP_NAME_HEADER]: target.appName };
+    return { ...headers, [APP_NAME_HEADER]: target.appName };
   }
 
   private endpointOf(address: string): Endpoint | null {

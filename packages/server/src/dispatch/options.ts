@@ -3,8 +3,9 @@
  * runs once when a {@link Dispatcher} is created; nothing deeper re-checks or re-defaults.
  */
 import { DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
+import { NetworkRules } from '../security/network-rules.js';
 import type { FireToDispatch, ShardTarget } from './dispatcher.js';
-import type { CallRecord } from './executor-client.js';
+import type { CallRecord, ExecutorAddress } from './executor-client.js';
 import type { FenceVerdict, SendToFence } from './send-fence.js';
 
 /** Options of the dispatch layer (executor client, routes, fast/slow lanes). */
@@ -14,6 +15,11 @@ export interface DispatchOptions {
    * as XXL-JOB 3.x does when no token is configured (only for insecure set-ups).
    */
   accessToken: string;
+  /**
+   * The token for a call whose target carries none (`ExecutorAddress.accessToken`): the app's,
+   * from the executor directory. Default: `accessToken` for every such call.
+   */
+  tokenFor?: (target: ExecutorAddress) => string;
   /** Time one call to one executor may take, connect to last body byte. Default 3,000 ms. */
   callTimeoutMs?: number;
   /** Keep-alive connections kept at most per executor origin. Default 32. */
@@ -61,10 +67,13 @@ export interface DispatchOptions {
   fence?: (send: SendToFence) => Promise<FenceVerdict>;
   /** Called after every executor call with its latency and result (for metrics). */
   onCall?: (record: CallRecord) => void;
+  /** Where executors may be connected to (the server's `allowedNetworks`). Default: the rules' defaults. */
+  networkRules?: NetworkRules;
 }
 
 export interface ResolvedDispatchOptions {
   accessToken: string;
+  tokenFor: ((target: ExecutorAddress) => string) | undefined;
   callTimeoutMs: number;
   connectionsPerExecutor: number;
   pipelining: number;
@@ -79,6 +88,7 @@ export interface ResolvedDispatchOptions {
   shardFireIds: DispatchOptions['shardFireIds'];
   fence: DispatchOptions['fence'];
   onCall: DispatchOptions['onCall'];
+  networkRules: NetworkRules;
 }
 
 export const DISPATCH_DEFAULTS = {
@@ -102,6 +112,7 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
   const d = DISPATCH_DEFAULTS;
   return {
     accessToken: options.accessToken,
+    tokenFor: options.tokenFor,
     callTimeoutMs: integerIn('callTimeoutMs', options.callTimeoutMs, d.callTimeoutMs, 1, 600_000),
     connectionsPerExecutor: integerIn(
       'connectionsPerExecutor',
@@ -128,6 +139,7 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     shardFireIds: optionalFunction('shardFireIds', options.shardFireIds, undefined),
     fence: optionalFunction('fence', options.fence, undefined),
     onCall: optionalFunction('onCall', options.onCall, undefined),
+    networkRules: options.networkRules ?? new NetworkRules(),
   };
 }
 

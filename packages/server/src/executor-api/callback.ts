@@ -20,7 +20,8 @@ import {
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { ExecutorMetrics } from '../executors/metrics.js';
-import type { FireResult } from '../store/index.js';
+import type { FireRepository, FireResult } from '../store/index.js';
+import type { AppCredentials, TokenScope } from './app-credentials.js';
 import type { ResultRecorder } from './result-recorder.js';
 
 export interface CallbackCallDeps {
@@ -28,9 +29,27 @@ export interface CallbackCallDeps {
   clock: { now(): number };
   logger: Pick<Logger, 'warn'>;
   metrics: Pick<ExecutorMetrics, 'callbackResult'>;
+  credentials: Pick<AppCredentials, 'appsWithOwnToken'>;
+  fires: Pick<FireRepository, 'findFiresByIds'>;
 }
 
-export async function receiveCallback(deps: CallbackCallDeps, body: unknown): Promise<ReturnT<null>> {
+/** Who sent a callback: the scope of its token, and the address a Tickwheel executor names. */
+export interface CallbackSender {
+  scope: TokenScope;
+  /** The `Tickwheel-Address` header: only records sent to this address take its results. */
+  address?: string;
+}
+
+/**
+ * Takes the results of a callback. A result counts only for a record of an app the sender's
+ * token acts for (and, when the sender names its address, a record sent to that address);
+ * others are dropped as unknown logIds are, with a warning.
+ */
+export async function receiveCallback(
+  deps: CallbackCallDeps,
+  body: unknown,
+  sender: CallbackSender,
+): Promise<ReturnT<null>> {
   const items = callbackItems(body);
   if (items === null) {
     return returnFail('invalid request, the callback body must be an array or {"callbackList": [...]}.');
@@ -47,10 +66,38 @@ export async function receiveCallback(deps: CallbackCallDeps, body: unknown): Pr
       handleMsg: capHandleMsg(param.handleMsg),
       handleAt,
       ...(isKillReport(param.handleCode, param.handleMsg) ? { status: 'killed' as const } : {}),
+      ...(sender.scope.kind === 'app' ? { fromApp: sender.scope.appId } : {}),
+      ...(sender.address === undefined ? {} : { fromAddress: sender.address }),
     });
   });
-  await deps.recorder.record(results);
+  await deps.recorder.record(
+    sender.scope.kind === 'installation' ? await onInstallationApps(deps, results) : results,
+  );
   return returnSuccess(null);
+}
+
+/**
+ * The results of `results` for records of apps the installation token acts for (those in
+ * compatibility mode): the records of apps with their own token are read first and dropped,
+ * with a warning. Nothing is read while no app has its own token.
+ */
+async function onInstallationApps(deps: CallbackCallDeps, results: FireResult[]): Promise<FireResult[]> {
+  if (results.length === 0) return results;
+  const ownToken = await deps.credentials.appsWithOwnToken();
+  if (ownToken.size === 0) return results;
+  const fires = await deps.fires.findFiresByIds(results.map((r) => r.fireId));
+  const appOf = new Map(fires.map((fire) => [Number(fire.id), Number(fire.app_id)]));
+  const taken = results.filter((r) => {
+    const appId = appOf.get(r.fireId);
+    return appId === undefined || !ownToken.has(appId);
+  });
+  if (taken.length < results.length) {
+    deps.logger.warn(
+      { dropped: results.filter((r) => !taken.includes(r)).map((r) => r.fireId) },
+      'callback with the installation token for records of apps with their own token; those results were dropped',
+    );
+  }
+  return taken;
 }
 
 /** The items of a callback body, or null when it is neither shape. */

@@ -5,9 +5,12 @@
  *
  * - Every answer is HTTP 200 with a ReturnT body (payload under `content` and `data`).
  * - The checks run in XXL-JOB's order: method (`invalid request, HttpMethod not support.`), access
- *   token in constant time (`The access token is wrong.`), path (`invalid request,
+ *   token (`The access token is wrong.`: neither the installation token nor an app's, see
+ *   app-credentials.ts), path (`invalid request,
  *   uri-mapping(<call>) not found.`, `<call>` being the segment after `/api/` as in XXL-JOB's
- *   `/api/{uri}` mapping), then the body (malformed JSON → code 500 saying so).
+ *   `/api/{uri}` mapping), then the body (malformed JSON → code 500 saying so), then whether the
+ *   token acts for the app the call is about (a registration under another app's name is refused;
+ *   a callback's results count only for records of the token's apps).
  * - A wrong token is counted (`authFailure`, by path) and logged at warn level, at most once a
  *   minute per remote address, with the address and the path but never the token.
  * - Bodies are read as UTF-8 JSON whatever the content type (XXL-JOB clients send
@@ -16,20 +19,20 @@
 import {
   ACCESS_TOKEN_HEADER,
   APP_NAME_HEADER,
+  CALLBACK_ADDRESS_HEADER,
   isTickwheelError,
   JSON_CONTENT_TYPE,
   MAX_BODY_BYTES,
   type ReturnT,
   returnFail,
-  TickwheelError,
   WireMessages,
 } from '@tickwheel/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ExecutorDirectory } from '../executors/directory.js';
 import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from '../executors/metrics.js';
-import type { RegistryRepository } from '../store/index.js';
-import { accessTokenCheck } from './access-token.js';
+import type { FireRepository, RegistryRepository } from '../store/index.js';
+import type { AppCredentials } from './app-credentials.js';
 import { AuthFailureLog } from './auth-failures.js';
 import { parseJsonBody } from './body.js';
 import { receiveCallback } from './callback.js';
@@ -45,9 +48,11 @@ export {
 } from './result-recorder.js';
 
 export interface ExecutorApiDeps {
-  /** The executor access token (`XXL-JOB-ACCESS-TOKEN`); never blank. */
-  accessToken: string;
+  /** Which app each executor token speaks for (the installation token and the apps' own). */
+  credentials: AppCredentials;
   registry: Pick<RegistryRepository, 'heartbeat' | 'removeEntry'>;
+  /** Read for callbacks sent with the installation token (which apps their records are of). */
+  fires: Pick<FireRepository, 'findFiresByIds'>;
   /** This node's view of online executors, told about registrations and removals at once. */
   directory: Pick<ExecutorDirectory, 'markOnline' | 'markOffline'>;
   /** Finalises fire records with callback results (shared with the lost-run monitor). */
@@ -67,6 +72,7 @@ type Call = 'registry' | 'registryRemove' | 'callback';
 const CALLS: ReadonlySet<string> = new Set<Call>(['registry', 'registryRemove', 'callback']);
 const APP_NAME_HEADER_LOWER = APP_NAME_HEADER.toLowerCase();
 const ACCESS_TOKEN_HEADER_LOWER = ACCESS_TOKEN_HEADER.toLowerCase();
+const CALLBACK_ADDRESS_HEADER_LOWER = CALLBACK_ADDRESS_HEADER.toLowerCase();
 /** The REST API's prefix: a single-segment `/api/v1` is not an executor call. */
 const REST_SEGMENT = 'v1';
 
@@ -76,14 +82,11 @@ const REST_SEGMENT = 'v1';
  *
  * @example
  * const recorder = new ResultRecorder({ fires: store.fires, clock, logger, onFiresFinished });
- * registerExecutorApi(app, { accessToken, registry: store.registry, directory, recorder, clock, logger });
+ * const credentials = new AppCredentials({ installationToken, apps: store.apps, clock });
+ * registerExecutorApi(app, { credentials, registry: store.registry, fires: store.fires, directory, recorder, clock, logger });
  * await app.listen({ port: 8080 });
  */
 export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps): void {
-  if (typeof deps.accessToken !== 'string' || deps.accessToken.trim() === '') {
-    throw new TickwheelError('TW_ERR_INVALID_OPTION', 'accessToken: must not be blank', 'accessToken');
-  }
-  const tokenMatches = accessTokenCheck(deps.accessToken);
   const metrics = deps.metrics ?? NO_EXECUTOR_METRICS;
   const callDeps = {
     ...deps,
@@ -114,7 +117,8 @@ export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps)
     const call = request.params.call;
     if (call === REST_SEGMENT) return reply.callNotFound();
     if (request.method !== 'POST') return answer(reply, returnFail(WireMessages.methodNotSupported));
-    if (!tokenMatches(request.headers[ACCESS_TOKEN_HEADER_LOWER])) {
+    const scope = await deps.credentials.scopeOf(request.headers[ACCESS_TOKEN_HEADER_LOWER]);
+    if (scope === undefined) {
       // The label is the call's path only for the calls that exist, so a scan of made-up paths
       // cannot add series without end.
       const path = CALLS.has(call) ? `/api/${call}` : 'other';
@@ -134,12 +138,20 @@ export function registerExecutorApi(app: FastifyInstance, deps: ExecutorApiDeps)
       case 'registry':
         return answer(
           reply,
-          await registerExecutor(callDeps, body, request.headers[APP_NAME_HEADER_LOWER] ? 'G4' : 'G2'),
+          await registerExecutor(callDeps, body, request.headers[APP_NAME_HEADER_LOWER] ? 'G4' : 'G2', scope),
         );
       case 'registryRemove':
-        return answer(reply, await unregisterExecutor(callDeps, body));
-      case 'callback':
-        return answer(reply, await receiveCallback(callDeps, body));
+        return answer(reply, await unregisterExecutor(callDeps, body, scope));
+      case 'callback': {
+        const address = request.headers[CALLBACK_ADDRESS_HEADER_LOWER];
+        return answer(
+          reply,
+          await receiveCallback(callDeps, body, {
+            scope,
+            ...(typeof address === 'string' && address !== '' ? { address } : {}),
+          }),
+        );
+      }
     }
   }
 }

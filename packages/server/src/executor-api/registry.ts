@@ -31,8 +31,10 @@ import {
 import type { Logger } from 'pino';
 import type { ExecutorDirectory } from '../executors/directory.js';
 import type { RegistryRepository } from '../store/index.js';
+import type { AppCredentials, TokenScope } from './app-credentials.js';
 
 export interface RegistryCallDeps {
+  credentials: Pick<AppCredentials, 'mayActFor'>;
   registry: Pick<RegistryRepository, 'heartbeat' | 'removeEntry'>;
   directory: Pick<ExecutorDirectory, 'markOnline' | 'markOffline'>;
   clock: { now(): number };
@@ -70,20 +72,31 @@ export class IgnoredHandlersLog {
 /**
  * Records a heartbeat. `protocol` is the generation the executor is to be called in: G4 when it
  * sent the `XXL-JOB-APPNAME` header (XXL-JOB 3.5 executors expect `trigger` and both headers
- * back), else G2 (G2 and G3 executors take the same calls).
+ * back), else G2 (G2 and G3 executors take the same calls). `scope`: what the call's token acts
+ * for; a registration under an app it does not act for is refused.
  */
 export async function registerExecutor(
   deps: RegistryCallDeps,
   body: unknown,
   protocol: ProtocolGeneration,
+  scope: TokenScope,
 ): Promise<ReturnT<null>> {
   const param = registryParamOf(body);
   if (param === null) return returnFail(WireMessages.illegalArgument);
+  const refused = await refusedFor(deps, scope, param);
+  if (refused !== undefined) return refused;
   const handlers = handlerNamesOf(deps, body, param);
   const instance = instanceOf(deps, body, param);
   const now = deps.clock.now();
-  const before = await deps.registry.heartbeat(entryOf(param), protocol, now, handlers, instance);
-  deps.directory.markOnline(param.registryKey, param.registryValue, protocol, now);
+  const before = await deps.registry.heartbeat(
+    entryOf(param),
+    protocol,
+    now,
+    handlers,
+    instance,
+    scope.tokenId,
+  );
+  deps.directory.markOnline(param.registryKey, param.registryValue, protocol, now, scope.tokenId);
   deps.logger.debug({ app: param.registryKey, address: param.registryValue, protocol }, 'executor heartbeat');
   if (instance !== undefined && before !== instance && deps.onInstanceRegistered !== undefined) {
     if (before != null) {
@@ -122,10 +135,34 @@ function instanceOf(deps: RegistryCallDeps, body: unknown, param: RegistryParam)
   }
 }
 
+/** The refusal of a call under an app `scope` does not act for (logged); undefined when it does. */
+async function refusedFor(
+  deps: RegistryCallDeps,
+  scope: TokenScope,
+  param: RegistryParam,
+): Promise<ReturnT<null> | undefined> {
+  if (await deps.credentials.mayActFor(scope, param.registryKey)) return undefined;
+  deps.logger.warn(
+    {
+      app: param.registryKey,
+      address: param.registryValue,
+      token: scope.kind === 'app' ? scope.appName : 'installation',
+    },
+    'executor registration refused: its access token does not belong to the app it names',
+  );
+  return returnFail(WireMessages.wrongAppToken(param.registryKey));
+}
+
 /** Removes a registration; removing one that is not there is still a success (it is gone). */
-export async function unregisterExecutor(deps: RegistryCallDeps, body: unknown): Promise<ReturnT<null>> {
+export async function unregisterExecutor(
+  deps: RegistryCallDeps,
+  body: unknown,
+  scope: TokenScope,
+): Promise<ReturnT<null>> {
   const param = registryParamOf(body);
   if (param === null) return returnFail(WireMessages.illegalArgument);
+  const refused = await refusedFor(deps, scope, param);
+  if (refused !== undefined) return refused;
   await deps.registry.removeEntry(entryOf(param));
   deps.directory.markOffline(param.registryKey, param.registryValue);
   deps.logger.info({ app: param.registryKey, address: param.registryValue }, 'executor removed itself');

@@ -11,6 +11,7 @@ import {
   REGISTRY_GROUP_EXECUTOR,
 } from '@tickwheel/protocol';
 import type { ExecutorAddress } from '../dispatch/executor-client.js';
+import { tokenIdOf } from '../executor-api/app-credentials.js';
 import type { AppGroupRow, AppRepository, RegistryRepository, RegistryRow } from '../store/index.js';
 import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from './metrics.js';
 
@@ -18,6 +19,11 @@ export interface ExecutorDirectoryOptions {
   apps: Pick<AppRepository, 'listApps'>;
   registry: Pick<RegistryRepository, 'listAlive'>;
   clock: { now(): number };
+  /**
+   * The installation-wide executor token: what the apps in compatibility mode (and names no app
+   * has) are called with. Default '' (tests of routing only).
+   */
+  installationToken?: string;
   /** An address unseen for this long is not online. Default `DEAD_TIMEOUT_MS` (90 s). */
   deadTimeoutMs?: number;
   metrics?: Pick<ExecutorMetrics, 'executorsOnline'>;
@@ -30,16 +36,35 @@ export interface DirectoryApp {
   addressType: 'AUTO' | 'MANUAL';
   /** The stored address list: the typed one of a MANUAL app, the last written refresh of an AUTO app. */
   addressList: string | null;
+  /** The tokens its executors may hold, the app's current one first (see `tokensOf`). */
+  tokens: readonly AppToken[];
+}
+
+/** A token an app's executors may hold, with its id (`tokenIdOf`) and how long it lasts. */
+interface AppToken {
+  token: string;
+  id: string;
+  /** Valid until then (the one a rotation replaced); undefined: for good. */
+  until?: number;
 }
 
 interface Registration {
   protocol: ProtocolGeneration;
   seenAt: number;
+  /** The token it registered with (`tokenIdOf`); undefined: unknown (registered before per-app tokens). */
+  tokenId: string | undefined;
 }
 
 /** A registration or removal this node received, replayed over a refresh that was already reading. */
 type LocalChange =
-  | { kind: 'online'; appName: string; address: string; protocol: ProtocolGeneration; seenAt: number }
+  | {
+      kind: 'online';
+      appName: string;
+      address: string;
+      protocol: ProtocolGeneration;
+      seenAt: number;
+      tokenId: string | undefined;
+    }
   | { kind: 'offline'; appName: string; address: string };
 
 const APP_PAGE = 1000;
@@ -54,6 +79,7 @@ export class ExecutorDirectory {
   private readonly options: ExecutorDirectoryOptions;
   private readonly deadTimeoutMs: number;
   private readonly metrics: Pick<ExecutorMetrics, 'executorsOnline'>;
+  private readonly installationToken: AppToken;
   /** app name → address → registration. */
   private registered = new Map<string, Map<string, Registration>>();
   private apps = new Map<string, DirectoryApp>();
@@ -68,6 +94,8 @@ export class ExecutorDirectory {
     this.options = options;
     this.deadTimeoutMs = options.deadTimeoutMs ?? DEAD_TIMEOUT_MS;
     this.metrics = options.metrics ?? NO_EXECUTOR_METRICS;
+    const installation = options.installationToken ?? '';
+    this.installationToken = { token: installation, id: tokenIdOf(installation) };
   }
 
   /**
@@ -92,12 +120,51 @@ export class ExecutorDirectory {
    * node is dispatched to at once. The fire pipeline reads the app with each fire and asks this.
    */
   addressesOfApp(app: AppAddressing): readonly ExecutorAddress[] {
-    if (app.address_type !== 'MANUAL') return this.addressesOf(app.app_name);
     const known = this.apps.get(app.app_name);
-    if (known?.addressType === 'MANUAL' && known.addressList === app.address_list) {
+    const tokens = this.tokensOf(app);
+    if (app.address_type !== 'MANUAL') {
+      // An app created or given a new token a moment ago (on any node): its executors registered
+      // with a token the last refresh did not know, so take the row's.
+      if (known !== undefined && !sameTokens(known.tokens, tokens)) {
+        this.apps.set(app.app_name, { ...known, tokens });
+        this.dispatchLists.delete(app.app_name);
+      } else if (known === undefined && app.id !== undefined) {
+        this.apps.set(app.app_name, {
+          id: app.id,
+          appName: app.app_name,
+          addressType: app.address_type,
+          addressList: app.address_list,
+          tokens,
+        });
+        this.appNamesById.set(app.id, app.app_name);
+        this.dispatchLists.delete(app.app_name);
+      }
       return this.addressesOf(app.app_name);
     }
-    return this.manualDispatchList(app.app_name, app.address_list);
+    if (
+      known?.addressType === 'MANUAL' &&
+      known.addressList === app.address_list &&
+      known.tokens[0]?.token === tokens[0]?.token
+    ) {
+      return this.addressesOf(app.app_name);
+    }
+    return this.manualDispatchList(app.app_name, app.address_list, tokens);
+  }
+
+  /**
+   * The token to call the executor at `address` of `appName` with: the one it registered with
+   * when that is still valid for the app, else the app's current one (the installation token for
+   * an app in compatibility mode or a name no app has). For calls the dispatch lists do not carry
+   * a token for (a trigger's address list, a log read, a kill).
+   */
+  tokenFor(appName: string, address: string): string {
+    const tokens = this.apps.get(appName)?.tokens ?? [this.installationToken];
+    let registration: Registration | undefined;
+    for (const spelling of spellingsOf(address)) {
+      registration ??= this.registered.get(appName)?.get(spelling);
+    }
+    const held = registration === undefined ? undefined : this.validToken(tokens, registration);
+    return (held ?? tokens[0] ?? this.installationToken).token;
   }
 
   /**
@@ -134,6 +201,45 @@ export class ExecutorDirectory {
       .sort(byAddress);
   }
 
+  /**
+   * The registered executors a fire of `appName` may go to, each with the token to call it with:
+   * those whose token is valid for the app now (an executor that registered with a token the app
+   * no longer takes, or with the installation token under the name of an app with its own, is
+   * left out).
+   */
+  private dispatchableOf(appName: string): ExecutorAddress[] {
+    const entries = this.registered.get(appName);
+    if (entries === undefined) return [];
+    const tokens = this.apps.get(appName)?.tokens ?? [this.installationToken];
+    const list: ExecutorAddress[] = [];
+    for (const [address, registration] of entries) {
+      const token = this.validToken(tokens, registration);
+      if (token !== undefined)
+        list.push({ address, protocol: registration.protocol, appName, ...tokenField(token) });
+    }
+    return list.sort(byAddress);
+  }
+
+  /** Of `tokens`, the one `registration` registered with, if it is still valid. */
+  private validToken(tokens: readonly AppToken[], registration: Registration): AppToken | undefined {
+    // Registered before per-app tokens: every executor had the installation token then.
+    const id = registration.tokenId ?? this.installationToken.id;
+    const now = this.options.clock.now();
+    return tokens.find((t) => t.id === id && (t.until === undefined || t.until > now));
+  }
+
+  /** The tokens an app's executors may hold now: its current one first, then the one it replaced while that lasts. */
+  private tokensOf(
+    app: Pick<AppGroupRow, 'access_token' | 'previous_access_token' | 'previous_token_until'>,
+  ): AppToken[] {
+    const current = app.access_token === null ? this.installationToken : appToken(app.access_token);
+    const until = app.previous_token_until === null ? undefined : Number(app.previous_token_until);
+    if (until === undefined || until <= this.options.clock.now()) return [current];
+    const previous =
+      app.previous_access_token === null ? this.installationToken : appToken(app.previous_access_token);
+    return [current, { ...previous, until }];
+  }
+
   /** The apps as of the last refresh. */
   knownApps(): DirectoryApp[] {
     return [...this.apps.values()];
@@ -148,9 +254,16 @@ export class ExecutorDirectory {
   }
 
   /** Records a registration this node received: the executor is online at once. */
-  markOnline(appName: string, address: string, protocol: ProtocolGeneration, seenAt: number): void {
-    this.changesDuringRefresh?.push({ kind: 'online', appName, address, protocol, seenAt });
-    if (this.apply({ kind: 'online', appName, address, protocol, seenAt })) this.changed(appName);
+  markOnline(
+    appName: string,
+    address: string,
+    protocol: ProtocolGeneration,
+    seenAt: number,
+    tokenId?: string,
+  ): void {
+    const change = { kind: 'online', appName, address, protocol, seenAt, tokenId } as const;
+    this.changesDuringRefresh?.push(change);
+    if (this.apply(change)) this.changed(appName);
   }
 
   /** Records a removal this node received (`registryRemove`): the executor is offline at once. */
@@ -198,7 +311,13 @@ export class ExecutorDirectory {
     this.apps = new Map(
       apps.map((app) => [
         app.app_name,
-        { id: app.id, appName: app.app_name, addressType: app.address_type, addressList: app.address_list },
+        {
+          id: app.id,
+          appName: app.app_name,
+          addressType: app.address_type,
+          addressList: app.address_list,
+          tokens: this.tokensOf(app),
+        },
       ]),
     );
     this.appNamesById = new Map(apps.map((app) => [app.id, app.app_name]));
@@ -207,7 +326,11 @@ export class ExecutorDirectory {
       if (row.registry_group !== REGISTRY_GROUP_EXECUTOR) continue;
       const entries = registered.get(row.registry_key) ?? new Map<string, Registration>();
       registered.set(row.registry_key, entries);
-      entries.set(row.registry_value, { protocol: generationOf(row.protocol), seenAt: row.updated_at });
+      entries.set(row.registry_value, {
+        protocol: generationOf(row.protocol),
+        seenAt: row.updated_at,
+        tokenId: row.token_id ?? undefined,
+      });
     }
     this.registered = registered;
   }
@@ -223,8 +346,12 @@ export class ExecutorDirectory {
     const entries = existing ?? new Map<string, Registration>();
     this.registered.set(change.appName, entries);
     const before = entries.get(change.address);
-    entries.set(change.address, { protocol: change.protocol, seenAt: change.seenAt });
-    return before?.protocol !== change.protocol;
+    entries.set(change.address, {
+      protocol: change.protocol,
+      seenAt: change.seenAt,
+      tokenId: change.tokenId,
+    });
+    return before?.protocol !== change.protocol || before.tokenId !== change.tokenId;
   }
 
   private changed(appName: string): void {
@@ -236,19 +363,57 @@ export class ExecutorDirectory {
 
   private buildDispatchList(appName: string): readonly ExecutorAddress[] {
     const app = this.apps.get(appName);
-    if (app?.addressType !== 'MANUAL') return this.registeredOf(appName);
-    return this.manualDispatchList(appName, app.addressList);
+    if (app?.addressType !== 'MANUAL') return this.dispatchableOf(appName);
+    return this.manualDispatchList(appName, app.addressList, app.tokens);
   }
 
-  private manualDispatchList(appName: string, addressList: string | null): ExecutorAddress[] {
+  private manualDispatchList(
+    appName: string,
+    addressList: string | null,
+    tokens: readonly AppToken[],
+  ): ExecutorAddress[] {
     return manualAddresses(addressList)
-      .map((address) => ({ address, protocol: this.generationOf(appName, address) ?? 'G2', appName }))
+      .map((address) => {
+        let registration: Registration | undefined;
+        for (const spelling of spellingsOf(address))
+          registration ??= this.registered.get(appName)?.get(spelling);
+        const token =
+          (registration === undefined ? undefined : this.validToken(tokens, registration)) ?? tokens[0];
+        return {
+          address,
+          protocol: this.generationOf(appName, address) ?? 'G2',
+          appName,
+          ...tokenField(token ?? this.installationToken),
+        };
+      })
       .sort(byAddress);
   }
 }
 
 /** What `addressesOfApp` reads of an app row. */
-export type AppAddressing = Pick<AppGroupRow, 'app_name' | 'address_type' | 'address_list'>;
+export type AppAddressing = Pick<
+  AppGroupRow,
+  | 'app_name'
+  | 'address_type'
+  | 'address_list'
+  | 'access_token'
+  | 'previous_access_token'
+  | 'previous_token_until'
+> & { id?: number };
+
+/** Whether two token lists name the same tokens with the same ends. */
+function sameTokens(a: readonly AppToken[], b: readonly AppToken[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.id === b[i]?.id && t.until === b[i]?.until);
+}
+
+/** The target's `accessToken` field: none for an empty token (a directory for routing only). */
+function tokenField(token: AppToken): { accessToken?: string } {
+  return token.token === '' ? {} : { accessToken: token.token };
+}
+
+function appToken(token: string): AppToken {
+  return { token, id: tokenIdOf(token) };
+}
 
 /** An address as given, then with its trailing slash added or dropped. */
 function spellingsOf(address: string): [string, string] {

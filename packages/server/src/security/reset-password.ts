@@ -1,8 +1,9 @@
 /**
  * `tickwheel admin reset-password`: sets a user's password directly in the store, for whoever
  * runs the server and has lost the password (no HTTP, no sign-in: access to the database is the
- * credential). The user's console sessions end with it, an audit entry says it happened, and
- * the initial secrets file goes when it held this user's first password.
+ * credential). The user's console sessions end with it (and, with `revokeApiTokens`, the
+ * user's API tokens), an audit entry says it happened, and the initial secrets file goes when it
+ * held this user's first password.
  *
  * A running server keeps its sign-in limits in memory: a user it holds back stays held back
  * there until the delay ends, whatever the new password.
@@ -23,6 +24,8 @@ export interface ResetPasswordOptions
   username?: string;
   /** The new password, at least 8 characters. Default: a generated one, returned in the report. */
   password?: string;
+  /** Also revoke every API token of the user (after a takeover). Default false: they keep working. */
+  revokeApiTokens?: boolean;
 }
 
 export interface PasswordReset {
@@ -33,13 +36,16 @@ export interface PasswordReset {
   generatedPassword?: string;
   /** Console sessions of the user that were ended. */
   sessionsEnded: number;
+  /** API tokens of the user that were revoked (0 without `revokeApiTokens`). */
+  apiTokensRevoked: number;
   /** The initial secrets file, when it was deleted because it held this user's first password. */
   initialSecretsFileRemoved?: string;
 }
 
 /**
  * Sets the password of `username` (default `admin`) in the database the server would use with
- * the same options, and ends the user's sessions.
+ * the same options, and ends the user's sessions (and revokes the user's API tokens with
+ * `revokeApiTokens`).
  *
  * @throws TickwheelError `TW_ERR_INVALID_OPTION` (field `password`) for a password too short;
  * `TW_ERR_NOT_FOUND` (field `username`) when there is no such user.
@@ -66,16 +72,17 @@ export async function resetPassword(options: ResetPasswordOptions = {}): Promise
   const password = options.password ?? randomSecret(18);
   const passwordHash = await hashPassword(password);
   const store = await openStore({ database: resolved.database, dataDir: resolved.dataDir });
-  let sessionsEnded: number;
+  let ended: { sessionsEnded: number; apiTokensRevoked: number };
   try {
     const now = Date.now();
-    sessionsEnded = await inAccountTransaction(store, async (tx) => {
+    ended = await inAccountTransaction(store, async (tx) => {
       const user = await tx.users.findUserByName(username);
       if (user === undefined) {
         throw new TickwheelError('TW_ERR_NOT_FOUND', `there is no user named ${username}`, 'username');
       }
       await tx.users.updateUser(user.id, { passwordHash }, now);
-      const ended = await tx.sessions.deleteUserSessions(user.id);
+      const sessionsEnded = await tx.sessions.deleteUserSessions(user.id);
+      const apiTokensRevoked = options.revokeApiTokens ? await tx.users.deleteUserApiTokens(user.id) : 0;
       await tx.audit.recordAudit(
         {
           userId: user.id,
@@ -84,11 +91,14 @@ export async function resetPassword(options: ResetPasswordOptions = {}): Promise
           targetType: 'USER',
           targetId: user.id,
           appId: null,
-          detail: { via: 'tickwheel admin reset-password' },
+          detail: {
+            via: 'tickwheel admin reset-password',
+            ...(options.revokeApiTokens ? { apiTokensRevoked } : {}),
+          },
         },
         now,
       );
-      return ended;
+      return { sessionsEnded, apiTokensRevoked };
     });
   } finally {
     await store.close();
@@ -99,7 +109,7 @@ export async function resetPassword(options: ResetPasswordOptions = {}): Promise
     database: maskDatabasePassword(resolved.database),
     username,
     ...(options.password === undefined ? { generatedPassword: password } : {}),
-    sessionsEnded,
+    ...ended,
     ...(removed ? { initialSecretsFileRemoved: file } : {}),
   };
 }

@@ -3,14 +3,23 @@
  * addresses come from.
  */
 import type { StoreConnection } from './connection.js';
+import { containsText } from './contains-text.js';
 import { insertReturningId } from './insert-id.js';
 import type { AppGroupRow } from './schema.js';
+
+/** What the executor API checks tokens against, per app. */
+export type AppCredentialRow = Pick<
+  AppGroupRow,
+  'id' | 'app_name' | 'access_token' | 'previous_access_token' | 'previous_token_until'
+>;
 
 export interface NewApp {
   appName: string;
   title: string;
   addressType: 'AUTO' | 'MANUAL';
   addressList?: string | null;
+  /** The app's own executor token; null or absent: the installation token (compatibility mode). */
+  accessToken?: string | null;
 }
 
 export interface AppPatch {
@@ -37,6 +46,7 @@ export function createAppRepository(conn: StoreConnection) {
         title: app.title,
         address_type: app.addressType,
         address_list: app.addressList ?? null,
+        access_token: app.accessToken ?? null,
         created_at: nowMs,
         updated_at: nowMs,
       }),
@@ -72,6 +82,41 @@ export function createAppRepository(conn: StoreConnection) {
       .execute();
   }
 
+  /**
+   * Gives the app `token` as its executor token; the one it replaces (its own, or the
+   * installation token for an app in compatibility mode) stays accepted until `previousUntil`
+   * (none when that is not after `nowMs`). One statement: a concurrent rotation cannot lose a
+   * token in between. False when there is no such app.
+   */
+  async function rotateAppToken(
+    id: number,
+    token: string,
+    previousUntil: number,
+    nowMs: number,
+  ): Promise<boolean> {
+    const overlap = previousUntil > nowMs;
+    // `previous_access_token` first: MySQL assigns left to right, each seeing the ones before.
+    const result = await db
+      .updateTable('app_group')
+      .set((eb) => ({
+        previous_access_token: overlap ? eb.ref('access_token') : null,
+        previous_token_until: overlap ? previousUntil : null,
+        access_token: token,
+        updated_at: nowMs,
+      }))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Every app's executor credentials (for the executor API's token check), by app name. */
+  async function listAppCredentials(): Promise<AppCredentialRow[]> {
+    return db
+      .selectFrom('app_group')
+      .select(['id', 'app_name', 'access_token', 'previous_access_token', 'previous_token_until'])
+      .execute();
+  }
+
   async function deleteApp(id: number): Promise<boolean> {
     const result = await db.deleteFrom('app_group').where('id', '=', id).executeTakeFirst();
     return result.numDeletedRows > 0n;
@@ -87,8 +132,8 @@ export function createAppRepository(conn: StoreConnection) {
 
   function filtered(filter: AppFilter) {
     let query = db.selectFrom('app_group');
-    if (filter.appName) query = query.where('app_name', 'like', `%${filter.appName}%`);
-    if (filter.title) query = query.where('title', 'like', `%${filter.title}%`);
+    if (filter.appName) query = query.where(containsText('app_name', filter.appName));
+    if (filter.title) query = query.where(containsText('title', filter.title));
     return query;
   }
 
@@ -108,7 +153,18 @@ export function createAppRepository(conn: StoreConnection) {
     return Number(row.n);
   }
 
-  return { createApp, updateApp, setAddressList, deleteApp, findAppById, findAppByName, listApps, countApps };
+  return {
+    createApp,
+    updateApp,
+    setAddressList,
+    rotateAppToken,
+    listAppCredentials,
+    deleteApp,
+    findAppById,
+    findAppByName,
+    listApps,
+    countApps,
+  };
 }
 
 export type AppRepository = ReturnType<typeof createAppRepository>;

@@ -1,7 +1,7 @@
 /** The store's public surface: what the planner, dispatcher, monitors, API and CLI use. */
 export { type AccountTransaction, inAccountTransaction } from './account-transaction.js';
 export type { AlarmChannelPatch, AlarmChannelRepository, NewAlarmChannel } from './alarm-channels.js';
-export type { AppFilter, AppPatch, AppRepository, NewApp } from './apps.js';
+export type { AppCredentialRow, AppFilter, AppPatch, AppRepository, NewApp } from './apps.js';
 export type { AuditFilter, AuditRepository, NewAuditEntry } from './audit.js';
 export type { ChildFireRepository, OwedChildrenQuery } from './child-fires.js';
 export type { ClusterNodeRepository, NodeHeartbeat } from './cluster-nodes.js';

@@ -5,6 +5,7 @@
 
 import type { Kysely } from 'kysely';
 import type { StoreConnection } from './connection.js';
+import { containsText } from './contains-text.js';
 import { insertReturningId } from './insert-id.js';
 import type { Database, JobGlueRow, JobRow, JobTable } from './schema.js';
 
@@ -149,9 +150,9 @@ export function createJobRepository(conn: StoreConnection) {
       query = ids.length === 0 ? query.where((eb) => eb.or([])) : query.where('app_id', 'in', ids);
     }
     if (filter.triggerStatus !== undefined) query = query.where('trigger_status', '=', filter.triggerStatus);
-    if (filter.name) query = query.where('name', 'like', `%${filter.name}%`);
-    if (filter.handler) query = query.where('executor_handler', 'like', `%${filter.handler}%`);
-    if (filter.author) query = query.where('author', 'like', `%${filter.author}%`);
+    if (filter.name) query = query.where(containsText('name', filter.name));
+    if (filter.handler) query = query.where(containsText('executor_handler', filter.handler));
+    if (filter.author) query = query.where(containsText('author', filter.author));
     return query;
   }
 

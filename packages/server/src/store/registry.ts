@@ -32,6 +32,8 @@ export function createRegistryRepository(conn: StoreConnection) {
     nowMs: number,
     handlers?: readonly string[],
     instance?: string,
+    /** Which token the executor registered with (`tokenIdOf`); undefined stores NULL. */
+    tokenId?: string,
   ): Promise<string | null | undefined> {
     const before =
       instance === undefined
@@ -48,6 +50,7 @@ export function createRegistryRepository(conn: StoreConnection) {
       updated_at: nowMs,
       handlers: handlers === undefined ? null : JSON.stringify(handlers),
       instance: instance ?? null,
+      token_id: tokenId ?? null,
     };
     const insert = db.insertInto('registry').values({
       registry_group: entry.group,
@@ -93,6 +96,7 @@ export function createRegistryRepository(conn: StoreConnection) {
         'protocol',
         'updated_at',
         'instance',
+        'token_id',
       ])
       .where('updated_at', '>', aliveSince);
     if (appName !== undefined) query = query.where('registry_key', '=', appName);

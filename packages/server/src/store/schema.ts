@@ -19,6 +19,12 @@ export interface AppGroupTable {
   address_list: string | null;
   created_at: number;
   updated_at: number;
+  /** The app's own executor token; NULL: the app uses the installation token (compatibility mode). */
+  access_token: string | null;
+  /** The token the last rotation replaced (NULL: the installation token), accepted until `previous_token_until`. */
+  previous_access_token: string | null;
+  /** Until when the replaced token is accepted; NULL: no overlap. */
+  previous_token_until: number | null;
 }
 
 /** One executor address heartbeat. */
@@ -43,6 +49,8 @@ export interface RegistryTable {
    * at each start of its process); NULL when it sent none (XXL-JOB executors).
    */
   instance: string | null;
+  /** Which token the executor registered with: the first 16 hex digits of its SHA-256 (`tokenIdOf`). */
+  token_id: string | null;
 }
 
 /** A job (XXL-JOB's xxl_job_info). */

@@ -126,6 +126,12 @@ export function createUserRepository(conn: StoreConnection) {
     return result.numDeletedRows > 0n;
   }
 
+  /** Revokes every API token of the user; returns how many there were. */
+  async function deleteUserApiTokens(userId: number): Promise<number> {
+    const result = await db.deleteFrom('api_token').where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   return {
     createUser,
     updateUser,
@@ -140,6 +146,7 @@ export function createUserRepository(conn: StoreConnection) {
     touchApiToken,
     listApiTokens,
     deleteApiToken,
+    deleteUserApiTokens,
   };
 }
 

@@ -6,17 +6,24 @@ import { pino } from 'pino';
 import { AlarmQueue } from '../../src/alarms/alarm-queue.js';
 import type { AlarmQueueLimits } from '../../src/alarms/options.js';
 import { systemClock } from '../../src/scheduling/clock.js';
+import type { NetworkRules } from '../../src/security/network-rules.js';
 import type { AlarmChannelRow, FireRow, JobRow, NewJob, Store } from '../../src/store/index.js';
 
 /** Retries 50 ms apart, sends cut after 2 s: a test sees every behaviour within a second or two. */
 export const FAST_ALARMS: AlarmQueueLimits = { retryDelayMs: 50, maxRetryDelayMs: 400, sendTimeoutMs: 2_000 };
 
-export function alarmQueue(store: Store, limits: AlarmQueueLimits = {}): AlarmQueue {
+/** An alarm queue on `store`; `networkRules` says where its channels may connect (default: the defaults). */
+export function alarmQueue(
+  store: Store,
+  limits: AlarmQueueLimits = {},
+  networkRules?: NetworkRules,
+): AlarmQueue {
   return new AlarmQueue({
     store,
     clock: systemClock,
     logger: pino({ level: process.env.TW_E2E_LOG_LEVEL ?? 'silent' }),
     limits: { ...FAST_ALARMS, ...limits },
+    ...(networkRules === undefined ? {} : { networkRules }),
   });
 }
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { ACCESS_TOKEN_HEADER, JSON_CONTENT_TYPE, type ReturnT } from '@tickwheel/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type Logger, pino } from 'pino';
+import { AppCredentials } from '../../src/executor-api/app-credentials.js';
 import { registerExecutorApi } from '../../src/executor-api/index.js';
 import { ResultRecorder } from '../../src/executor-api/result-recorder.js';
 import { ExecutorDirectory } from '../../src/executors/directory.js';
@@ -66,7 +67,13 @@ export async function startApiServer(
 ): Promise<ApiServer> {
   const metrics = new RecordingMetrics();
   const hookCalls: FinishedFire[][] = [];
-  const directory = new ExecutorDirectory({ apps: store.apps, registry: store.registry, clock, metrics });
+  const directory = new ExecutorDirectory({
+    apps: store.apps,
+    registry: store.registry,
+    clock,
+    metrics,
+    installationToken: TOKEN,
+  });
   const recorder = new ResultRecorder({
     fires: store.fires,
     clock,
@@ -77,9 +84,11 @@ export async function startApiServer(
     },
   });
   const app = Fastify({ logger: false });
+  const credentials = new AppCredentials({ installationToken: TOKEN, apps: store.apps, clock });
   registerExecutorApi(app, {
-    accessToken: TOKEN,
+    credentials,
     registry: store.registry,
+    fires: store.fires,
     directory,
     recorder,
     onInstanceRegistered: (address, instance) =>

@@ -1,8 +1,9 @@
 /**
  * The form of a new user or of changes to one: role, the apps a USER may see, and a password
- * (required for a new user; for an existing one only when it is being reset).
+ * (required for a new user; for an existing one only when it is being reset, and then the user's
+ * API tokens can be revoked with it).
  */
-import { App as AntApp, Form, Input, Radio, Select } from 'antd';
+import { App as AntApp, Checkbox, Form, Input, Radio, Select } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
@@ -14,6 +15,8 @@ import type { UserRow } from './UsersPage';
 interface UserValues {
   username: string;
   password?: string;
+  /** Editing only: revoke the user's API tokens with the save. */
+  revokeApiTokens?: boolean;
   role: 'ADMIN' | 'USER';
   appIds: number[];
 }
@@ -71,6 +74,7 @@ export function UserFormModal({
             body: {
               role: values.role,
               ...password,
+              ...(values.revokeApiTokens === true ? { revokeApiTokens: true } : {}),
               ...(values.role === 'USER' ? { appIds: values.appIds } : {}),
             },
           }),
@@ -128,6 +132,11 @@ export function UserFormModal({
       >
         <Input.Password autoComplete="new-password" />
       </Form.Item>
+      {!creating && (
+        <Form.Item name="revokeApiTokens" valuePropName="checked" extra={t('revokeApiTokensHint')}>
+          <Checkbox>{t('revokeApiTokens')}</Checkbox>
+        </Form.Item>
+      )}
       <Form.Item name="role" label={t('role')} extra={t('roleHint')}>
         <Radio.Group
           options={[

@@ -9,6 +9,9 @@ export default {
     password: 'Password',
     newPassword: 'New password',
     newPasswordHint: 'Leave empty to keep the current password. A new password signs the user out.',
+    revokeApiTokens: "Also revoke the user's API tokens",
+    revokeApiTokensHint:
+      'Scripts using them stop working at once. Use it when the account may have been taken over.',
     role: 'Role',
     roles: { ADMIN: 'Administrator', USER: 'User' },
     roleHint: 'An administrator sees every app and manages users, alarm channels and settings.',
@@ -39,6 +42,8 @@ export default {
     password: '密码',
     newPassword: '新密码',
     newPasswordHint: '留空则保持原密码。设置新密码后该用户需重新登录。',
+    revokeApiTokens: '同时吊销该用户的 API 令牌',
+    revokeApiTokensHint: '使用这些令牌的脚本将立即失效。账号可能被盗用时请勾选。',
     role: '角色',
     roles: { ADMIN: '管理员', USER: '普通用户' },
     roleHint: '管理员可查看所有执行器，并管理用户、告警渠道和设置。',

@@ -44,6 +44,10 @@ export interface FireResult {
    * (`lost_at` = `handleAt`), and the run's real result, should it come later, replaces it.
    */
   lost?: boolean;
+  /** The app whose token sent the result: only a record of that app takes it. */
+  fromApp?: number;
+  /** The executor that sent the result (a Tickwheel executor names itself): only a record sent there takes it. */
+  fromAddress?: string;
 }
 
 /** A record this call finalised, with what the caller needs for child jobs, retries and alarms. */
@@ -150,10 +154,12 @@ UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
   lost_at = v.lost_at,
   children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END
-FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[])
-  AS v(id, status, handle_code, handle_msg, handle_at, lost_at),
+FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[])
+  AS v(id, status, handle_code, handle_msg, handle_at, lost_at, from_app, from_address),
   locked
 WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NULL')}
+  AND (v.from_app IS NULL OR f.app_id = v.from_app)
+  AND (v.from_address IS NULL OR rtrim(COALESCE(f.executor_address, f.sent_to), '/') = rtrim(v.from_address, '/'))
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `f.${column}`)
   .join(', ')}`;
@@ -165,7 +171,7 @@ async function finishPostgres(
 ) {
   return inPostgresTransaction(conn, async (client) => {
     const updated = await client.query<FinishedFireRow>({
-      name: 'tw_finish_fires_lost',
+      name: 'tw_finish_fires_from',
       text: PG_FINISH,
       values: [
         results.map((r) => r.fireId),
@@ -174,6 +180,8 @@ async function finishPostgres(
         results.map((r) => r.handleMsg),
         results.map((r) => r.handleAt),
         results.map(lostAtOf),
+        results.map((r) => r.fromApp ?? null),
+        results.map((r) => r.fromAddress ?? null),
       ],
     });
     return updated.rows;
@@ -191,15 +199,22 @@ async function finishMysql(
 ) {
   return inMysqlTransaction(conn, async (connection) => {
     const [candidates] = await connection.query<
-      (FinishedFireRow & { has_children: number; lost_at: number | null } & RowDataPacket)[]
+      (FinishedFireRow & {
+        has_children: number;
+        lost_at: number | null;
+        sent_to: string | null;
+      } & RowDataPacket)[]
     >(
-      `SELECT ${RETURNED_COLUMNS}, lost_at, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND ${TAKES_RESULT('fire', 'TRUE')} ORDER BY id FOR UPDATE`,
+      `SELECT ${RETURNED_COLUMNS}, lost_at, sent_to, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND ${TAKES_RESULT('fire', 'TRUE')} ORDER BY id FOR UPDATE`,
       [results.map((r) => r.fireId)],
     );
     const lostVerdicts = new Set(results.filter((r) => r.lost === true).map((r) => r.fireId));
+    const resultOf = new Map(results.map((r) => [r.fireId, r]));
     // A lost verdict finalises only a record still open; a real result also replaces a lost one.
     const locked = candidates.filter(
-      (row) => !lostVerdicts.has(row.id) || (FINISHABLE_STATUSES as readonly string[]).includes(row.status),
+      (row) =>
+        (!lostVerdicts.has(row.id) || (FINISHABLE_STATUSES as readonly string[]).includes(row.status)) &&
+        sentBy(resultOf.get(row.id), row),
     );
     if (locked.length === 0) return [];
     const lockedById = new Map(locked.map((row) => [row.id, row]));
@@ -212,7 +227,7 @@ async function finishMysql(
     });
     await updateMysql(connection, changes);
     const byId = new Map(changes.map((c) => [c.result.fireId, c]));
-    return locked.map(({ has_children: _, lost_at: __, ...row }) => {
+    return locked.map(({ has_children: _, lost_at: __, sent_to: ___, ...row }) => {
       const change = byId.get(row.id)!;
       return {
         ...row,
@@ -222,6 +237,22 @@ async function finishMysql(
       };
     });
   });
+}
+
+/** Whether the record `row` takes `result` from its sender (its app, and its address when named). */
+function sentBy(
+  result: FireResult | undefined,
+  row: { app_id: number; executor_address: string | null; sent_to: string | null },
+): boolean {
+  if (result === undefined) return false;
+  if (result.fromApp !== undefined && Number(row.app_id) !== result.fromApp) return false;
+  if (result.fromAddress === undefined) return true;
+  const sentTo = row.executor_address ?? row.sent_to;
+  return sentTo !== null && withoutSlash(sentTo) === withoutSlash(result.fromAddress);
+}
+
+function withoutSlash(address: string): string {
+  return address.endsWith('/') ? address.slice(0, -1) : address;
 }
 
 async function updateMysql(
@@ -249,7 +280,8 @@ SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_
   );
 }
 
-// Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at, lost_at]; one
+// Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at, lost_at, from_app,
+// from_address]; one
 // statement per batch. The unary `+` keeps SQLite off the status index: it would scan every open
 // record, not look up the batch's ids.
 export const SQLITE_FINISH = `UPDATE fire
@@ -259,6 +291,8 @@ SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->
 FROM json_each(?) AS v
 WHERE fire.id = v.value ->> 0 AND (+fire.status IN (${FINISHABLE_SQL})
   OR (v.value ->> 5 IS NULL AND +fire.status = 'failed' AND fire.lost_at IS NOT NULL))
+  AND (v.value ->> 6 IS NULL OR fire.app_id = v.value ->> 6)
+  AND (v.value ->> 7 IS NULL OR rtrim(COALESCE(fire.executor_address, fire.sent_to), '/') = rtrim(v.value ->> 7, '/'))
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `fire.${column}`)
   .join(', ')}`;
@@ -269,7 +303,16 @@ async function finishSqlite(
   statuses: readonly string[],
 ) {
   const rows = JSON.stringify(
-    results.map((r, i) => [r.fireId, statuses[i], r.handleCode, r.handleMsg, r.handleAt, lostAtOf(r)]),
+    results.map((r, i) => [
+      r.fireId,
+      statuses[i],
+      r.handleCode,
+      r.handleMsg,
+      r.handleAt,
+      lostAtOf(r),
+      r.fromApp ?? null,
+      r.fromAddress ?? null,
+    ]),
   );
   return inSqliteWrite(conn, () => prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[]);
 }

@@ -15,6 +15,7 @@ import mysqlTriggerAddresses from './mysql/0007_trigger_addresses.js';
 import mysqlRegistryHandlers from './mysql/0008_registry_handlers.js';
 import mysqlExecutorInstances from './mysql/0009_executor_instances.js';
 import mysqlSendFence from './mysql/0010_send_fence.js';
+import mysqlAppTokens from './mysql/0011_app_tokens.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -25,6 +26,7 @@ import postgresTriggerAddresses from './postgres/0007_trigger_addresses.js';
 import postgresRegistryHandlers from './postgres/0008_registry_handlers.js';
 import postgresExecutorInstances from './postgres/0009_executor_instances.js';
 import postgresSendFence from './postgres/0010_send_fence.js';
+import postgresAppTokens from './postgres/0011_app_tokens.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -35,6 +37,7 @@ import sqliteTriggerAddresses from './sqlite/0007_trigger_addresses.js';
 import sqliteRegistryHandlers from './sqlite/0008_registry_handlers.js';
 import sqliteExecutorInstances from './sqlite/0009_executor_instances.js';
 import sqliteSendFence from './sqlite/0010_send_fence.js';
+import sqliteAppTokens from './sqlite/0011_app_tokens.js';
 
 export interface Migration {
   version: number;
@@ -54,6 +57,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 8, name: 'registry_handlers', sql: sqliteRegistryHandlers },
     { version: 9, name: 'executor_instances', sql: sqliteExecutorInstances },
     { version: 10, name: 'send_fence', sql: sqliteSendFence },
+    { version: 11, name: 'app_tokens', sql: sqliteAppTokens },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -66,6 +70,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 8, name: 'registry_handlers', sql: postgresRegistryHandlers },
     { version: 9, name: 'executor_instances', sql: postgresExecutorInstances },
     { version: 10, name: 'send_fence', sql: postgresSendFence },
+    { version: 11, name: 'app_tokens', sql: postgresAppTokens },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -78,6 +83,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 8, name: 'registry_handlers', sql: mysqlRegistryHandlers },
     { version: 9, name: 'executor_instances', sql: mysqlExecutorInstances },
     { version: 10, name: 'send_fence', sql: mysqlSendFence },
+    { version: 11, name: 'app_tokens', sql: mysqlAppTokens },
   ],
 };
 
