@@ -2,6 +2,7 @@
  * @tickwheel/protocol — the server⇄executor wire protocol (XXL-JOB compatible), the shared
  * enums, the error catalogue and schedule arithmetic.
  */
+export * from './access-tokens.js';
 export * from './constants.js';
 export * from './enums.js';
 export * from './errors.js';
