@@ -27,7 +27,10 @@ export interface paths {
         /** List apps, with their online executors */
         get: operations["listApps"];
         put?: never;
-        /** Create an app (admins) */
+        /**
+         * Create an app (admins)
+         * @description The answer's accessToken is the app's executor token, shown this once: configure the app's executors with it. With useInstallationToken the app uses the installation-wide token instead (compatibility mode) and accessToken is null.
+         */
         post: operations["createApp"];
         delete?: never;
         options?: never;
@@ -85,6 +88,26 @@ export interface paths {
         get: operations["listAppHandlers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{id}/rotate-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an app a new executor token (admins)
+         * @description Answers the new token once in accessToken. The token it replaces (the app's own, or the installation token for an app in compatibility mode) stays valid until previousTokenValidUntil, so the executors can move over one by one; meanwhile the server calls each executor with the token it registered with.
+         */
+        post: operations["rotateAppToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -453,7 +476,7 @@ export interface paths {
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        /** Change a user's password, role or apps (admins); a new password or role ends the user's sessions */
+        /** Change a user's password, role or apps (admins); a new password or role ends the user's sessions, and revokeApiTokens revokes their API tokens */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -716,6 +739,9 @@ export interface operations {
                             addressList: string[];
                             /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                             onlineAddresses: string[];
+                            /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
+                            credential: "app" | "installation";
+                            previousTokenValidUntil: number | null;
                             createdAt: number;
                             updatedAt: number;
                         }[];
@@ -778,6 +804,8 @@ export interface operations {
                     addressType?: "AUTO" | "MANUAL";
                     /** @description Executor base URLs, http(s)://host:port/ (MANUAL apps) */
                     addressList?: string[];
+                    /** @description Compatibility mode: the app's executors use the installation-wide token instead of a token of the app's own (for a fleet that cannot be reconfigured). Default false. */
+                    useInstallationToken?: boolean;
                 };
             };
         };
@@ -798,8 +826,12 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
+                        credential: "app" | "installation";
+                        previousTokenValidUntil: number | null;
                         createdAt: number;
                         updatedAt: number;
+                        accessToken: string | null;
                     };
                 };
             };
@@ -900,6 +932,9 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
+                        credential: "app" | "installation";
+                        previousTokenValidUntil: number | null;
                         createdAt: number;
                         updatedAt: number;
                     };
@@ -1117,6 +1152,9 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
+                        credential: "app" | "installation";
+                        previousTokenValidUntil: number | null;
                         createdAt: number;
                         updatedAt: number;
                     };
@@ -1315,6 +1353,119 @@ export interface operations {
                         onlineExecutors: number;
                         /** @description Those of them that sent their handler names (Tickwheel executors); XXL-JOB executors send none */
                         reportingExecutors: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rotateAppToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Until when (epoch ms) the token being replaced stays valid, so executors can move over; at most 30 days ahead. Default: 24 hours from now. A time already past revokes it at once. */
+                    previousTokenValidUntil?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appName: string;
+                        title: string;
+                        /** @enum {unknown} */
+                        addressType: "AUTO" | "MANUAL";
+                        /** @description MANUAL: the addresses typed in; AUTO: the last list the registry monitor wrote */
+                        addressList: string[];
+                        /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
+                        onlineAddresses: string[];
+                        /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
+                        credential: "app" | "installation";
+                        previousTokenValidUntil: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                        accessToken: string | null;
                     };
                 };
             };
@@ -4759,6 +4910,8 @@ export interface operations {
                     role?: "ADMIN" | "USER";
                     /** @description The apps a USER may see and operate (ignored for ADMIN) */
                     appIds?: number[];
+                    /** @description Also revoke every API token of the user, at once (scripts using them get 401): for a password reset after the account may have been taken over. Default false: the tokens keep working, with the user's new role. */
+                    revokeApiTokens?: boolean;
                 };
             };
         };
@@ -5035,7 +5188,7 @@ export interface operations {
         parameters: {
             query?: {
                 userId?: number;
-                action?: "CREATE" | "UPDATE" | "DELETE" | "START" | "STOP" | "TRIGGER" | "KILL" | "RESTORE" | "CHANGE_PASSWORD";
+                action?: "CREATE" | "UPDATE" | "DELETE" | "START" | "STOP" | "TRIGGER" | "KILL" | "RESTORE" | "CHANGE_PASSWORD" | "ROTATE_TOKEN";
                 targetType?: "APP" | "JOB" | "FIRE" | "USER" | "API_TOKEN" | "SCRIPT" | "ALARM_CHANNEL";
                 targetId?: number;
                 appId?: number;
@@ -5064,7 +5217,7 @@ export interface operations {
                             at: number;
                             userId: number;
                             username: string;
-                            /** @description CREATE | UPDATE | DELETE | START | STOP | TRIGGER | KILL | RESTORE | CHANGE_PASSWORD */
+                            /** @description CREATE | UPDATE | DELETE | START | STOP | TRIGGER | KILL | RESTORE | CHANGE_PASSWORD | ROTATE_TOKEN */
                             action: string;
                             /** @description APP | JOB | FIRE | USER | API_TOKEN | SCRIPT | ALARM_CHANNEL */
                             targetType: string;
