@@ -33,8 +33,17 @@ export interface App {
   addressType: 'AUTO' | 'MANUAL';
   addressList: string[];
   onlineAddresses: string[];
+  /** Which executor token the app's executors use: its own, or the installation-wide one. */
+  credential?: 'app' | 'installation';
+  /** While a rotation overlaps: until when the replaced token is still accepted. */
+  previousTokenValidUntil?: number | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** An app with its executor token, answered once by `createApp` and `rotateAppToken`. */
+export interface AppWithToken extends App {
+  accessToken: string | null;
 }
 
 /** A job as the server returns it; fields added by later server versions pass through. */
@@ -169,8 +178,11 @@ export class ApiClient {
   getApp(id: number): Promise<App> {
     return this.request('GET', `apps/${id}`);
   }
-  createApp(body: Record<string, unknown>): Promise<App> {
+  createApp(body: Record<string, unknown>): Promise<AppWithToken> {
     return this.request('POST', 'apps', { body });
+  }
+  rotateAppToken(id: number, body: { previousTokenValidUntil?: number } = {}): Promise<AppWithToken> {
+    return this.request('POST', `apps/${id}/rotate-token`, { body });
   }
   updateApp(id: number, body: Record<string, unknown>): Promise<App> {
     return this.request('PATCH', `apps/${id}`, { body });

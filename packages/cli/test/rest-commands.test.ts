@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCliBuilt } from './helpers/cli-process.js';
 import {
@@ -104,7 +107,7 @@ describe('tickwheel app', { timeout: 60_000 }, () => {
 
     const table = await cli(['app', 'list'], rest.env);
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+APP NAME\s+TITLE\s+ADDRESSES\s+ONLINE$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+APP NAME\s+TITLE\s+ADDRESSES\s+ONLINE\s+TOKEN$/);
     expect(table.stdout).toMatch(/cli-billing\s+Billing\s+AUTO\s+0/);
 
     const byName = await cliJson<App>(['app', 'get', 'cli-manual'], rest.env);
@@ -126,6 +129,71 @@ describe('tickwheel app', { timeout: 60_000 }, () => {
 
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('error: an app named cli-taken already exists\n');
+  });
+});
+
+describe('tickwheel app tokens', { timeout: 60_000 }, () => {
+  /** The answer of the server's executor API to a registration of `appName` with `token`. */
+  const registerWith = async (token: string, appName: string) =>
+    (
+      (await (
+        await fetch(new URL('api/registry', rest.server.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'XXL-JOB-ACCESS-TOKEN': token },
+          body: JSON.stringify({
+            registryGroup: 'EXECUTOR',
+            registryKey: appName,
+            registryValue: 'http://127.0.0.1:9/',
+          }),
+        })
+      ).json()) as { code: number }
+    ).code;
+
+  it('add prints the app’s own executor token once, which registers executors of that app only', async () => {
+    const added = await cli(['app', 'add', 'cli-tokens'], rest.env);
+    expect(added.code).toBe(0);
+    const token = /executor token \(shown this once\): (\S+)/.exec(added.stdout)?.[1];
+    expect(token).toBeDefined();
+    expect(await registerWith(token!, 'cli-tokens')).toBe(200);
+    expect(await registerWith(token!, 'cli-exec')).toBe(500);
+
+    const shown = await cli(['app', 'get', 'cli-tokens'], rest.env);
+    expect(shown.stdout).toMatch(/token\s+its own/);
+    expect(shown.stdout).not.toContain(token!);
+  });
+
+  it('add --installation-token leaves the app in compatibility mode, and the list says so', async () => {
+    const added = await cli(['app', 'add', 'cli-compat', '--installation-token'], rest.env);
+    expect(added.stdout).toContain('installation-wide token (compatibility mode)');
+    expect(await registerWith(rest.server.accessToken, 'cli-compat')).toBe(200);
+    const table = await cli(['app', 'list', '--name', 'cli-compat'], rest.env);
+    expect(table.stdout).toMatch(/cli-compat\s+cli-compat\s+AUTO\s+\d+\s+installation/);
+  });
+
+  it('rotate-token writes the new token to an owner-only file; the old one works for the overlap only', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tw-cli-token-'));
+    try {
+      const first = await cliJson<{ accessToken: string }>(['app', 'add', 'cli-rotate'], rest.env);
+      const file = path.join(dir, 'cli-rotate.token');
+      const rotated = await cli(
+        ['app', 'rotate-token', 'cli-rotate', '--overlap', '0', '--token-file', file],
+        rest.env,
+      );
+      expect(rotated.code).toBe(0);
+      expect(rotated.stdout).toContain('the previous one no longer works');
+      const token = (await readFile(file, 'utf8')).trim();
+      expect(rotated.stdout).not.toContain(token);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(await registerWith(token, 'cli-rotate')).toBe(200);
+      // The server reads the apps' tokens every 2 s at most: the revoked one is refused soon after.
+      await waitUntil(async () => (await registerWith(first.accessToken, 'cli-rotate')) === 500);
+
+      const again = await cli(['app', 'rotate-token', 'cli-rotate', '--overlap', '60'], rest.env);
+      expect(again.stdout).toMatch(/the previous one is valid until \d{4}-/);
+      expect(await registerWith(token, 'cli-rotate')).toBe(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

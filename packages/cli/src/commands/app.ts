@@ -1,9 +1,11 @@
 /**
- * `tickwheel app list|get|add|rm`: apps (XXL-JOB's executor groups) over the REST API. An app is
- * named by id or by appName.
+ * `tickwheel app list|get|add|rm|rotate-token`: apps (XXL-JOB's executor groups) over the REST
+ * API. An app is named by id or by appName. `add` and `rotate-token` print the app's executor
+ * token once (the server never answers it again), or write it to a new owner-only file.
  */
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { App } from '../api-client.js';
+import type { App, AppWithToken } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
@@ -18,7 +20,17 @@ interface ListFlags {
 interface AddFlags {
   title?: string;
   address?: string[];
+  installationToken?: boolean;
+  tokenFile?: string;
 }
+
+interface RotateFlags {
+  overlap: number;
+  tokenFile?: string;
+}
+
+/** How long `rotate-token` keeps the replaced token by default: 24 hours, as the server does. */
+const DEFAULT_OVERLAP_MINUTES = 24 * 60;
 
 export function registerAppCommand(program: Command): void {
   const app = withServerOptions(
@@ -40,13 +52,14 @@ export function registerAppCommand(program: Command): void {
         });
         if (restFlags(command).json) return printJson(page);
         printTable(
-          ['ID', 'APP NAME', 'TITLE', 'ADDRESSES', 'ONLINE'],
+          ['ID', 'APP NAME', 'TITLE', 'ADDRESSES', 'ONLINE', 'TOKEN'],
           page.items.map((item) => [
             item.id,
             item.appName,
             item.title,
             item.addressType === 'MANUAL' ? item.addressList.join(',') : 'AUTO',
             item.onlineAddresses.length,
+            item.credential ?? '-',
           ]),
         );
         printPageFooter(page);
@@ -73,6 +86,14 @@ export function registerAppCommand(program: Command): void {
     .argument('<appName>', 'the name executors register with')
     .option('--title <title>', 'a title for people (default: the appName)')
     .option('--address <url>', 'an executor address (repeat, or separate with commas)', collectUrls)
+    .option(
+      '--installation-token',
+      "compatibility mode: the app's executors use the installation-wide token, not one of its own",
+    )
+    .option(
+      '--token-file <file>',
+      "write the app's executor token to this new file (mode 0600) instead of printing it",
+    )
     .action(
       action(async (appName: string, flags: AddFlags, command: Command) => {
         const addresses = flags.address ?? [];
@@ -80,9 +101,41 @@ export function registerAppCommand(program: Command): void {
           appName,
           title: flags.title ?? appName,
           ...(addresses.length > 0 ? { addressType: 'MANUAL', addressList: addresses } : {}),
+          ...(flags.installationToken ? { useInstallationToken: true } : {}),
         });
-        if (restFlags(command).json) return printJson(created);
+        const shown = await keepToken(created, flags.tokenFile);
+        if (restFlags(command).json) return printJson(shown);
         console.log(`created app ${created.id} (${created.appName})`);
+        printTokenNotice(created, flags.tokenFile);
+      }),
+    );
+
+  app
+    .command('rotate-token')
+    .description('give an app a new executor token (admins); the old one stays valid for --overlap minutes')
+    .argument('<app>', 'app id or appName')
+    .option(
+      '--overlap <minutes>',
+      `how long the replaced token stays valid while executors move over, 0 revokes it now (default ${DEFAULT_OVERLAP_MINUTES})`,
+      parseWholeNumber,
+      DEFAULT_OVERLAP_MINUTES,
+    )
+    .option('--token-file <file>', 'write the new token to this new file (mode 0600) instead of printing it')
+    .action(
+      action(async (ref: string, flags: RotateFlags, command: Command) => {
+        const client = clientOf(command);
+        const found = await resolveApp(client, ref);
+        const rotated = await client.rotateAppToken(found.id, {
+          previousTokenValidUntil: Date.now() + flags.overlap * 60_000,
+        });
+        const shown = await keepToken(rotated, flags.tokenFile);
+        if (restFlags(command).json) return printJson(shown);
+        console.log(
+          flags.overlap > 0
+            ? `rotated the executor token of app ${rotated.id} (${rotated.appName}); the previous one is valid until ${formatTime(rotated.previousTokenValidUntil ?? Date.now())}`
+            : `rotated the executor token of app ${rotated.id} (${rotated.appName}); the previous one no longer works`,
+        );
+        printTokenNotice(rotated, flags.tokenFile);
       }),
     );
 
@@ -109,7 +162,40 @@ function printApp(app: App): void {
     ['addressType', app.addressType],
     ['addressList', app.addressList.join(', ') || '-'],
     ['online', app.onlineAddresses.join(', ') || '(none)'],
+    ['token', credentialText(app)],
     ['created', formatTime(app.createdAt)],
     ['updated', formatTime(app.updatedAt)],
   ]);
+}
+
+function credentialText(app: App): string {
+  const own = app.credential === 'installation' ? 'installation-wide (compatibility mode)' : 'its own';
+  return typeof app.previousTokenValidUntil === 'number'
+    ? `${own}; the previous one valid until ${formatTime(app.previousTokenValidUntil)}`
+    : own;
+}
+
+/**
+ * Writes the token of `app` to `file` (a new file, owner-only) when one is given, and answers the
+ * app without it then, so it is not printed as well.
+ */
+async function keepToken(app: AppWithToken, file: string | undefined): Promise<AppWithToken> {
+  if (file === undefined || app.accessToken === null) return app;
+  await writeFile(file, `${app.accessToken}\n`, { mode: 0o600, flag: 'wx' });
+  return { ...app, accessToken: null };
+}
+
+function printTokenNotice(app: AppWithToken, file: string | undefined): void {
+  if (app.accessToken === null) {
+    console.log('its executors use the installation-wide token (compatibility mode)');
+    return;
+  }
+  if (file !== undefined) {
+    console.log(
+      `executor token written to ${file} (shown nowhere else; the server will not answer it again)`,
+    );
+    return;
+  }
+  console.log(`executor token (shown this once): ${app.accessToken}`);
+  console.log(`  tickwheel executor --app ${app.appName} --token-file <a file holding it>`);
 }
