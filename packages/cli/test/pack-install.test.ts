@@ -22,7 +22,7 @@ import {
   runOk,
 } from './helpers/packed-project.js';
 
-const ACCESS_TOKEN = 'pack-install-access-token-0123';
+const ACCESS_TOKEN = 'pack-install-access-token-0123456789';
 const API_TOKEN = 'pack-install-api-token-0123456789';
 const ADMIN_PASSWORD = 'pack-install-admin-password';
 const SECRETS = {

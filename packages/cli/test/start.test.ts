@@ -189,6 +189,23 @@ describe('tickwheel start', () => {
     expect(badProxy.stderr).toMatch(/--trust-proxy .*10\.0\.0\.300\/8 is not an IP address, a CIDR/);
   });
 
+  it('refuses a weak --token (a published default, or shorter than 32 characters) saying how to generate one, exits 2 and writes nothing', () => {
+    for (const [token, reason] of [
+      ['default_token', /--token: 'default_token' is a published default token/],
+      ['a', /--token: must be at least 32 characters \(got 1\)/],
+    ] as const) {
+      const refused = runCli(startArgs('--token', token));
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(reason);
+      expect(refused.stderr).toMatch(/openssl rand -base64 32/);
+      expect(refused.stdout).not.toMatch(/listening/);
+    }
+    const fromEnvironment = runCli(startArgs(), { ...process.env, TICKWHEEL_ACCESS_TOKEN: 'default_token' });
+    expect(fromEnvironment.code).toBe(2);
+    expect(fromEnvironment.stderr).toMatch(/'default_token' is a published default token/);
+    expect(existsSync(path.join(dataDir, 'tickwheel.db'))).toBe(false);
+  });
+
   it('--database-wait-ms: waits that long for an unreachable database, a warning per attempt, then exits 1', () => {
     // Nothing listens on port 1: every connection is refused.
     const unreachable = 'postgres://postgres@127.0.0.1:1/test';

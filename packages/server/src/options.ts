@@ -6,7 +6,12 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEAD_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
+import {
+  DEAD_TIMEOUT_MS,
+  DEFAULT_CALL_TIMEOUT_MS,
+  TickwheelError,
+  weakTokenProblem,
+} from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { AlarmSink } from './alarms/alarm-sink.js';
 import {
@@ -67,8 +72,10 @@ export interface ServerOptions {
    */
   databaseWaitMs?: number;
   /**
-   * The executor access token (`XXL-JOB-ACCESS-TOKEN`) to use from now on. Default: the one
-   * stored at first start (generated then, printed once), or `TICKWHEEL_ACCESS_TOKEN`.
+   * The executor access token (`XXL-JOB-ACCESS-TOKEN`) to use from now on: at least 32
+   * characters and not a published default such as `default_token` (`openssl rand -base64 32`
+   * makes one). Default: the one stored at first start (generated then, printed once), or
+   * `TICKWHEEL_ACCESS_TOKEN`.
    */
   accessToken?: string;
   /** Seeds an admin API token at first start (automation). Default `TICKWHEEL_API_TOKEN`, else none. */
@@ -307,7 +314,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
     databasePoolSize: integerIn('databasePoolSize', options.databasePoolSize, d.databasePoolSize, 1, 1_000),
     databaseWaitMs: integerIn('databaseWaitMs', options.databaseWaitMs, d.databaseWaitMs, 0, 86_400_000),
-    accessToken: secret('accessToken', options.accessToken ?? blankToUndefined(env[SERVER_ENV.accessToken])),
+    accessToken: accessTokenOption(options.accessToken, env),
     apiToken: secret('apiToken', options.apiToken ?? blankToUndefined(env[SERVER_ENV.apiToken])),
     adminPassword: secret(
       'adminPassword',
@@ -507,6 +514,19 @@ function booleanOption(option: string, value: unknown, fallback: boolean): boole
 
 function blankToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * The executor token to store, judged here so a weak one is refused before anything is written:
+ * it is all that keeps the network from running code on the executors.
+ */
+function accessTokenOption(value: unknown, env: Record<string, string | undefined>): string | undefined {
+  const fromEnv = value === undefined;
+  const token = secret('accessToken', value ?? blankToUndefined(env[SERVER_ENV.accessToken]));
+  if (token === undefined) return undefined;
+  const problem = weakTokenProblem(token, fromEnv ? SERVER_ENV.accessToken : 'accessToken');
+  if (problem !== undefined) throw new TickwheelError('TW_ERR_INVALID_OPTION', problem, 'accessToken');
+  return token;
 }
 
 /** Checked for type only: the secrets module judges the value (ensureSecrets names the seed it refuses). */

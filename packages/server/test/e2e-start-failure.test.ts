@@ -40,7 +40,7 @@ describe('a server that cannot listen', () => {
     child = new ChildProcess([SERVER_PROCESS], {
       TW_PORT: String(port),
       TW_DATA_DIR: dataDir,
-      TW_TOKEN: 'e2e-start-failure-token',
+      TW_TOKEN: 'e2e-start-failure-token-0123456789abcdef',
     });
     const { code } = await child.exited;
 

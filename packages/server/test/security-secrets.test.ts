@@ -81,12 +81,14 @@ describe('first-start secrets', () => {
 
   it('takes the executor token from --token, and a new --token replaces the stored one', async () => {
     const { store } = await freshStore();
-    const first = await ensureSecrets(store, secretSeedsFrom({ token: 'default_token' }, {}), NOW);
-    expect(first.executorAccessToken).toBe('default_token');
+    const seeded = 'seeded-executor-token-0123456789abcdef';
+    const rotated = 'rotated-executor-token-0123456789abcdef';
+    const first = await ensureSecrets(store, secretSeedsFrom({ token: seeded }, {}), NOW);
+    expect(first.executorAccessToken).toBe(seeded);
     expect(first.generated.executorAccessToken).toBeUndefined();
-    const second = await ensureSecrets(store, secretSeedsFrom({ token: 'rotated-token' }, {}), NOW);
-    expect(second.executorAccessToken).toBe('rotated-token');
-    expect((await ensureSecrets(store, {}, NOW)).executorAccessToken).toBe('rotated-token');
+    const second = await ensureSecrets(store, secretSeedsFrom({ token: rotated }, {}), NOW);
+    expect(second.executorAccessToken).toBe(rotated);
+    expect((await ensureSecrets(store, {}, NOW)).executorAccessToken).toBe(rotated);
   });
 
   it('seeds an API token from --api-token or TICKWHEEL_API_TOKEN (the flag first); a new seed replaces the old', async () => {

@@ -13,7 +13,7 @@
  *   protected like the database itself (whoever can write the database can already define jobs),
  *   is never returned by the REST API nor logged, and is compared in constant time.
  */
-import { TickwheelError } from '@tickwheel/protocol';
+import { TickwheelError, weakTokenProblem } from '@tickwheel/protocol';
 import type { Store } from '../store/index.js';
 import { generateApiToken, hashApiToken, MIN_SEEDED_TOKEN_LENGTH, randomSecret } from './api-tokens.js';
 import { hashPassword } from './passwords.js';
@@ -183,7 +183,23 @@ async function ensureExecutorToken(
   }
   const made = randomSecret(32);
   const value = await store.settings.getOrCreateSetting(EXECUTOR_TOKEN_SETTING, () => made, nowMs);
+  refuseWeakStoredToken(value);
   return { value, generated: value === made };
+}
+
+/**
+ * A token an earlier version stored (from `--token default_token`, say) is refused rather than
+ * warned about: a warning scrolls by while the executors stay open to anyone who knows the
+ * default. The way out is a strong token given once, which replaces the stored one.
+ */
+function refuseWeakStoredToken(stored: string): void {
+  const problem = weakTokenProblem(stored, 'the executor access token stored in the database');
+  if (problem === undefined) return;
+  throw new TickwheelError(
+    'TW_ERR_INVALID_OPTION',
+    `accessToken: ${problem}; then start once with it as accessToken (tickwheel start --token, or TICKWHEEL_ACCESS_TOKEN) to replace the stored one, and configure the executors with it`,
+    'accessToken',
+  );
 }
 
 async function ensureSeededApiToken(store: Store, token: string, nowMs: number): Promise<void> {

@@ -24,7 +24,7 @@ import {
   type TickwheelServer,
 } from '../../src/index.js';
 
-export const E2E_TOKEN = 'e2e-access-token-0123456789';
+export const E2E_TOKEN = 'e2e-access-token-0123456789abcdefghij';
 
 /** Timings short enough for tests: claims every 50 ms, one second of look-ahead. */
 export const FAST_ENGINE: ServerOptions = {
