@@ -131,7 +131,7 @@ export class AcceptedLogIdJournal {
         await this.compact();
         return true;
       }
-      this.handle ??= await open(this.file, 'a');
+      this.handle ??= await open(this.file, 'a', 0o600);
       await this.handle.write(batch.lines.join(''));
       await this.handle.datasync();
       this.lines += batch.lines.length;
@@ -161,8 +161,8 @@ export class AcceptedLogIdJournal {
       count++;
     }
     try {
-      await mkdir(this.options.dir, { recursive: true });
-      const handle = await open(temp, 'w');
+      await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+      const handle = await open(temp, 'w', 0o600);
       try {
         await handle.writeFile(text, 'utf8');
         await handle.sync();

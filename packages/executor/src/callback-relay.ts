@@ -298,8 +298,8 @@ export class CallbackRelay {
     const file = path.join(this.spillDir, name);
     const temp = file + TEMP_SUFFIX;
     try {
-      await mkdir(this.spillDir, { recursive: true });
-      const handle = await open(temp, 'w');
+      await mkdir(this.spillDir, { recursive: true, mode: 0o700 });
+      const handle = await open(temp, 'w', 0o600);
       try {
         await handle.writeFile(JSON.stringify({ version: SPILL_VERSION, results }), 'utf8');
         await handle.sync();

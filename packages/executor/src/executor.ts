@@ -26,12 +26,14 @@ import type { JobHandler } from './context.js';
 import { createEndpoint, type Endpoint } from './endpoint.js';
 import { JobLogs, type JobLogWriter } from './job-log.js';
 import { Lanes, type RunnerChoice } from './lanes.js';
+import { prepareLogDir } from './log-dir.js';
 import { callPathUnder, normalizeMountPrefix } from './mount-path.js';
 import { type ExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { RegistryHeartbeat } from './registry-heartbeat.js';
 import type { Runner, RunOutcome } from './runner.js';
 import { type HandlerHooks, InProcessRunner } from './runners/in-process.js';
 import { createScriptRunner } from './runners/script.js';
+import { assertCanRunAs, type ScriptAccount, scriptAccountOf } from './runners/script-user.js';
 import { WorkerRunner } from './runners/worker.js';
 import { ServerClient } from './server-client.js';
 
@@ -104,6 +106,8 @@ export class Executor {
   private heartbeat: RegistryHeartbeat | undefined;
   private stopping: Promise<void> | undefined;
   private boundAddress: string | undefined;
+  /** The user scripts run as, looked up at start; undefined for the executor's own. */
+  private scriptAccount: ScriptAccount | undefined;
   /**
    * This executor's instance id: a random UUID made when the executor is created, so new each
    * time its process starts. Sent in every registration and announced on every answer
@@ -229,6 +233,7 @@ export class Executor {
     }
     this.state = 'starting';
     try {
+      await this.prepareScripts();
       await this.lanes.open();
       this.boundAddress = await this.openEndpoint();
     } catch (err) {
@@ -243,6 +248,19 @@ export class Executor {
       { appName: this.options.appName, address: this.boundAddress, handlers: [...this.handlers.keys()] },
       'tickwheel executor started',
     );
+  }
+
+  /**
+   * Checks the script user before anything listens, and closes the log directory to other users
+   * (opening to that user only the way to its script files).
+   */
+  private async prepareScripts(): Promise<void> {
+    const { scriptUser, enableScripts, logDir, logger } = this.options;
+    if (scriptUser !== undefined) {
+      assertCanRunAs(scriptUser);
+      this.scriptAccount = scriptAccountOf(scriptUser);
+    }
+    await prepareLogDir(logDir, enableScripts && scriptUser !== undefined, logger);
   }
 
   /**
@@ -427,6 +445,8 @@ export class Executor {
           glueUpdatetime: trigger.glueUpdatetime,
           logDir: this.options.logDir,
           logger: this.options.logger,
+          account: this.scriptAccount,
+          scriptEnv: this.options.scriptEnv,
         }),
     };
   }

@@ -7,7 +7,7 @@
  * const ex = createExecutor({
  *   appName: 'orders',
  *   serverAddresses: ['http://scheduler:8080/'],
- *   accessToken: process.env.TICKWHEEL_TOKEN,
+ *   accessTokenFile: '/etc/tickwheel/token',
  *   port: 9999,
  * });
  * ex.handle('syncOrders', async (ctx) => {
@@ -29,6 +29,7 @@ export { callPathUnder, normalizeMountPrefix } from './mount-path.js';
 export type { ExecutorOptions, InternalOptions } from './options.js';
 export type { RunOutcome, StopReason } from './runner.js';
 export type { HandlerHooks } from './runners/in-process.js';
+export { readTokenFile, type TokenFileWarning } from './token-file.js';
 export type { Executor };
 
 /**

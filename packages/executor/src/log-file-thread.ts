@@ -42,11 +42,11 @@ const path = require('node:path');
 const fds = new Map();
 function openForAppend(file) {
   try {
-    return fs.openSync(file, 'a');
+    return fs.openSync(file, 'a', 0o600);
   } catch (err) {
     if (err.code !== 'ENOENT') throw err;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    return fs.openSync(file, 'a');
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    return fs.openSync(file, 'a', 0o600);
   }
 }
 function writeAll(fd, text) {

@@ -8,8 +8,11 @@ import {
   PROTOCOL_GENERATIONS,
   type ProtocolGeneration,
   TickwheelError,
+  weakTokenProblem,
 } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
+import { SECRET_ENVIRONMENT } from './runners/script-environment.js';
+import { readTokenFile } from './token-file.js';
 
 /** Options of {@link createExecutor}. Only `appName` is required (and a token, see `accessToken`). */
 export interface ExecutorOptions {
@@ -23,10 +26,20 @@ export interface ExecutorOptions {
    */
   serverAddresses?: string[];
   /**
-   * The token both sides send in `XXL-JOB-ACCESS-TOKEN`. Required unless `insecure: true`:
-   * Tickwheel never reads a blank token as "no authentication".
+   * The token both sides send in `XXL-JOB-ACCESS-TOKEN`: at least 32 characters and not a
+   * published default such as `default_token`. Required (or `accessTokenFile`) unless
+   * `insecure: true`: Tickwheel never reads a blank token as "no authentication".
    */
   accessToken?: string;
+  /**
+   * A file holding the access token (surrounding whitespace and the trailing newline are
+   * dropped), read once by `createExecutor`. Prefer it to `accessToken` from an environment
+   * variable: a process's environment and command line can be read by every process of the
+   * same user, scripts included, through `/proc/<pid>/environ` and `/proc/<pid>/cmdline`.
+   * Keep it owner-only (0600); a wider mode is logged as a warning. Give one of `accessToken`
+   * and `accessTokenFile`.
+   */
+  accessTokenFile?: string;
   /** Run without an access token; the endpoint then accepts any caller and a warning is logged. Default false. */
   insecure?: boolean;
   /**
@@ -52,6 +65,27 @@ export interface ExecutorOptions {
   protocol?: ProtocolGeneration;
   /** Run GLUE script jobs (shell, python, node, php, powershell) as child processes. Default false. */
   enableScripts?: boolean;
+  /**
+   * Extra environment variables for scripts. Scripts get a minimal environment (PATH, HOME,
+   * LANG, LC_*, TZ, TMPDIR, USER, LOGNAME, SHELL), not the executor's: pass here what the
+   * operator means scripts to see, e.g. `{ HTTP_PROXY: 'http://proxy:3128' }`. Tickwheel's own
+   * secrets (`TICKWHEEL_ACCESS_TOKEN`, ...) are refused. Default none.
+   *
+   * @example
+   * createExecutor({ appName: 'etl', accessTokenFile: '/etc/tickwheel/token', enableScripts: true,
+   *   scriptEnv: { PGHOST: 'db.internal' } });
+   */
+  scriptEnv?: Record<string, string>;
+  /**
+   * Numeric user id scripts run as (with `gid`, which it requires), e.g. 65534 for `nobody`, so
+   * a script cannot read the executor's token file, data files or `/proc/<pid>/environ`. Needs
+   * an executor running as root (`start()` refuses otherwise); scripts then get that user's
+   * HOME, USER and LOGNAME from `/etc/passwd`. The log directory is made traversable (not
+   * listable) by others so the user can read its script files. Default: the executor's user.
+   */
+  uid?: number;
+  /** Numeric group id scripts run as; required with `uid`. Default: the executor's group. */
+  gid?: number;
   /** Default time `stop()` waits for accepted runs before stopping them. Default 10,000 ms. */
   stopTimeoutMs?: number;
   /** Time one call to one server may take. Default 3,000 ms. */
@@ -81,6 +115,12 @@ export interface InternalOptions {
   workerStopGraceMs?: number;
 }
 
+/** The numeric user and group a script runs as. */
+export interface ScriptUserIds {
+  uid: number;
+  gid: number;
+}
+
 /** Options with every default filled in and every value checked. */
 export interface ResolvedOptions {
   appName: string;
@@ -94,6 +134,9 @@ export interface ResolvedOptions {
   logRetentionDays: number;
   protocol: ProtocolGeneration;
   enableScripts: boolean;
+  scriptEnv: Readonly<Record<string, string>>;
+  /** The user scripts run as, when it is not the executor's own. */
+  scriptUser: ScriptUserIds | undefined;
   stopTimeoutMs: number;
   serverCallTimeoutMs: number;
   logger: Logger;
@@ -129,7 +172,8 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
   }
   const internal = options.internal ?? {};
   const insecure = optionalBoolean('insecure', options.insecure, false);
-  const accessToken = resolveAccessToken(options.accessToken, insecure);
+  const logger = resolveLogger(options.logger);
+  const accessToken = resolveAccessToken(options, insecure, logger);
   return {
     appName: resolveAppName(options.appName),
     serverAddresses: resolveServerAddresses(options.serverAddresses),
@@ -151,6 +195,8 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     ),
     protocol: resolveProtocol(options.protocol),
     enableScripts: optionalBoolean('enableScripts', options.enableScripts, false),
+    scriptEnv: resolveScriptEnv(options.scriptEnv),
+    scriptUser: resolveScriptUser(options.uid, options.gid),
     stopTimeoutMs: integerIn(
       'stopTimeoutMs',
       options.stopTimeoutMs,
@@ -165,7 +211,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
       1,
       600_000,
     ),
-    logger: resolveLogger(options.logger),
+    logger,
     laneIdleMs: integerIn('internal.laneIdleMs', internal.laneIdleMs, DEFAULT_LANE_IDLE_MS, 1, 2 ** 31 - 1),
     heartbeatIntervalMs: integerIn(
       'internal.heartbeatIntervalMs',
@@ -217,14 +263,75 @@ function resolveAppName(appName: unknown): string {
   return appName;
 }
 
-function resolveAccessToken(token: unknown, insecure: boolean): string | undefined {
-  if (token !== undefined && typeof token !== 'string') throw invalid('accessToken', 'must be a string');
-  const present = typeof token === 'string' && token.trim() !== '';
+/**
+ * The token from `accessToken` or `accessTokenFile`, refused when weak: the token is all that
+ * stands between the network and running code on this host.
+ */
+function resolveAccessToken(
+  options: ExecutorOptions,
+  insecure: boolean,
+  logger: Pick<Logger, 'warn'>,
+): string | undefined {
+  const { accessToken, accessTokenFile } = options;
+  if (accessToken !== undefined && typeof accessToken !== 'string') {
+    throw invalid('accessToken', 'must be a string');
+  }
+  if (accessTokenFile !== undefined && accessToken !== undefined) {
+    throw invalid('accessTokenFile', 'give either accessToken or accessTokenFile, not both');
+  }
+  if (accessTokenFile !== undefined) {
+    if (typeof accessTokenFile !== 'string' || accessTokenFile.trim() === '') {
+      throw invalid('accessTokenFile', 'must be a non-blank path');
+    }
+    return strongToken(readTokenFile(accessTokenFile, 'accessTokenFile', logger), 'accessTokenFile');
+  }
+  const present = typeof accessToken === 'string' && accessToken.trim() !== '';
   if (!present) {
     if (insecure) return undefined;
     throw invalid('accessToken', 'is required; set insecure: true to run an executor anyone can call');
   }
+  return strongToken(accessToken, 'accessToken');
+}
+
+function strongToken(token: string, option: string): string {
+  const problem = weakTokenProblem(token, option);
+  if (problem !== undefined) throw new TickwheelError('TW_ERR_INVALID_OPTION', problem, option);
   return token;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function resolveScriptEnv(scriptEnv: unknown): Readonly<Record<string, string>> {
+  if (scriptEnv === undefined) return {};
+  if (scriptEnv === null || typeof scriptEnv !== 'object' || Array.isArray(scriptEnv)) {
+    throw invalid('scriptEnv', 'must be an object of variable names to string values');
+  }
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(scriptEnv)) {
+    if (!ENV_NAME.test(name)) throw invalid('scriptEnv', `${JSON.stringify(name)} is not a variable name`);
+    if (SECRET_ENVIRONMENT.includes(name)) {
+      throw invalid('scriptEnv', `${name} is the executor's own secret and is never given to scripts`);
+    }
+    if (typeof value !== 'string' || value.includes('\0')) {
+      throw invalid('scriptEnv', `${name} must be a string without NUL characters`);
+    }
+    env[name] = value;
+  }
+  return Object.freeze(env);
+}
+
+/**
+ * Both ids or neither: a uid alone would leave the script in the executor's group (root's, when
+ * the executor runs as root), which opens whatever that group may read.
+ */
+function resolveScriptUser(uid: unknown, gid: unknown): ScriptUserIds | undefined {
+  if (uid === undefined && gid === undefined) return undefined;
+  if (uid === undefined) throw invalid('uid', 'is required with gid');
+  if (gid === undefined) throw invalid('gid', 'is required with uid (else scripts keep the executor group)');
+  return {
+    uid: integerIn('uid', uid, 0, 0, 2 ** 32 - 2),
+    gid: integerIn('gid', gid, 0, 0, 2 ** 32 - 2),
+  };
 }
 
 function resolveServerAddresses(addresses: unknown): string[] {

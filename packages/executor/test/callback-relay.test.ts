@@ -49,7 +49,7 @@ function relay(
   const protocol = options.protocol ?? 'G2';
   const client = new ServerClient({
     serverAddresses: addresses,
-    accessToken: 'secret',
+    accessToken: 'shared-token-0123456789abcdefghijklmn',
     appName: 'orders',
     protocol,
     timeoutMs: 500,
@@ -110,7 +110,7 @@ describe('CallbackRelay delivery', () => {
   });
 
   it('speaks G4 as {callbackList} with logDateTime and the app name header', async () => {
-    const s = await server({ accessToken: 'secret', appName: 'orders' });
+    const s = await server({ accessToken: 'shared-token-0123456789abcdefghijklmn', appName: 'orders' });
     const delivery = await relay([s.address], { protocol: 'G4' }).push(
       result(7, 502, 'job execute timeout '),
     );

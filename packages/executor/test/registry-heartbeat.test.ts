@@ -35,7 +35,7 @@ function heartbeat(
   const logger = options.logger ?? pino({ level: 'silent' });
   const client = new ServerClient({
     serverAddresses: addresses,
-    accessToken: 'secret',
+    accessToken: 'shared-token-0123456789abcdefghijklmn',
     appName: 'orders',
     protocol: options.protocol ?? 'G2',
     timeoutMs: 500,
@@ -136,14 +136,14 @@ describe('RegistryHeartbeat', () => {
   });
 
   it('carries the app name header when speaking G4', async () => {
-    const s = await server({ accessToken: 'secret', appName: 'orders' });
+    const s = await server({ accessToken: 'shared-token-0123456789abcdefghijklmn', appName: 'orders' });
     const outcomes = await heartbeat([s.address], { protocol: 'G4', intervalMs: 60_000 }).beat();
     expect(outcomes).toEqual([{ address: s.address, ok: true, msg: 'code 200' }]);
     expect(s.registrations).toEqual([expectedParam]);
   });
 
   it('does not throw when no server accepts', async () => {
-    const s = await server({ accessToken: 'other' });
+    const s = await server({ accessToken: 'other-token-0123456789abcdefghijklmno' });
     const outcomes = await heartbeat([s.address]).beat();
     expect(outcomes).toEqual([{ address: s.address, ok: false, msg: 'The access token is wrong.' }]);
   });

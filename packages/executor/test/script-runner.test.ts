@@ -111,15 +111,19 @@ describe('script runner', () => {
     expect(log).toMatch(/hello from \d/);
   });
 
-  it('keeps the executor access token out of the script environment', async () => {
+  it("gives a script a minimal environment: none of the executor's variables but PATH, LANG and the like", async () => {
     process.env.TICKWHEEL_ACCESS_TOKEN = 'secret-token-value';
     process.env.TW_TEST_ORDINARY = 'ordinary-value';
     try {
       const { outcome, log } = await runOnce(
-        scriptRunner('GLUE_SHELL', 'echo "token=[$TICKWHEEL_ACCESS_TOKEN] other=[$TW_TEST_ORDINARY]"'),
+        scriptRunner(
+          'GLUE_SHELL',
+          'echo "token=[$TICKWHEEL_ACCESS_TOKEN] other=[$TW_TEST_ORDINARY] extra=[$TW_EXTRA] path=[$PATH]"',
+          { scriptEnv: { TW_EXTRA: 'passed-on-purpose' } },
+        ),
       );
       expect(outcome.code).toBe(200);
-      expect(log).toContain('token=[] other=[ordinary-value]');
+      expect(log).toContain(`token=[] other=[] extra=[passed-on-purpose] path=[${process.env.PATH}]`);
     } finally {
       delete process.env.TICKWHEEL_ACCESS_TOKEN;
       delete process.env.TW_TEST_ORDINARY;

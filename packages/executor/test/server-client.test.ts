@@ -31,7 +31,7 @@ async function downAddress(): Promise<string> {
 function client(serverAddresses: string[], options: Partial<ServerClientOptions> = {}): ServerClient {
   return new ServerClient({
     serverAddresses,
-    accessToken: 'secret',
+    accessToken: 'shared-token-0123456789abcdefghijklmn',
     appName: 'orders',
     protocol: 'G2',
     logger: silent,
@@ -115,11 +115,11 @@ describe('ServerClient.callFirst', () => {
 
 describe('ServerClient headers', () => {
   it('posts JSON with the access token header', async () => {
-    const s = await server({ accessToken: 'secret' });
+    const s = await server({ accessToken: 'shared-token-0123456789abcdefghijklmn' });
     await client([s.address]).callFirst('api/registry', registry);
     const headers = s.requests[0]?.headers;
     expect(headers?.['content-type']).toBe('application/json;charset=UTF-8');
-    expect(headers?.['xxl-job-access-token']).toBe('secret');
+    expect(headers?.['xxl-job-access-token']).toBe('shared-token-0123456789abcdefghijklmn');
     expect(headers?.['xxl-job-appname']).toBeUndefined();
   });
 
@@ -130,7 +130,7 @@ describe('ServerClient headers', () => {
   });
 
   it('is refused by a server with another token', async () => {
-    const s = await server({ accessToken: 'other' });
+    const s = await server({ accessToken: 'other-token-0123456789abcdefghijklmno' });
     const error = (await client([s.address])
       .callFirst('api/registry', registry)
       .catch((err: unknown) => err)) as ServerCallError;
@@ -138,7 +138,7 @@ describe('ServerClient headers', () => {
   });
 
   it('adds the XXL-JOB-APPNAME header when speaking G4', async () => {
-    const s = await server({ accessToken: 'secret', appName: 'orders' });
+    const s = await server({ accessToken: 'shared-token-0123456789abcdefghijklmn', appName: 'orders' });
     const { answer } = await client([s.address], { protocol: 'G4' }).callFirst('api/registry', registry);
     expect(answer.code).toBe(200);
     expect(s.requests[0]?.headers['xxl-job-appname']).toBe('orders');
@@ -149,7 +149,7 @@ describe('ServerClient.callEach', () => {
   it('posts to every server and reports how each answered', async () => {
     const a = await server();
     const down = await downAddress();
-    const b = await server({ accessToken: 'other' });
+    const b = await server({ accessToken: 'other-token-0123456789abcdefghijklmno' });
     const outcomes = await client([a.address, down, b.address]).callEach('api/registry', registry);
     expect(outcomes.map((o) => [o.address, o.ok])).toEqual([
       [a.address, true],

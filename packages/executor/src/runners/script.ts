@@ -6,11 +6,16 @@
  *
  * Each run is its own process group (`detached: true`), so stopping a run (timeout, kill,
  * cover-early, shutdown) stops everything the script started, not only the interpreter.
+ *
+ * A script gets a minimal environment (script-environment.ts), never the executor's, and runs
+ * as another OS user when the executor is given one (`uid`/`gid`): then the script file and its
+ * folder belong to that user's group, read-only, so the user can read the script but nothing
+ * else the executor keeps.
  */
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { HandleCode, isScriptGlueType, SCRIPT_GLUE, WireMessages } from '@tickwheel/protocol';
@@ -18,6 +23,8 @@ import type { Logger } from 'pino';
 import { GLUE_SOURCE_FOLDER, type JobLogWriter } from '../job-log.js';
 import type { Runner, RunOutcome, RunRequest, StopReason } from '../runner.js';
 import { groupIsRunning, stopProcessGroup, trackGroup, untrackGroup } from './process-group.js';
+import { scriptEnvironment } from './script-environment.js';
+import type { ScriptAccount } from './script-user.js';
 
 export interface ScriptRunnerOptions {
   jobId: number;
@@ -28,6 +35,10 @@ export interface ScriptRunnerOptions {
   /** The executor's log directory; scripts are written under `<logDir>/gluesource/`. */
   logDir: string;
   logger?: Pick<Logger, 'warn'>;
+  /** The user scripts run as when it is not the executor's (the `uid`/`gid` options). */
+  account?: ScriptAccount | undefined;
+  /** Extra environment variables for the script (the `scriptEnv` option). */
+  scriptEnv?: Readonly<Record<string, string>>;
   /** Time a stopped process group gets between SIGTERM and SIGKILL. Default 2,000 ms. */
   killGraceMs?: number;
   /**
@@ -99,7 +110,7 @@ class ScriptRunner implements Runner {
   async run({ trigger, log, signal }: RunRequest): Promise<RunOutcome> {
     if (signal.aborted) return outcomeOfStop(signal.reason);
     try {
-      await ensureScriptFile(this.scriptPath, this.options.glueSource);
+      await ensureScriptFile(this.scriptPath, this.options.glueSource, this.options.account);
     } catch (err) {
       return {
         code: HandleCode.FAIL,
@@ -123,12 +134,14 @@ class ScriptRunner implements Runner {
   }
 
   private runProcess(args: string[], log: JobLogWriter, signal: AbortSignal): Promise<RunOutcome> {
+    const { account, scriptEnv } = this.options;
     let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
       child = spawn(this.command, args, {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: scriptEnvironment(process.env),
+        env: scriptEnvironment(process.env, { account, ...(scriptEnv ? { extra: scriptEnv } : {}) }),
+        ...(account === undefined ? {} : { uid: account.uid, gid: account.gid, cwd: account.workDir }),
       });
     } catch (err) {
       // Arguments Node refuses before spawning, such as a parameter holding a NUL character.
@@ -218,14 +231,32 @@ class ScriptRunner implements Runner {
 /**
  * Writes the script once per (jobId, glueUpdatetime): through a temporary file and a rename, so
  * an interpreter never sees a half-written script. Owner-only permissions, since scripts often
- * carry credentials.
+ * carry credentials; when scripts run as another user, see {@link shareWithScriptGroup}.
  */
-async function ensureScriptFile(scriptPath: string, source: string): Promise<void> {
-  if (await fileExists(scriptPath)) return;
-  await mkdir(path.dirname(scriptPath), { recursive: true, mode: 0o700 });
-  const temporary = `${scriptPath}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(temporary, source, { mode: 0o700 });
-  await rename(temporary, scriptPath);
+async function ensureScriptFile(
+  scriptPath: string,
+  source: string,
+  account: ScriptAccount | undefined,
+): Promise<void> {
+  if (!(await fileExists(scriptPath))) {
+    await mkdir(path.dirname(scriptPath), { recursive: true, mode: 0o700 });
+    const temporary = `${scriptPath}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, source, { mode: 0o700 });
+    await rename(temporary, scriptPath);
+  }
+  if (account !== undefined) await shareWithScriptGroup(scriptPath, account.gid);
+}
+
+/**
+ * Lets the script's group read (not change) the script and its folder; other users get nothing.
+ * Done on every run, as the file may have been written owner-only before `uid`/`gid` were set.
+ */
+async function shareWithScriptGroup(scriptPath: string, gid: number): Promise<void> {
+  const folder = path.dirname(scriptPath);
+  await chown(folder, -1, gid);
+  await chmod(folder, 0o750);
+  await chown(scriptPath, -1, gid);
+  await chmod(scriptPath, 0o640);
 }
 
 async function fileExists(file: string): Promise<boolean> {
@@ -258,22 +289,4 @@ function quoteForLog(arg: string): string {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * Tickwheel's own secrets, which the executor may have read from its environment: a script's
- * author must not be able to print them (scripts are typed in by console users).
- */
-const SECRET_ENVIRONMENT = [
-  'TICKWHEEL_ACCESS_TOKEN',
-  'TICKWHEEL_API_TOKEN',
-  'TICKWHEEL_ADMIN_PASSWORD',
-  'XXL_JOB_ACCESSTOKEN',
-];
-
-/** The executor's environment minus Tickwheel's secrets. */
-function scriptEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  for (const name of SECRET_ENVIRONMENT) delete copy[name];
-  return copy;
 }

@@ -11,7 +11,7 @@ import { type Logger, pino } from 'pino';
 import { type CallAnswer, type CallOptions, callExecutor } from './executor-client.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
-export const TOKEN = 'test-token-1234';
+export const TOKEN = 'test-token-0123456789abcdefghijklmn';
 
 export interface ExecutorFixture {
   ex: Executor;
