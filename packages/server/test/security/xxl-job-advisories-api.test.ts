@@ -563,4 +563,28 @@ describe("child job ids triggering another group's jobs", () => {
     expect(((await res.json()) as { error: { field: string } }).error.field).toBe('childJobIds');
     expect((await started.store.jobs.findJobById(jobs.a))?.child_job_ids).toBe('');
   });
+
+  it("a deleted child job's id is never given to a job of another app, so the parent cannot come to fire one", async () => {
+    const child = await callApiOk<{ id: number }>(url, 'POST', '/api/v1/jobs', {
+      token: user.token,
+      body: { appId: apps.a.id, name: 'child of a', executorHandler: 'h' },
+    });
+    const parent = await callApiOk<{ id: number }>(url, 'POST', '/api/v1/jobs', {
+      token: user.token,
+      body: { appId: apps.a.id, name: 'parent of a', executorHandler: 'h', childJobIds: [child.id] },
+    });
+    const deleted = await call('DELETE', `/api/v1/jobs/${child.id}`, { token: user.token });
+    expect(deleted.status).toBe(204);
+    // The newest job's id, deleted, is not taken by the next job, made in app B.
+    const next = await asAdmin<{ id: number }>('POST', '/api/v1/jobs', {
+      appId: apps.b.id,
+      name: 'next job of b',
+      executorHandler: 'h',
+    });
+    expect(next.id).toBeGreaterThan(child.id);
+    const stored = await callApiOk<{ childJobIds: number[] }>(url, 'GET', `/api/v1/jobs/${parent.id}`, {
+      token: user.token,
+    });
+    expect(stored.childJobIds).not.toContain(next.id);
+  });
 });
