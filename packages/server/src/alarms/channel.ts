@@ -39,6 +39,12 @@ export interface AlarmChannelKind<Config> {
    * token masked; an update sending that masked URL back keeps the stored one.
    */
   readonly urlFields: readonly string[];
+  /**
+   * Settings naming a host (a name or an IP address) the server connects to, such as an SMTP
+   * relay: refused when saved if they are an address the network rules deny, as the URL
+   * settings' hosts are. Default none.
+   */
+  readonly hostFields?: readonly string[];
   /** Checks the schema cannot make (a config that passed it): the first problem, or undefined. */
   checkConfig?(config: Config): ConfigProblem | undefined;
   /**

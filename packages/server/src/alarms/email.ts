@@ -80,6 +80,7 @@ export const emailChannel: AlarmChannelKind<EmailConfig> = {
   configSchema: EmailConfig,
   secretFields: ['password'],
   urlFields: [],
+  hostFields: ['host'],
   checkConfig: emailConfigProblem,
   async send(message, config, context) {
     const { recipients, outside } = recipientsOf(message, config);

@@ -353,19 +353,24 @@ function storedConfig(row: AlarmChannelRow): ChannelConfig {
 /**
  * @throws 400 with the first problem of `config` for `type`, worded as the REST API words a body
  * problem (`config.port: must be integer`), for a secret sent as `***` with nothing stored, or
- * for a URL whose host is an address the network rules deny.
+ * for a URL's host or a host setting (an SMTP relay) that is an address the network rules deny.
  */
 function checkConfig(type: AlarmChannelType, config: ChannelConfig, networkRules: NetworkRules): void {
   const issues = configIssues(type, config);
   if (issues.length > 0) throw configValidationError(issues);
-  for (const field of CHANNEL_KINDS[type].urlFields) {
-    const value = config[field];
+  const kind = CHANNEL_KINDS[type];
+  const hosts = [
+    ...kind.urlFields.map((field) => [field, config[field], 'url'] as const),
+    ...(kind.hostFields ?? []).map((field) => [field, config[field], 'host'] as const),
+  ];
+  for (const [field, value, form] of hosts) {
     if (typeof value !== 'string') continue;
-    const range = networkRules.deniedRangeOf(new URL(value).hostname);
+    const host = form === 'url' ? new URL(value).hostname : value.trim();
+    const range = networkRules.deniedRangeOf(host);
     if (range !== undefined) {
       throw invalidField(
         `config.${field}`,
-        `config.${field}: ${new URL(value).hostname} is in a denied range (${range.cidr}, ${range.name}); the server does not connect there unless its allowedNetworks option allows it`,
+        `config.${field}: ${host} is in a denied range (${range.cidr}, ${range.name}); the server does not connect there unless its allowedNetworks option allows it`,
       );
     }
   }

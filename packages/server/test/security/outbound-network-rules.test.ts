@@ -314,6 +314,28 @@ describe('alarm channels', () => {
     expect(JSON.stringify(sent.json)).toMatch(/0\.0\.0\.0.*denied range \(0\.0\.0\.0\/8/);
     expect(listener.requests).toEqual([]);
   });
+
+  it('an e-mail channel whose SMTP relay is a denied address is refused when saved (400 naming config.host)', async () => {
+    const s = await server();
+    const email = (host: string) => ({
+      name: `mail-${Math.random().toString(36).slice(2, 8)}`,
+      type: 'EMAIL',
+      config: { host, port: 25, security: 'NONE', from: 'alarms@example.org', to: ['oncall@example.org'] },
+    });
+    for (const host of ['169.254.169.254', 'fe80::1', '[fe80::1]', '0.0.0.0']) {
+      const created = await api(s, 'POST', '/api/v1/alarm-channels', email(host));
+      expect(created.status, host).toBe(400);
+      expect(created.json.error?.field, host).toBe('config.host');
+      expect(created.json.error?.message, host).toMatch(/denied range .*allowedNetworks/);
+    }
+    const saved = await api(s, 'POST', '/api/v1/alarm-channels', email('127.0.0.1'));
+    expect(saved.status).toBe(201);
+    const changed = await api(s, 'PATCH', `/api/v1/alarm-channels/${saved.json.id}`, {
+      config: { host: '169.254.169.254' },
+    });
+    expect(changed.status).toBe(400);
+    expect(changed.json.error?.field).toBe('config.host');
+  });
 });
 
 describe('allowedNetworks', () => {
