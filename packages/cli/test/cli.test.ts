@@ -7,7 +7,7 @@ import { waitUntilStopped } from '../../executor/test/helpers/processes.js';
 import { startTestServer, type TestServer } from '../../executor/test/helpers/test-server.js';
 import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
 
-const TOKEN = 'cli-test-token';
+const TOKEN = 'cli-test-token-0123456789abcdefghij';
 let logDir: string;
 let server: TestServer | undefined;
 let cli: CliProcess | undefined;
@@ -122,7 +122,9 @@ describe('tickwheel executor', () => {
     const env = { ...process.env, TICKWHEEL_ACCESS_TOKEN: '' };
     const { code, stderr } = runCli(['executor', '--app', 'x', '--port', '0'], env);
     expect(code).toBe(2);
-    expect(stderr).toContain('error: --token is required (or TICKWHEEL_ACCESS_TOKEN); pass --insecure');
+    expect(stderr).toContain(
+      'error: --token-file is required (or --token, or TICKWHEEL_ACCESS_TOKEN); pass --insecure',
+    );
   });
 
   it('registers, runs a GLUE_SHELL job sent over HTTP, calls back, and unregisters on SIGTERM', async () => {

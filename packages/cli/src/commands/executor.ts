@@ -2,6 +2,9 @@
  * `tickwheel executor`: the standalone script executor. It has no handlers of its own: it runs
  * the GLUE script jobs (shell, python, node, php, powershell) its servers send when
  * `--enable-scripts` is given, and registers under `--app` like any embedded executor.
+ *
+ * The token is best given with `--token-file`: scripts are typed in by console users, and a
+ * token on the command line or in the environment is readable by them through `/proc`.
  */
 import type { Executor, ExecutorOptions } from '@tickwheel/executor';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
@@ -9,14 +12,17 @@ import { PROTOCOL_GENERATIONS } from '@tickwheel/protocol/enums';
 import { type Command, Option } from 'commander';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { stopOnSignals } from '../graceful-shutdown.js';
+import { type TokenFlags, type TokenSource, takeTokenFlags, tokenSetting } from '../token-flags.js';
 
-/** Environment variable read when `--token` is not given, so the token stays out of `ps`. */
+/**
+ * Environment variable read when neither `--token` nor `--token-file` is given. It keeps the
+ * token out of `ps`, not out of `/proc/<pid>/environ`, so the executor warns about it.
+ */
 export const ACCESS_TOKEN_ENV = 'TICKWHEEL_ACCESS_TOKEN';
 
-interface ExecutorFlags {
+interface ExecutorFlags extends TokenFlags {
   app: string;
   server?: string[];
-  token?: string;
   host?: string;
   port?: number;
   advertisedAddress?: string;
@@ -25,6 +31,8 @@ interface ExecutorFlags {
   protocol?: ProtocolGeneration;
   enableScripts?: boolean;
   insecure?: boolean;
+  uid?: number;
+  gid?: number;
 }
 
 /** The flag of each executor option, to name the flag in a validation error. */
@@ -32,6 +40,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   appName: '--app',
   serverAddresses: '--server',
   accessToken: '--token',
+  accessTokenFile: '--token-file',
   host: '--host',
   port: '--port',
   advertisedAddress: '--advertised-address',
@@ -40,6 +49,8 @@ const FLAG_OF_OPTION: Record<string, string> = {
   protocol: '--protocol',
   insecure: '--insecure',
   enableScripts: '--enable-scripts',
+  uid: '--uid',
+  gid: '--gid',
 };
 
 export function registerExecutorCommand(program: Command): void {
@@ -48,7 +59,16 @@ export function registerExecutorCommand(program: Command): void {
     .description('run a standalone executor for script (GLUE) jobs')
     .requiredOption('--app <name>', 'app name the executor registers under')
     .option('--server <url[,url]>', 'scheduling server base URL(s), comma-separated or repeated', collectUrls)
-    .addOption(new Option('--token <token>', 'access token shared with the servers').env(ACCESS_TOKEN_ENV))
+    .option(
+      '--token-file <path>',
+      'file holding the access token shared with the servers (owner-only, chmod 600)',
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        'access token shared with the servers (visible in ps and /proc: prefer --token-file)',
+      ).env(ACCESS_TOKEN_ENV),
+    )
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on, 0 for any free one (default 9999)', parseWholeNumber)
     .option('--advertised-address <url>', 'base URL to register when it differs from http://<host>:<port>/')
@@ -69,6 +89,12 @@ export function registerExecutorCommand(program: Command): void {
     )
     .option('--enable-scripts', 'run GLUE script jobs (shell, python, node, php, powershell)')
     .option('--insecure', 'run without an access token: anyone who reaches the port can run jobs')
+    .option(
+      '--uid <uid>',
+      'numeric user id scripts run as, e.g. 65534 for nobody (needs root and --gid)',
+      parseWholeNumber,
+    )
+    .option('--gid <gid>', 'numeric group id scripts run as (with --uid)', parseWholeNumber)
     .action(async (flags: ExecutorFlags, command: Command) => {
       await runExecutor(flags, command);
     });
@@ -80,17 +106,24 @@ async function runExecutor(flags: ExecutorFlags, command: Command): Promise<void
     import('@tickwheel/executor'),
     import('@tickwheel/protocol'),
   ]);
+  const tokenSource = takeTokenFlags(flags, command, ACCESS_TOKEN_ENV);
   let executor: Executor;
   try {
     executor = createExecutor(executorOptions(flags));
   } catch (err) {
     if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION'))
-      command.error(`error: ${flagMessage(err.message, err.field)}`);
+      command.error(`error: ${flagMessage(err.message, err.field, tokenSource)}`);
     throw err;
   }
   try {
     await executor.start();
   } catch (err) {
+    if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION')) {
+      // Checked at start, against the running process: --uid/--gid without root.
+      console.error(`error: ${flagMessage(err.message, err.field, tokenSource)}`);
+      process.exitCode = 1;
+      return;
+    }
     // Nothing started: a port in use, an address that cannot be bound.
     console.error(`error: cannot start the executor: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
@@ -121,6 +154,7 @@ function executorOptions(flags: ExecutorFlags): ExecutorOptions {
     appName: flags.app,
     serverAddresses: flags.server,
     accessToken: flags.token,
+    accessTokenFile: flags.tokenFile,
     host: flags.host,
     port: flags.port,
     advertisedAddress: flags.advertisedAddress,
@@ -129,19 +163,23 @@ function executorOptions(flags: ExecutorFlags): ExecutorOptions {
     protocol: flags.protocol,
     enableScripts: flags.enableScripts ?? false,
     insecure: flags.insecure ?? false,
+    uid: flags.uid,
+    gid: flags.gid,
   };
 }
 
 /** `port: must be ...` (field `port`) → `--port: must be ...`; `serverAddresses[1]` → `--server (address 2)`. */
-function flagMessage(message: string, field: string | undefined): string {
+function flagMessage(message: string, field: string | undefined, tokenSource: TokenSource): string {
   if (field === undefined) return message;
   const match = /^(\w+)(?:\[(\d+)\])?$/.exec(field);
-  const flag = match?.[1] === undefined ? undefined : FLAG_OF_OPTION[match[1]];
+  const option = match?.[1];
+  let flag = option === undefined ? undefined : FLAG_OF_OPTION[option];
   if (flag === undefined) return message;
-  if (field === 'accessToken') {
+  if (field === 'accessToken' && tokenSource === undefined) {
     // The executor's own wording speaks of the API option `insecure: true`.
-    return `${flag} is required (or ${ACCESS_TOKEN_ENV}); pass --insecure to run an executor anyone can call`;
+    return `--token-file is required (or --token, or ${ACCESS_TOKEN_ENV}); pass --insecure to run an executor anyone can call`;
   }
+  if (field === 'accessToken') flag = tokenSetting(tokenSource, ACCESS_TOKEN_ENV);
   const reason = message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
   const which = match?.[2] === undefined ? '' : ` (address ${Number(match[2]) + 1})`;
   return `${flag}${which}: ${reason}`;

@@ -5,6 +5,9 @@
  * while that file exists says where it is. `--demo` adds an executor in the same process and a
  * few jobs for it.
  *
+ * The executor access token is best given with `--token-file`: `--token` and
+ * `TICKWHEEL_ACCESS_TOKEN` work but are warned about, as `/proc` shows them to other processes.
+ *
  * A SIGINT or SIGTERM stops gracefully: the demo executor first (its results still reach the
  * server), then the server, which stops claiming, lets the dispatches in flight finish (bounded)
  * and leaves every fire not dispatched `pending` for the next start.
@@ -28,15 +31,15 @@ import { type Command, Option } from 'commander';
 import { parseTrustProxy, parseWholeNumber } from '../flag-parsers.js';
 import { stopOnSignals } from '../graceful-shutdown.js';
 import { portUnavailable } from '../port-check.js';
+import { type TokenFlags, type TokenSource, takeTokenFlags, tokenSetting } from '../token-flags.js';
 import { createDemoJobs, DEMO_APP, startDemoExecutor } from './start-demo.js';
 
-interface StartFlags {
+interface StartFlags extends TokenFlags {
   port?: number;
   host?: string;
   dataDir?: string;
   database?: string;
   databaseWaitMs?: number;
-  token?: string;
   apiToken?: string;
   logLevel?: LogLevel;
   trustProxy?: boolean | string[];
@@ -83,10 +86,15 @@ export function registerStartCommand(program: Command): void {
       `how long a start waits for an unreachable PostgreSQL/MySQL database, 0 for not at all (default ${SERVER_DEFAULTS.databaseWaitMs})`,
       parseWholeNumber,
     )
+    .option(
+      '--token-file <path>',
+      'file holding the executor access token (owner-only, chmod 600; default: generated at first start)',
+    )
     .addOption(
-      new Option('--token <token>', 'executor access token (default: generated at first start)').env(
-        SERVER_ENV.accessToken,
-      ),
+      new Option(
+        '--token <token>',
+        'executor access token (visible in ps and /proc: prefer --token-file; default: generated at first start)',
+      ).env(SERVER_ENV.accessToken),
     )
     .addOption(
       new Option('--api-token <token>', 'seed an admin API token, at least 24 characters').env(
@@ -112,7 +120,9 @@ export function registerStartCommand(program: Command): void {
 }
 
 async function runServer(flags: StartFlags, command: Command): Promise<void> {
-  const options = { ...serverOptions(flags), consoleDir: await builtConsoleDir() };
+  const tokenSource = takeTokenFlags(flags, command, SERVER_ENV.accessToken);
+  const accessToken = await accessTokenOf(flags, command);
+  const options = { ...serverOptions(flags, accessToken), consoleDir: await builtConsoleDir() };
   let server: TickwheelServer;
   try {
     // The port is checked before anything is written (data directory, store, first-start
@@ -128,7 +138,7 @@ async function runServer(flags: StartFlags, command: Command): Promise<void> {
     server = await createServer(options);
   } catch (err) {
     if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION'))
-      command.error(`error: ${flagMessage(err.message, err.field)}`);
+      command.error(`error: ${flagMessage(err.message, err.field, tokenSource)}`);
     // Nothing runs: the database cannot be reached, the port was taken since the check.
     console.error(`error: cannot start the server: ${startFailure(err, options)}`);
     process.exitCode = 1;
@@ -155,14 +165,33 @@ async function runServer(flags: StartFlags, command: Command): Promise<void> {
   });
 }
 
-function serverOptions(flags: StartFlags): ServerOptions & { dataDir?: string } {
+/**
+ * The executor access token from `--token-file` (read here, passed to the server like `--token`),
+ * or `--token` / the environment.
+ */
+async function accessTokenOf(flags: StartFlags, command: Command): Promise<string | undefined> {
+  if (flags.tokenFile === undefined) return flags.token;
+  // Loaded only for --token-file: the CLI's other commands start without the executor package.
+  const { readTokenFile } = await import('@tickwheel/executor');
+  try {
+    return readTokenFile(flags.tokenFile, '--token-file', (message) => console.error(`warning: ${message}`));
+  } catch (err) {
+    if (isTickwheelError(err, 'TW_ERR_INVALID_OPTION')) command.error(`error: ${err.message}`);
+    throw err;
+  }
+}
+
+function serverOptions(
+  flags: StartFlags,
+  accessToken: string | undefined,
+): ServerOptions & { dataDir?: string } {
   return {
     port: flags.port,
     host: flags.host,
     dataDir: flags.dataDir,
     database: flags.database,
     databaseWaitMs: flags.databaseWaitMs,
-    accessToken: flags.token,
+    accessToken,
     apiToken: flags.apiToken,
     logLevel: flags.logLevel,
     trustProxy: flags.trustProxy,
@@ -253,8 +282,13 @@ function startFailure(err: unknown, options: ServerOptions): string {
 }
 
 /** `port: must be ...` (field `port`) → `--port: must be ...`; `apiToken must be ...` → `--api-token: must be ...`. */
-function flagMessage(message: string, field: string | undefined): string {
-  const flag = field === undefined ? undefined : FLAG_OF_OPTION[field];
+function flagMessage(message: string, field: string | undefined, tokenSource: TokenSource): string {
+  const flag =
+    field === 'accessToken'
+      ? tokenSetting(tokenSource, SERVER_ENV.accessToken)
+      : field === undefined
+        ? undefined
+        : FLAG_OF_OPTION[field];
   if (flag === undefined || field === undefined) return message;
   const reason = message.startsWith(field) ? message.slice(field.length).replace(/^:?\s*/, '') : message;
   return `${flag}: ${reason}`;
