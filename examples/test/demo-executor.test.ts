@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../../packages/executor/test/h
 // The built app: its worker handler is loaded from the compiled `handlers/crunch-numbers.js`.
 const APP = new URL('../dist/demo-executor/app.js', import.meta.url);
 const HANDLERS = { sync: new URL('../dist/demo-executor/handlers/sync-with-abort.js', import.meta.url) };
-const TOKEN = 'demo-test-token';
+const TOKEN = 'demo-test-token-0123456789abcdefghij';
 let server: TestServer;
 let executor: Executor;
 let address: string;
