@@ -27,15 +27,28 @@ export async function prepareLogDir(
     if (!entry.isDirectory()) continue;
     if (scriptsRunAsOtherUser && entry.name === GLUE_SOURCE_FOLDER) continue;
     const folder = path.join(logDir, entry.name);
-    if (((await stat(folder)).mode & 0o077) === 0) continue;
-    await chmod(folder, 0o700);
-    narrowed.push(entry.name);
+    if (await narrowFolder(folder, logger)) narrowed.push(entry.name);
   }
   if (narrowed.length > 0) {
     logger.warn(
       { logDir, folders: narrowed },
       'log directory folders were open to other users; made them owner-only',
     );
+  }
+}
+
+/**
+ * Makes `folder` owner-only when it is wider; true when it was narrowed. A folder this process
+ * may not change (another user's) is logged and left: the executor still starts.
+ */
+async function narrowFolder(folder: string, logger: Pick<Logger, 'warn'>): Promise<boolean> {
+  try {
+    if (((await stat(folder)).mode & 0o077) === 0) return false;
+    await chmod(folder, 0o700);
+    return true;
+  } catch (err) {
+    logger.warn({ err, folder }, 'could not make a log directory folder owner-only');
+    return false;
   }
 }
 

@@ -4,7 +4,7 @@
  * another user who can read neither the token file nor the executor's data; and weak tokens
  * are refused.
  */
-import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -153,6 +153,18 @@ describe('a script and the executor token', () => {
       journal: 0o600,
       gluesource: 0o700,
     });
+  });
+  it('folders an earlier version left open to other users are made owner-only at start, with a warning', async () => {
+    const logDir = await mkdtemp(path.join(os.tmpdir(), 'tw-old-logs-'));
+    try {
+      await mkdir(path.join(logDir, '2020-01-01'), { mode: 0o755 });
+      await chmod(path.join(logDir, '2020-01-01'), 0o755);
+      fx = await startExecutor(() => {}, { logDir });
+      expect((await stat(path.join(logDir, '2020-01-01'))).mode & 0o777).toBe(0o700);
+      expect(fx.logLines).toContainEqual(expect.objectContaining({ level: 40, folders: ['2020-01-01'] }));
+    } finally {
+      await rm(logDir, { recursive: true, force: true });
+    }
   });
 });
 
