@@ -87,7 +87,11 @@ describe('console: apps', () => {
 
     await dialog.getByLabel('Executor addresses').fill('http://127.0.0.1:9/\nhttp://127.0.0.1:10/');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.waitFor({ state: 'detached' });
+    // Then the new app's executor token, shown once (apps-tokens.test.ts tests it).
+    const tokenDialog = page.getByRole('dialog').filter({ hasText: `Executor token of ${NEW_APP}` });
+    await tokenDialog.getByTestId('app-token').waitFor();
+    await tokenDialog.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     const row = appRow(page, NEW_APP);
     await row.waitFor();
     // What users type is shown as text.

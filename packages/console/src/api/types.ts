@@ -32,3 +32,5 @@ export type ApiToken = Ok<'listApiTokens'>['items'][number];
 export type AuditEntry = Ok<'listAudit'>['items'][number];
 export type ScriptVersion = Ok<'listScriptVersions'>['items'][number];
 export type FireStatus = Fire['status'];
+/** An app with its new executor token, answered once by createApp and rotateAppToken. */
+export type AppWithToken = Ok<'createApp'>;

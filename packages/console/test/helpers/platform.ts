@@ -32,6 +32,8 @@ export interface Platform {
   executorAddress: string;
   /** The id of the app `console-e2e` (created through the API, AUTO addresses). */
   appId: number;
+  /** The installation-wide executor token (what apps in compatibility mode accept). */
+  installationToken: string;
   /** Calls the REST API as the admin (bearer token); throws on an error answer. */
   api<T = unknown>(method: string, apiPath: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
@@ -128,6 +130,7 @@ export async function startPlatform(): Promise<Platform> {
     executor,
     executorAddress,
     appId: app.id,
+    installationToken: accessToken,
     api,
     async stop() {
       await executor.stop({ timeoutMs: 0 });

@@ -1,14 +1,16 @@
 /**
  * Create or edit an app in a dialog: the app name (on create only: executors register with it),
  * the title, automatic or manual addresses, and for manual ones the address list, one per line.
- * The server checks the addresses; its error lands under the field it names.
+ * On create, whether the app uses the installation-wide executor token (compatibility mode) instead
+ * of one of its own, which the page then shows once. The server checks the addresses; its error
+ * lands under the field it names.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App as AntApp, Form, Input, Radio } from 'antd';
+import { App as AntApp, Checkbox, Form, Input, Radio } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
-import type { App } from '../../api/types';
+import type { App, AppWithToken } from '../../api/types';
 import { FormModal } from '../../components/FormModal';
 import { showFieldError } from '../../components/formErrors';
 
@@ -20,6 +22,8 @@ interface AppFormValues {
   addressType: AddressType;
   /** The address list as typed, one address per line; named as the API names it, so its errors land here. */
   addressList: string;
+  /** On create: the installation-wide executor token instead of one of the app's own. */
+  useInstallationToken: boolean;
 }
 
 function splitLines(text: string | undefined): string[] {
@@ -35,10 +39,12 @@ export interface AppFormModalProps {
   /** The app to edit; undefined to create one. */
   app: App | undefined;
   onClose(): void;
+  /** After a create: the new app with its executor token (null in compatibility mode). */
+  onCreated?(app: AppWithToken): void;
 }
 
 /** Mount it to open it (and unmount to close), so each opening starts from the app's values. */
-export function AppFormModal({ app, onClose }: AppFormModalProps) {
+export function AppFormModal({ app, onClose, onCreated }: AppFormModalProps) {
   const { t } = useTranslation('apps');
   const { message } = AntApp.useApp();
   const queryClient = useQueryClient();
@@ -48,31 +54,35 @@ export function AppFormModal({ app, onClose }: AppFormModalProps) {
   const editing = app !== undefined;
 
   const save = useMutation({
-    mutationFn: async (values: AppFormValues) => {
+    mutationFn: async (values: AppFormValues): Promise<{ saved: App; created?: AppWithToken }> => {
       const addressList = values.addressType === 'MANUAL' ? splitLines(values.addressList) : [];
       if (app === undefined) {
-        return call(
+        const created = await call(
           client.POST('/api/v1/apps', {
             body: {
               appName: values.appName.trim(),
               title: values.title,
               addressType: values.addressType,
               addressList,
+              ...(values.useInstallationToken ? { useInstallationToken: true } : {}),
             },
           }),
         );
+        return { saved: created, created };
       }
-      return call(
+      const saved = await call(
         client.PATCH('/api/v1/apps/{id}', {
           params: { path: { id: app.id } },
           body: { title: values.title, addressType: values.addressType, addressList },
         }),
       );
+      return { saved };
     },
-    onSuccess: async (saved) => {
+    onSuccess: async ({ saved, created }) => {
       void message.success(editing ? t('common:states.saved') : t('created', { name: saved.appName }));
       await queryClient.invalidateQueries({ queryKey: ['apps'] });
       onClose();
+      if (created !== undefined) onCreated?.(created);
     },
     onError: (err) => setFormError(showFieldError(form, err) ? undefined : err),
   });
@@ -95,6 +105,7 @@ export function AppFormModal({ app, onClose }: AppFormModalProps) {
         title: app?.title ?? '',
         addressType: app?.addressType ?? 'AUTO',
         addressList: app?.addressType === 'MANUAL' ? app.addressList.join('\n') : '',
+        useInstallationToken: false,
       }}
     >
       <Form.Item
@@ -141,6 +152,11 @@ export function AppFormModal({ app, onClose }: AppFormModalProps) {
             placeholder="http://10.0.0.5:9999/"
             spellCheck={false}
           />
+        </Form.Item>
+      )}
+      {!editing && (
+        <Form.Item name="useInstallationToken" valuePropName="checked" extra={t('useInstallationTokenHelp')}>
+          <Checkbox>{t('useInstallationToken')}</Checkbox>
         </Form.Item>
       )}
     </FormModal>

@@ -1,21 +1,39 @@
 /**
  * Apps: the list (name, title, address type, executors online) with a name filter and paging
- * kept in the address bar, each row opening onto its online executors. Admins create, edit and
- * delete apps; everyone else sees the same list without those actions.
+ * kept in the address bar, each row opening onto its online executors, and which executor token
+ * each app uses (its own, or the installation-wide one in compatibility mode, with a warning while
+ * any app does). Admins create, edit, delete apps and rotate their tokens (the new token shown
+ * once); everyone else sees the same list without those actions.
  */
-import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
+import { DeleteOutlined, EditOutlined, KeyOutlined, PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App as AntApp, Badge, Button, Flex, Input, Popconfirm, Table, Tag, Typography } from 'antd';
+import {
+  Alert,
+  App as AntApp,
+  Badge,
+  Button,
+  Flex,
+  Input,
+  Popconfirm,
+  Table,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { call, client } from '../../api/client';
-import type { App } from '../../api/types';
+import type { App, AppWithToken } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { ApiErrorAlert, errorText } from '../../components/ApiErrorAlert';
 import { PageTitle } from '../../components/PageTitle';
+import { formatTime } from '../../components/Time';
 import { AppExecutors } from './AppExecutors';
 import { AppFormModal } from './AppFormModal';
+import { AppTokenModal, type ShownToken } from './AppTokenModal';
+import { InstallationTokenNotice } from './InstallationTokenNotice';
+import { RotateTokenModal } from './RotateTokenModal';
 
 const REFRESH_MS = 10_000;
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -29,6 +47,34 @@ function positiveInt(text: string | null, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
+/** Which executor token the app uses, and while a rotation overlaps, until when the old one works. */
+function Credential({ app }: { app: App }) {
+  const { t } = useTranslation('apps');
+  return (
+    <Flex vertical gap={2} data-testid={`credential-${app.appName}`}>
+      <Tooltip title={t(`credentialHelp.${app.credential}`)}>
+        <Tag color={app.credential === 'installation' ? 'warning' : 'green'} style={{ width: 'fit-content' }}>
+          {t(`credentials.${app.credential}`)}
+        </Tag>
+      </Tooltip>
+      {app.previousTokenValidUntil !== null && (
+        <Typography.Text type="secondary" style={{ whiteSpace: 'nowrap', fontSize: 12 }}>
+          {t('previousValidUntil', { time: formatTime(app.previousTokenValidUntil) })}
+        </Typography.Text>
+      )}
+    </Flex>
+  );
+}
+
+function shownToken(app: AppWithToken): ShownToken | undefined {
+  if (app.accessToken === null) return undefined;
+  return {
+    appName: app.appName,
+    accessToken: app.accessToken,
+    previousTokenValidUntil: app.previousTokenValidUntil,
+  };
+}
+
 export default function AppsPage() {
   const { t } = useTranslation('apps');
   const { isAdmin } = useAuth();
@@ -36,6 +82,8 @@ export default function AppsPage() {
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const [editor, setEditor] = useState<Editor>();
+  const [rotating, setRotating] = useState<App | undefined>();
+  const [token, setToken] = useState<ShownToken | undefined>();
   const name = params.get('name') ?? '';
   const page = positiveInt(params.get('page'), 1);
   const pageSize = positiveInt(params.get('size'), DEFAULT_PAGE_SIZE);
@@ -92,6 +140,7 @@ export default function AppsPage() {
       />
       <Flex vertical gap="middle">
         {!isAdmin && <Alert type="info" showIcon title={t('readOnly')} />}
+        <InstallationTokenNotice />
         <Input.Search
           aria-label={t('filterName')}
           placeholder={t('filterName')}
@@ -143,6 +192,11 @@ export default function AppsPage() {
               ),
             },
             {
+              key: 'credential',
+              title: t('credential'),
+              render: (_, app) => <Credential app={app} />,
+            },
+            {
               key: 'online',
               title: t('online'),
               render: (_, app) => (
@@ -166,6 +220,14 @@ export default function AppsPage() {
                           onClick={() => setEditor({ app })}
                         >
                           {t('common:actions.edit')}
+                        </Button>
+                        <Button
+                          size="small"
+                          icon={<KeyOutlined />}
+                          aria-label={`${t('rotate')} ${app.appName}`}
+                          onClick={() => setRotating(app)}
+                        >
+                          {t('rotate')}
                         </Button>
                         <Popconfirm
                           title={t('common:confirmDelete', { name: app.appName })}
@@ -191,7 +253,24 @@ export default function AppsPage() {
           ]}
         />
       </Flex>
-      {editor !== undefined && <AppFormModal app={editor.app} onClose={() => setEditor(undefined)} />}
+      {editor !== undefined && (
+        <AppFormModal
+          app={editor.app}
+          onClose={() => setEditor(undefined)}
+          onCreated={(created) => setToken(shownToken(created))}
+        />
+      )}
+      {rotating !== undefined && (
+        <RotateTokenModal
+          app={rotating}
+          onClose={() => setRotating(undefined)}
+          onRotated={(rotated) => {
+            setRotating(undefined);
+            setToken(shownToken(rotated));
+          }}
+        />
+      )}
+      <AppTokenModal shown={token} onClose={() => setToken(undefined)} />
     </>
   );
 }

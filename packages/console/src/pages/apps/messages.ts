@@ -39,6 +39,51 @@ export default {
     minutesAgo: '{{count}} min ago',
     configured: 'Configured addresses',
     autoRefresh: 'Refreshed every {{seconds}} s',
+    credential: 'Executor token',
+    credentials: {
+      app: 'Own token',
+      installation: 'Installation token (compatibility)',
+    },
+    credentialHelp: {
+      app: "The app's executors sign in with a token of the app's own.",
+      installation:
+        "Any executor holding the installation-wide token can register under this app and take its jobs. Rotate the app's token to give it one of its own.",
+    },
+    previousValidUntil: 'previous token valid until {{time}}',
+    useInstallationToken: 'Use the installation-wide token (compatibility mode)',
+    useInstallationTokenHelp:
+      'Only for executors that cannot be given a new token: any executor holding the installation token can then register under this app. Otherwise the app gets a token of its own, shown once after saving.',
+    rotate: 'Rotate token',
+    rotateTitle: 'Rotate the executor token of {{name}}',
+    rotateIntro:
+      'The app gets a new executor token, shown once. Executors still using the old one keep working for the time chosen below: move them over before then.',
+    rotateIntroInstallation:
+      'The app gets an executor token of its own, shown once. Its executors may keep using the installation-wide token for the time chosen below: move them over before then.',
+    overlap: 'The old token stays valid',
+    overlaps: {
+      hour: 'for 1 hour',
+      day: 'for 24 hours',
+      week: 'for 7 days',
+      none: 'no, it stops working now',
+    },
+    overlapNoneWarning:
+      'Executors using the old token are refused at once, until they are given the new one.',
+    rotateOk: 'Rotate',
+    tokenTitle: 'Executor token of {{name}}',
+    tokenShownOnce:
+      'Copy the token now: it is shown only this once and will not be shown again. If it is lost, rotate the token.',
+    tokenPreviousUntil: 'The previous token stays valid until {{time}}.',
+    tokenCopied: 'Copied',
+    tokenHowTo: "Configure the app's executors with it:",
+    tokenCli: "Command line: save the token in a file only the executor's user can read, then",
+    tokenSdk: 'Node.js SDK (accessToken)',
+    tokenXxlJob: 'XXL-JOB executors: set xxl.job.accessToken to it.',
+    tokenDone: 'I have copied it',
+    installationNotice_one: '{{count}} app still uses the installation-wide executor token',
+    installationNotice_other: '{{count}} apps still use the installation-wide executor token',
+    installationNoticeHelp:
+      "Any executor holding that token can register under them and take their jobs: rotate each one's token to give it its own ({{names}}).",
+    installationNoticeLink: 'Go to the apps',
   },
   zh: {
     title: '执行器管理',
@@ -79,5 +124,48 @@ export default {
     minutesAgo: '{{count}} 分钟前',
     configured: '录入的地址',
     autoRefresh: '每 {{seconds}} 秒刷新',
+    credential: '执行器令牌',
+    credentials: {
+      app: '独立令牌',
+      installation: '全局令牌（兼容模式）',
+    },
+    credentialHelp: {
+      app: '此执行器的机器使用它独有的令牌认证。',
+      installation:
+        '任何持有全局令牌的执行器都能以此 AppName 注册并接收它的任务。轮换令牌即可为它生成独立令牌。',
+    },
+    previousValidUntil: '旧令牌有效至 {{time}}',
+    useInstallationToken: '使用全局令牌（兼容模式）',
+    useInstallationTokenHelp:
+      '仅用于无法配置新令牌的执行器：此后任何持有全局令牌的执行器都能以此 AppName 注册。不勾选时将生成独立令牌，保存后只显示一次。',
+    rotate: '轮换令牌',
+    rotateTitle: '轮换 {{name}} 的执行器令牌',
+    rotateIntro:
+      '将生成新的执行器令牌，只显示一次。仍使用旧令牌的机器在下方选择的时间内继续可用，请在此之前完成切换。',
+    rotateIntroInstallation:
+      '将为此执行器生成独立令牌，只显示一次。它的机器在下方选择的时间内仍可使用全局令牌，请在此之前完成切换。',
+    overlap: '旧令牌继续有效',
+    overlaps: {
+      hour: '1 小时',
+      day: '24 小时',
+      week: '7 天',
+      none: '不保留，立即失效',
+    },
+    overlapNoneWarning: '使用旧令牌的机器将立即被拒绝，直到配置了新令牌。',
+    rotateOk: '轮换',
+    tokenTitle: '{{name}} 的执行器令牌',
+    tokenShownOnce: '请立即复制令牌：它只显示这一次，之后不会再显示。如果丢失，请轮换令牌。',
+    tokenPreviousUntil: '旧令牌有效至 {{time}}。',
+    tokenCopied: '已复制',
+    tokenHowTo: '用它配置此执行器的机器：',
+    tokenCli: '命令行：将令牌保存到只有执行器用户可读的文件中，然后运行',
+    tokenSdk: 'Node.js SDK（accessToken）',
+    tokenXxlJob: 'XXL-JOB 执行器：将 xxl.job.accessToken 设为此令牌。',
+    tokenDone: '我已复制',
+    installationNotice_one: '{{count}} 个执行器仍在使用全局执行器令牌',
+    installationNotice_other: '{{count}} 个执行器仍在使用全局执行器令牌',
+    installationNoticeHelp:
+      '任何持有该令牌的执行器都能以它们的 AppName 注册并接收任务：请逐个轮换令牌，为它们生成独立令牌（{{names}}）。',
+    installationNoticeLink: '前往执行器管理',
   },
 };

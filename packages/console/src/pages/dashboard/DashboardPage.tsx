@@ -5,7 +5,8 @@
  * minute, so the page tells both when it asked and when the server computed them: each fire figure
  * says "as of" the time it was computed, so a job just started that has fired already is not
  * contradicted by a silent 0 (the refresh button, or the next minute, brings it). An app chosen
- * in the toolbar (kept in the URL as `appId`) narrows every figure to that app.
+ * in the toolbar (kept in the URL as `appId`) narrows every figure to that app. Admins are told
+ * when apps still use the installation-wide executor token, with a link to the apps page.
  */
 import { ReloadOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -29,10 +30,12 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { call, client } from '../../api/client';
 import type { Dashboard } from '../../api/types';
+import { useAuth } from '../../auth/AuthContext';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { PageLoading } from '../../components/PageLoading';
 import { PageTitle } from '../../components/PageTitle';
 import { formatTime } from '../../components/Time';
+import { InstallationTokenNotice } from '../apps/InstallationTokenNotice';
 import { useApps } from '../fires/lookups';
 import { firesPerDayOption, formatDuration, latenessOption, RESULT_COLORS, RESULTS } from './charts';
 
@@ -51,6 +54,7 @@ export default function DashboardPage() {
   const appParam = Number(params.get('appId'));
   const appId = Number.isSafeInteger(appParam) && appParam > 0 ? appParam : undefined;
   const apps = useApps();
+  const { isAdmin } = useAuth();
 
   const query = useQuery({
     queryKey: ['dashboard', days, appId],
@@ -115,6 +119,7 @@ export default function DashboardPage() {
   return (
     <>
       <PageTitle title={t('title')} extra={toolbar} />
+      {isAdmin && <InstallationTokenNotice link style={{ marginBottom: 16 }} />}
       {query.isError && (
         <div style={{ marginBottom: 16 }}>
           <ApiErrorAlert error={query.error} onRetry={() => void query.refetch()} />
