@@ -188,6 +188,7 @@ describe.skipIf(process.getuid?.() !== 0)('scripts run as another user (uid/gid,
         `cat ${tokenFile} || echo "token file: denied"`,
         `cat /proc/${process.pid}/environ || echo "environ: denied"`,
         `ls ${fx.logDir}/callbacklog || echo "callbacklog: denied"`,
+        `cat ${fx.logDir}/callbacklog/accepted-logids.log || echo "journal: denied"`,
         `ls ${fx.logDir} || echo "log dir listing: denied"`,
       ].join('\n'),
     );
@@ -196,6 +197,7 @@ describe.skipIf(process.getuid?.() !== 0)('scripts run as another user (uid/gid,
     expect(log).toContain('token file: denied');
     expect(log).toContain('environ: denied');
     expect(log).toContain('callbacklog: denied');
+    expect(log).toContain('journal: denied');
     expect(log).toContain('log dir listing: denied');
     expect(log).not.toContain(TOKEN);
     const scriptFolder = await stat(path.join(fx.logDir, 'gluesource'));
