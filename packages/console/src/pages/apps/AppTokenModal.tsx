@@ -7,6 +7,16 @@ import { Alert, Button, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatTime } from '../../components/Time';
 
+/** A snippet to copy: kept as typed, scrolling sideways when a line is long. */
+const SNIPPET = {
+  whiteSpace: 'pre',
+  overflowX: 'auto',
+  padding: '8px 12px',
+  marginTop: 4,
+  background: 'rgba(0, 0, 0, 0.04)',
+  borderRadius: 6,
+} as const;
+
 export interface ShownToken {
   appName: string;
   accessToken: string;
@@ -17,7 +27,7 @@ export function AppTokenModal({ shown, onClose }: { shown: ShownToken | undefine
   const { t } = useTranslation('apps');
   const serverUrl = `${window.location.origin}/`;
   const appName = shown?.appName ?? '';
-  const cli = `npx tickwheel executor --app ${appName} --server ${serverUrl} \\\n  --token-file /etc/tickwheel/${appName}.token`;
+  const cli = `npx tickwheel executor --app ${appName} \\\n  --server ${serverUrl} \\\n  --token-file /etc/tickwheel/${appName}.token`;
   const sdk = `createExecutor({\n  appName: '${appName}',\n  serverAddresses: ['${serverUrl}'],\n  accessToken: process.env.TICKWHEEL_ACCESS_TOKEN,\n});`;
   return (
     <Modal
@@ -53,9 +63,9 @@ export function AppTokenModal({ shown, onClose }: { shown: ShownToken | undefine
       )}
       <Typography.Paragraph strong>{t('tokenHowTo')}</Typography.Paragraph>
       <Typography.Text type="secondary">{t('tokenCli')}</Typography.Text>
-      <pre style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>{cli}</pre>
+      <pre style={SNIPPET}>{cli}</pre>
       <Typography.Text type="secondary">{t('tokenSdk')}</Typography.Text>
-      <pre style={{ whiteSpace: 'pre-wrap' }}>{sdk}</pre>
+      <pre style={SNIPPET}>{sdk}</pre>
       <Typography.Text type="secondary">{t('tokenXxlJob')}</Typography.Text>
     </Modal>
   );

@@ -47,18 +47,41 @@ function positiveInt(text: string | null, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-/** Which executor token the app uses, and while a rotation overlaps, until when the old one works. */
-function Credential({ app }: { app: App }) {
+/**
+ * Which executor token the app uses, while a rotation overlaps until when the old one works, and
+ * for admins the button that rotates it (next to what it changes, so the actions column stays narrow).
+ */
+function Credential({ app, onRotate }: { app: App; onRotate: (() => void) | undefined }) {
   const { t } = useTranslation('apps');
   return (
-    <Flex vertical gap={2} data-testid={`credential-${app.appName}`}>
-      <Tooltip title={t(`credentialHelp.${app.credential}`)}>
-        <Tag color={app.credential === 'installation' ? 'warning' : 'green'} style={{ width: 'fit-content' }}>
-          {t(`credentials.${app.credential}`)}
-        </Tag>
-      </Tooltip>
+    <Flex vertical gap={2}>
+      <Flex align="center" gap={4} wrap={false}>
+        <Tooltip title={t(`credentialHelp.${app.credential}`)}>
+          <Tag
+            data-testid={`credential-${app.appName}`}
+            color={app.credential === 'installation' ? 'warning' : 'green'}
+          >
+            {t(`credentials.${app.credential}`)}
+          </Tag>
+        </Tooltip>
+        {onRotate !== undefined && (
+          <Button
+            size="small"
+            type="link"
+            icon={<KeyOutlined />}
+            aria-label={`${t('rotate')} ${app.appName}`}
+            onClick={onRotate}
+          >
+            {t('rotate')}
+          </Button>
+        )}
+      </Flex>
       {app.previousTokenValidUntil !== null && (
-        <Typography.Text type="secondary" style={{ whiteSpace: 'nowrap', fontSize: 12 }}>
+        <Typography.Text
+          type="secondary"
+          data-testid={`previous-token-${app.appName}`}
+          style={{ whiteSpace: 'nowrap', fontSize: 12 }}
+        >
           {t('previousValidUntil', { time: formatTime(app.previousTokenValidUntil) })}
         </Typography.Text>
       )}
@@ -194,7 +217,9 @@ export default function AppsPage() {
             {
               key: 'credential',
               title: t('credential'),
-              render: (_, app) => <Credential app={app} />,
+              render: (_, app) => (
+                <Credential app={app} onRotate={isAdmin ? () => setRotating(app) : undefined} />
+              ),
             },
             {
               key: 'online',
@@ -220,14 +245,6 @@ export default function AppsPage() {
                           onClick={() => setEditor({ app })}
                         >
                           {t('common:actions.edit')}
-                        </Button>
-                        <Button
-                          size="small"
-                          icon={<KeyOutlined />}
-                          aria-label={`${t('rotate')} ${app.appName}`}
-                          onClick={() => setRotating(app)}
-                        >
-                          {t('rotate')}
                         </Button>
                         <Popconfirm
                           title={t('common:confirmDelete', { name: app.appName })}

@@ -28,7 +28,7 @@ export function InstallationTokenNotice({ link = false, style }: { link?: boolea
       style={style}
       data-testid="installation-token-notice"
       title={t('installationNotice', { count: legacy.length })}
-      description={t('installationNoticeHelp', { names })}
+      description={t('installationNoticeHelp', { count: legacy.length, names })}
       action={link ? <Link to="/apps">{t('installationNoticeLink')}</Link> : undefined}
     />
   );

@@ -81,7 +81,9 @@ export default {
     tokenDone: 'I have copied it',
     installationNotice_one: '{{count}} app still uses the installation-wide executor token',
     installationNotice_other: '{{count}} apps still use the installation-wide executor token',
-    installationNoticeHelp:
+    installationNoticeHelp_one:
+      'Any executor holding that token can register under it and take its jobs: rotate its token to give it one of its own ({{names}}).',
+    installationNoticeHelp_other:
       "Any executor holding that token can register under them and take their jobs: rotate each one's token to give it its own ({{names}}).",
     installationNoticeLink: 'Go to the apps',
   },
@@ -164,7 +166,9 @@ export default {
     tokenDone: '我已复制',
     installationNotice_one: '{{count}} 个执行器仍在使用全局执行器令牌',
     installationNotice_other: '{{count}} 个执行器仍在使用全局执行器令牌',
-    installationNoticeHelp:
+    installationNoticeHelp_one:
+      '任何持有该令牌的执行器都能以它的 AppName 注册并接收任务：请轮换它的令牌，为它生成独立令牌（{{names}}）。',
+    installationNoticeHelp_other:
       '任何持有该令牌的执行器都能以它们的 AppName 注册并接收任务：请逐个轮换令牌，为它们生成独立令牌（{{names}}）。',
     installationNoticeLink: '前往执行器管理',
   },
