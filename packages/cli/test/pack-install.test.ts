@@ -226,8 +226,16 @@ describe('the installed project', () => {
     expect(await (await fetch(url!)).text()).toMatch(/<!doctype html>/i);
 
     await writeFile(path.join(project, 'executor.mjs'), EXECUTOR_SCRIPT);
-    const app = await api.post<{ id: number }>('apps', { appName: 'pack-check', title: 'Pack check' });
-    const executor = startInProject('node', ['executor.mjs'], { ...SECRETS, TICKWHEEL_SERVER: url! });
+    // Each app created has an executor token of its own, answered once: its executors use it.
+    const app = await api.post<{ id: number; accessToken: string }>('apps', {
+      appName: 'pack-check',
+      title: 'Pack check',
+    });
+    const executor = startInProject('node', ['executor.mjs'], {
+      ...SECRETS,
+      TICKWHEEL_ACCESS_TOKEN: app.accessToken,
+      TICKWHEEL_SERVER: url!,
+    });
     await executor.waitForOutput(/executor listening on http:/);
     await waitForExecutor(api, app.id);
 
@@ -240,13 +248,16 @@ describe('the installed project', () => {
 
     // `tickwheel demo` runs the example app shipped inside the CLI package; its worker handler
     // (crunch-numbers, a module loaded by a worker thread) finds its file there too.
+    const demoApp = await api.post<{ id: number; accessToken: string }>('apps', {
+      appName: 'tickwheel-demo',
+      title: 'Demo',
+    });
     const demo = startInProject(
       'npx',
       ['--no-install', 'tickwheel', 'demo', '--port', '0', '--log-dir', './demo-logs', '--server', url!],
-      SECRETS,
+      { ...SECRETS, TICKWHEEL_ACCESS_TOKEN: demoApp.accessToken },
     );
     await demo.waitForOutput(/Demo executor listening on http:/);
-    const demoApp = await api.post<{ id: number }>('apps', { appName: 'tickwheel-demo', title: 'Demo' });
     await waitForExecutor(api, demoApp.id);
     const crunched = await triggerNewJob(
       api,
