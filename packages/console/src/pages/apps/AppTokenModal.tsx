@@ -28,7 +28,7 @@ export function AppTokenModal({ shown, onClose }: { shown: ShownToken | undefine
   const serverUrl = `${window.location.origin}/`;
   const appName = shown?.appName ?? '';
   const cli = `npx tickwheel executor --app ${appName} \\\n  --server ${serverUrl} \\\n  --token-file /etc/tickwheel/${appName}.token`;
-  const sdk = `createExecutor({\n  appName: '${appName}',\n  serverAddresses: ['${serverUrl}'],\n  accessToken: process.env.TICKWHEEL_ACCESS_TOKEN,\n});`;
+  const sdk = `createExecutor({\n  appName: '${appName}',\n  serverAddresses: ['${serverUrl}'],\n  accessToken: process.env.TICKWHEEL_ACCESS_TOKEN,\n  // or accessTokenFile: '/etc/tickwheel/${appName}.token',\n});`;
   return (
     <Modal
       open={shown !== undefined}

@@ -49,33 +49,20 @@ function positiveInt(text: string | null, fallback: number): number {
 
 /**
  * Which executor token the app uses, while a rotation overlaps until when the old one works, and
- * for admins the button that rotates it (next to what it changes, so the actions column stays narrow).
+ * for admins the button that rotates it (under what it changes, so the table keeps its width).
  */
 function Credential({ app, onRotate }: { app: App; onRotate: (() => void) | undefined }) {
   const { t } = useTranslation('apps');
   return (
-    <Flex vertical gap={2}>
-      <Flex align="center" gap={4} wrap={false}>
-        <Tooltip title={t(`credentialHelp.${app.credential}`)}>
-          <Tag
-            data-testid={`credential-${app.appName}`}
-            color={app.credential === 'installation' ? 'warning' : 'green'}
-          >
-            {t(`credentials.${app.credential}`)}
-          </Tag>
-        </Tooltip>
-        {onRotate !== undefined && (
-          <Button
-            size="small"
-            type="link"
-            icon={<KeyOutlined />}
-            aria-label={`${t('rotate')} ${app.appName}`}
-            onClick={onRotate}
-          >
-            {t('rotate')}
-          </Button>
-        )}
-      </Flex>
+    <Flex vertical gap={2} align="flex-start">
+      <Tooltip title={t(`credentialHelp.${app.credential}`)}>
+        <Tag
+          data-testid={`credential-${app.appName}`}
+          color={app.credential === 'installation' ? 'warning' : 'green'}
+        >
+          {t(`credentials.${app.credential}`)}
+        </Tag>
+      </Tooltip>
       {app.previousTokenValidUntil !== null && (
         <Typography.Text
           type="secondary"
@@ -84,6 +71,18 @@ function Credential({ app, onRotate }: { app: App; onRotate: (() => void) | unde
         >
           {t('previousValidUntil', { time: formatTime(app.previousTokenValidUntil) })}
         </Typography.Text>
+      )}
+      {onRotate !== undefined && (
+        <Button
+          size="small"
+          type="link"
+          icon={<KeyOutlined />}
+          aria-label={`${t('rotate')} ${app.appName}`}
+          style={{ paddingInline: 0 }}
+          onClick={onRotate}
+        >
+          {t('rotate')}
+        </Button>
       )}
     </Flex>
   );
