@@ -40,7 +40,7 @@ const rounds = Number(values.rounds);
 for (const [name, value] of Object.entries({ runs, jobs, concurrency, rounds })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be an integer >= 1`);
 }
-const token = 'bench-token';
+const token = 'bench-executor-access-token-0123456789abcdef';
 
 let callbacks = 0;
 let failures = 0;

@@ -15,7 +15,7 @@ import { ExecutorDirectory } from '../../src/executors/directory.js';
 import type { ExecutorMetrics } from '../../src/executors/metrics.js';
 import type { FinishedFire, FinishedStatus, Store } from '../../src/index.js';
 
-export const TOKEN = 'executor-api-test-token';
+export const TOKEN = 'executor-api-test-token-0123456789abcdef';
 export const silentLogger = pino({ level: 'silent' });
 
 /** Metrics that remember what they were told. */
