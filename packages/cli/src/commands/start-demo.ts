@@ -1,8 +1,11 @@
 /**
  * `tickwheel start --demo`: an executor inside the server's process and a few jobs for it, so a
  * fresh server has something alive to look at. The jobs are created at the first demo start only
- * (when the demo app does not exist yet), so a user's changes to them survive restarts.
+ * (when the demo app does not exist yet), so a user's changes to them survive restarts. The demo
+ * app has an executor token of its own, as every new app does; a demo app an earlier version made
+ * keeps the installation-wide one (compatibility mode) until a rotation.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createExecutor, type Executor, type JobContext } from '@tickwheel/executor';
@@ -48,10 +51,11 @@ const DEMO_JOBS: ReadonlyArray<NewJob & { schedule_type: string; schedule_conf: 
 
 /** Starts the demo executor against `server` (its run logs under `<dataDir>/demo-logs`). */
 export async function startDemoExecutor(server: TickwheelServer, dataDir: string): Promise<Executor> {
+  const app = await server.store.apps.findAppByName(DEMO_APP);
   const executor = createExecutor({
     appName: DEMO_APP,
     serverAddresses: [server.url],
-    accessToken: server.accessToken,
+    accessToken: app?.access_token ?? server.accessToken,
     host: '127.0.0.1',
     port: 0,
     logDir: path.join(dataDir, 'demo-logs'),
@@ -90,7 +94,12 @@ export async function createDemoJobs(server: TickwheelServer): Promise<number> {
   if ((await store.apps.findAppByName(DEMO_APP)) !== undefined) return 0;
   const now = Date.now();
   const app = await store.apps.createApp(
-    { appName: DEMO_APP, title: 'Tickwheel demo', addressType: 'AUTO' },
+    {
+      appName: DEMO_APP,
+      title: 'Tickwheel demo',
+      addressType: 'AUTO',
+      accessToken: randomBytes(32).toString('base64url'),
+    },
     now,
   );
   for (const job of DEMO_JOBS) {
