@@ -151,6 +151,21 @@ describe('tickwheel export and import', { timeout: 90_000 }, () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/apps: 2 created, 0 updated, 0 unchanged/);
     expect(first.stdout).toMatch(/jobs: 5 created, 0 updated, 0 unchanged/);
+    // Each new app has a token of its own, printed once, which registers its executors.
+    const tokens = [...first.stdout.matchAll(/^ {2}([\w.-]+): (\S{32,})$/gm)].map((m) => [m[1], m[2]]);
+    expect(tokens).toHaveLength(2);
+    for (const [appName, token] of tokens) {
+      const answer = await fetch(new URL('api/registry', target.server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'XXL-JOB-ACCESS-TOKEN': token! },
+        body: JSON.stringify({
+          registryGroup: 'EXECUTOR',
+          registryKey: appName,
+          registryValue: 'http://127.0.0.1:9/',
+        }),
+      });
+      expect(((await answer.json()) as { code: number }).code).toBe(200);
+    }
 
     const second = await cli(['import', file], target.env);
     expect(second.code).toBe(0);

@@ -50,6 +50,8 @@ interface ImportJson {
     apps: { created: string[]; updated: string[]; unchanged: string[] };
     jobs: { created: string[]; updated: string[]; unchanged: string[] };
     failed: unknown[];
+    notes: string[];
+    appTokens: Array<{ appName: string; accessToken: string }>;
   };
 }
 
@@ -218,7 +220,11 @@ describe('tickwheel import-xxl-job', { timeout: 60_000 }, () => {
     expect(apps.items.find((app) => app.appName === 'xxl-job-executor-sample')).toMatchObject({
       title: '示例执行器',
       addressType: 'AUTO',
+      // XXL-JOB's executors share one token: the new apps take the installation-wide one.
+      credential: 'installation',
     });
+    expect(report.import.appTokens).toEqual([]);
+    expect(report.import.notes.some((note) => /compatibility mode/.test(note))).toBe(true);
 
     const jobs = await jobsByName();
     expect([...jobs.keys()].sort()).toEqual([

@@ -18,6 +18,7 @@ interface Flags {
   from: string;
   timeZone?: string;
   dryRun?: boolean;
+  appTokens?: boolean;
 }
 
 export function registerImportXxlJobCommand(program: Command): void {
@@ -32,7 +33,11 @@ export function registerImportXxlJobCommand(program: Command): void {
         '--time-zone <zone>',
         'IANA zone of the crons (XXL-JOB evaluates them in its admin’s zone; default this machine’s zone)',
       )
-      .option('--dry-run', 'print the mapping and what would be left out; write nothing'),
+      .option('--dry-run', 'print the mapping and what would be left out; write nothing')
+      .option(
+        '--app-tokens',
+        'give each new app an executor token of its own (printed once) instead of the installation-wide one',
+      ),
   ).action(
     action(async (flags: Flags, command: Command) => {
       const timeZone = flags.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -46,7 +51,17 @@ export function registerImportXxlJobCommand(program: Command): void {
       const progress = createProgress('importing from XXL-JOB');
       let report: Awaited<ReturnType<typeof importDocument>>;
       try {
-        report = await importDocument(clientOf(command), mapping.document, { onProgress: progress.update });
+        // XXL-JOB's executors all hold the one xxl.job.accessToken: unless told otherwise, new apps
+        // take the installation-wide token (set it to that value) so they register unchanged.
+        report = await importDocument(clientOf(command), mapping.document, {
+          onProgress: progress.update,
+          appCredential: flags.appTokens ? 'app' : 'installation',
+        });
+        if (!flags.appTokens && report.apps.created.length > 0) {
+          report.notes.push(
+            `${report.apps.created.length} new app(s) use the installation-wide executor token (compatibility mode), as XXL-JOB's executors share one accessToken: start the server with that token (--token-file), then move each app to a token of its own with tickwheel app rotate-token <app> when its executors can be reconfigured`,
+          );
+        }
       } finally {
         progress.stop();
       }

@@ -20,14 +20,21 @@ export function registerImportCommand(program: Command): void {
     program
       .command('import')
       .description('create or update apps and jobs from a tickwheel export file (by name; new jobs stopped)')
-      .argument('<file>', 'the export document (- for stdin)'),
+      .argument('<file>', 'the export document (- for stdin)')
+      .option(
+        '--installation-token',
+        'new apps use the installation-wide executor token (compatibility mode), not one of their own each',
+      ),
   ).action(
-    action(async (file: string, _flags: unknown, command: Command) => {
+    action(async (file: string, flags: { installationToken?: boolean }, command: Command) => {
       const doc = parseDocument(await readSource(file), file);
       const progress = createProgress('importing');
       let report: Awaited<ReturnType<typeof importDocument>>;
       try {
-        report = await importDocument(clientOf(command), doc, { onProgress: progress.update });
+        report = await importDocument(clientOf(command), doc, {
+          onProgress: progress.update,
+          appCredential: flags.installationToken ? 'installation' : 'app',
+        });
       } finally {
         progress.stop();
       }

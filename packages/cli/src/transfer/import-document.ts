@@ -7,6 +7,11 @@
  * Child jobs are set in a second pass, once every job of the document has an id. A new job with
  * `scriptHistory` is created with its oldest version and brought forward one version at a time,
  * so the server keeps the history as script versions.
+ *
+ * A new app gets an executor token of its own, which the server answers only at its creation:
+ * the report carries it (`appTokens`) to be shown once. With `appCredential: 'installation'` new
+ * apps use the installation-wide token instead (compatibility mode), for a fleet whose executors
+ * all hold one token, as XXL-JOB's do.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { type ApiClient, ApiClientError, type App, type Job } from '../api-client.js';
@@ -26,11 +31,18 @@ export interface ImportReport {
   /** What could not be written, with the server's reason. */
   failed: Array<{ kind: 'app' | 'job'; name: string; message: string }>;
   notes: string[];
+  /** The executor tokens of the apps created with their own: shown this once. */
+  appTokens: Array<{ appName: string; accessToken: string }>;
 }
 
 export interface ImportOptions {
   /** Called after each app and job: `done` of `total`. */
   onProgress?(done: number, total: number): void;
+  /**
+   * The executor token of each app created: `'app'`, its own (default); `'installation'`, the
+   * installation-wide token (compatibility mode).
+   */
+  appCredential?: 'app' | 'installation';
 }
 
 export async function importDocument(
@@ -43,6 +55,7 @@ export async function importDocument(
     jobs: { created: [], updated: [], unchanged: [] },
     failed: [],
     notes: [],
+    appTokens: [],
   };
   const total = doc.apps.length + doc.jobs.length;
   let done = 0;
@@ -55,7 +68,7 @@ export async function importDocument(
   const apps = new Map<string, App>();
   for (const app of doc.apps) {
     const applied = await guarded(report, 'app', app.appName, () =>
-      applyApp(client, app, existingApps, report),
+      applyApp(client, app, existingApps, report, options.appCredential ?? 'app'),
     );
     if (applied !== undefined) apps.set(app.appName, applied);
     step();
@@ -105,6 +118,7 @@ async function applyApp(
   app: ExportedApp,
   existing: Map<string, App>,
   report: ImportReport,
+  credential: 'app' | 'installation',
 ): Promise<App> {
   const addressType = app.addressType ?? 'AUTO';
   const addressList = addressType === 'MANUAL' ? (app.addressList ?? []) : [];
@@ -115,9 +129,14 @@ async function applyApp(
       title: app.title ?? app.appName,
       addressType,
       ...(addressType === 'MANUAL' ? { addressList } : {}),
+      ...(credential === 'installation' ? { useInstallationToken: true } : {}),
     });
     report.apps.created.push(app.appName);
-    return created;
+    if (created.accessToken !== null && created.accessToken !== undefined) {
+      report.appTokens.push({ appName: created.appName, accessToken: created.accessToken });
+    }
+    const { accessToken: _shownOnce, ...resource } = created;
+    return resource;
   }
   const patch: Record<string, unknown> = {};
   if (app.title !== undefined && app.title !== found.title) patch.title = app.title;

@@ -27,6 +27,10 @@ export function printImportReport(report: ImportReport, out: (line: string) => v
     for (const failure of report.failed) out(`  ! ${failure.kind} ${failure.name}: ${failure.message}`);
   }
   for (const note of report.notes) out(`note: ${note}`);
+  if (report.appTokens.length > 0) {
+    out("executor tokens of the new apps (shown this once; configure each app's executors with its own):");
+    for (const { appName, accessToken } of report.appTokens) out(`  ${appName}: ${accessToken}`);
+  }
   if (changes === 0 && report.failed.length === 0)
     out('nothing changed: the server already holds everything in the file');
 }
