@@ -83,6 +83,14 @@ export const emailChannel: AlarmChannelKind<EmailConfig> = {
   hostFields: ['host'],
   checkConfig: emailConfigProblem,
   async send(message, config, context) {
+    // First: a stored `from` that is no address has no domain, so every job's address would
+    // read as outside the recipient domains, and the error would blame the addresses.
+    const problem = emailConfigProblem(config);
+    if (problem !== undefined) {
+      throw new AlarmSendError(`the stored config.${problem.field}: ${problem.message}`, {
+        retryable: false,
+      });
+    }
     const { recipients, outside } = recipientsOf(message, config);
     if (recipients.length === 0) {
       throw new AlarmSendError(
@@ -91,12 +99,6 @@ export const emailChannel: AlarmChannelKind<EmailConfig> = {
           : `no recipient: ${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the channel's recipient domains (${recipientDomainsOf(config).join(', ') || 'none'}) and it has no \`to\` addresses`,
         { retryable: false },
       );
-    }
-    const problem = emailConfigProblem(config);
-    if (problem !== undefined) {
-      throw new AlarmSendError(`the stored config.${problem.field}: ${problem.message}`, {
-        retryable: false,
-      });
     }
     const relay = await relayAddress(config.host, context.networkRules);
     const security = config.security ?? 'STARTTLS';
