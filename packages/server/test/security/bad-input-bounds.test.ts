@@ -167,6 +167,45 @@ describe.each(DIALECTS)('bad input bounds on %s', (dialect) => {
     }
   });
 
+  it('an id at the top of the range in a body or a filter is looked up and not found, never 500', async () => {
+    const bodies: Array<[method: 'POST' | 'PATCH', url: string, body: object, field: string]> = [
+      ['POST', '/api/v1/jobs', { appId: Number(MAX_SAFE), name: 'x', executorHandler: 'h' }, 'appId'],
+      ['PATCH', `/api/v1/jobs/${jobId}`, { appId: Number(MAX_SAFE) }, 'appId'],
+      ['PATCH', `/api/v1/jobs/${jobId}`, { childJobIds: [2147483648, Number(MAX_SAFE)] }, 'childJobIds'],
+      ['PATCH', `/api/v1/users/${userId}`, { appIds: [Number(MAX_SAFE)] }, 'appIds[0]'],
+    ];
+    for (const [method, url, body, field] of bodies) {
+      const before = await storedState(api.store);
+      const error = expectError(await api.call(method, url, { body }), 400, 'TW_ERR_INVALID_FIELD', field);
+      expect(error.message).toMatch(/ does not exist$/);
+      expect(await storedState(api.store)).toEqual(before);
+    }
+    await expectRefused(
+      () =>
+        api.call('POST', '/api/v1/jobs', {
+          body: { appId: Number(PAST_MAX_SAFE), name: 'x', executorHandler: 'h' },
+        }),
+      'appId',
+      `must be <= ${MAX_SAFE}`,
+    );
+    for (const url of [
+      `/api/v1/jobs?appId=${MAX_SAFE}`,
+      `/api/v1/fires?appId=${MAX_SAFE}&jobId=${MAX_SAFE}`,
+      `/api/v1/audit?userId=${MAX_SAFE}&targetId=${MAX_SAFE}&appId=${MAX_SAFE}`,
+    ]) {
+      const res = await api.call('GET', url);
+      expect(res.statusCode, `${url} ${res.body}`).toBe(200);
+      expect(res.json()).toMatchObject({ items: [], total: 0 });
+    }
+    expectError(await api.call('GET', `/api/v1/dashboard?appId=${MAX_SAFE}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(
+      await api.call('GET', `/api/v1/fires?jobId=${PAST_MAX_SAFE}`),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'jobId',
+    );
+  });
+
   it('a log read with fromLineNum past 2^31 − 1 answers 400 naming fromLineNum, not 502, and the largest line number is read', async () => {
     const executors = await startExecutors(1, (ex) => ex.handle('hello', (ctx) => ctx.log('one line')));
     const dispatcher = new Dispatcher({ accessToken: TOKEN });
