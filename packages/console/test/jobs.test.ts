@@ -334,7 +334,7 @@ describe('console: jobs', () => {
 
     await expect
       .poll(() => page.locator('#alarmEmail_help').textContent())
-      .toContain("'not-an-email' is not an e-mail address");
+      .toContain('"not-an-email" is not one e-mail address');
     await expect(page.getByTestId('job-save-error').textContent()).resolves.toContain('not-an-email');
     expect(page.url()).toContain(`/jobs/${copyId}`);
 
