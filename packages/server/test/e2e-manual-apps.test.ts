@@ -2,6 +2,10 @@
  * MANUAL apps end to end: the app's typed address list is where its fires go, with no
  * registration needed (as an XXL-JOB executor group with 手动录入 addresses works), through the
  * REST API as the console uses it.
+ *
+ * The listed executors hold the app's executor token: its own (answered by createApp), or, for an
+ * app in compatibility mode, the installation-wide one — which is how an executor registered under
+ * another app name with that token can be listed, as in XXL-JOB.
  */
 import { createExecutor, type Executor } from '@tickwheel/executor';
 import { pino } from 'pino';
@@ -10,6 +14,7 @@ import type { FireRow } from '../src/index.js';
 import {
   type E2eExecutor,
   type E2eServer,
+  freePort,
   startExecutor,
   startServer,
   tempDir,
@@ -34,6 +39,7 @@ afterEach(async () => {
 /** The parts of the REST API's answers these tests read. */
 interface Answer {
   id: number;
+  accessToken: string | null;
   fireIds: number[];
   onlineAddresses: string[];
   items: Array<{
@@ -57,13 +63,17 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   return { status: response.status, json: await response.json() };
 }
 
-/** A MANUAL app listing `addresses` and a job of it on `route`, created through the REST API. */
-async function manualAppWithJob(addresses: string[], route = 'FIRST') {
+/**
+ * A MANUAL app listing `addresses` and a job of it on `route`, created through the REST API; in
+ * compatibility mode unless `ownToken` (then `accessToken` is its token).
+ */
+async function manualAppWithJob(addresses: string[], route = 'FIRST', ownToken = false) {
   const app = await api('POST', '/api/v1/apps', {
     appName: `manual-${Math.random().toString(36).slice(2, 8)}`,
     title: 'Listed by hand',
     addressType: 'MANUAL',
     addressList: addresses,
+    ...(ownToken ? {} : { useInstallationToken: true }),
   });
   expect(app.status).toBe(201);
   const job = await api('POST', '/api/v1/jobs', {
@@ -74,7 +84,7 @@ async function manualAppWithJob(addresses: string[], route = 'FIRST') {
     executorRouteStrategy: route,
   });
   expect(job.status).toBe(201);
-  return { appId: app.json.id, jobId: job.json.id };
+  return { appId: app.json.id, jobId: job.json.id, accessToken: app.json.accessToken };
 }
 
 async function triggerAndSettle(jobId: number): Promise<FireRow> {
@@ -113,16 +123,21 @@ describe('a MANUAL app', () => {
     expect(ran).toEqual([fire.id]);
   });
 
-  it('dispatches to a listed executor that never registered anywhere', async () => {
+  it('dispatches to a listed executor that never registered anywhere, with the app’s own token', async () => {
     server = await startServer({ apiToken: API_TOKEN });
     const ran: number[] = [];
+    const logDir = await tempDir('tw-e2e-executor-');
+    // The app is created first, listing the address the executor will take: its token is known then.
+    const port = await freePort();
+    const { jobId, accessToken } = await manualAppWithJob([`http://127.0.0.1:${port}/`], 'FIRST', true);
+    expect(accessToken).toEqual(expect.any(String));
     // No server addresses: it registers nowhere (and keeps its results in its run logs).
     const loner = createExecutor({
       appName: 'unregistered',
-      accessToken: server.server.accessToken,
+      accessToken: accessToken!,
       host: '127.0.0.1',
-      port: 0,
-      logDir: await tempDir('tw-e2e-executor-'),
+      port,
+      logDir,
       logger: pino({ level: 'silent' }),
     });
     loner.handle('where', (ctx) => {
@@ -130,7 +145,6 @@ describe('a MANUAL app', () => {
     });
     await loner.start();
     bareExecutors.push(loner);
-    const { jobId } = await manualAppWithJob([loner.address!]);
 
     const triggered = await api('POST', `/api/v1/jobs/${jobId}/trigger`, {});
     const fireId = triggered.json.fireIds[0]!;
@@ -139,6 +153,24 @@ describe('a MANUAL app', () => {
     expect(ran).toEqual([fireId]);
     const fire = await server.store.fires.findFireById(fireId);
     expect(fire).toMatchObject({ status: 'dispatched', executor_address: loner.address, trigger_code: 200 });
+  });
+
+  it('with its own token, is refused by a listed executor holding another token, and the fire says so', async () => {
+    server = await startServer({ apiToken: API_TOKEN });
+    const ran: number[] = [];
+    const executor = await startExecutor(server.server, 'holds-the-installation-token', (ex) =>
+      ex.handle('where', (ctx) => {
+        ran.push(ctx.logId);
+      }),
+    );
+    executors.push(executor);
+    const { jobId } = await manualAppWithJob([executor.address], 'FIRST', true);
+
+    const fire = await triggerAndSettle(jobId);
+
+    expect(fire.status).toBe('dispatch_failed');
+    expect(fire.trigger_msg).toContain('The access token is wrong.');
+    expect(ran).toEqual([]);
   });
 
   it('shows its listed addresses as its online executors in the API', async () => {
