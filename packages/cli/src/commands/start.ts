@@ -225,7 +225,7 @@ async function printBanner(
       : `  web console:   ${server.url}  (sign in as admin)`,
     `  database:      ${maskDatabasePassword(options.database ?? `sqlite (in ${options.dataDir ?? SERVER_DEFAULTS.dataDir})`)}`,
     `  REST API:      ${api}  (OpenAPI document: ${api}/openapi.json)`,
-    `  executors:     register at ${server.url} with the access token`,
+    `  executors:     register at ${server.url} with their app's executor token (tickwheel app add prints it)`,
     `  metrics:       ${server.url}metrics, health: ${server.url}healthz, ${server.url}readyz`,
   ];
   const secrets = server.firstStartSecrets;
@@ -235,7 +235,7 @@ async function printBanner(
       : `  admin login:   ${secrets.adminUsername} / ${secrets.adminPassword}`,
     secrets.accessToken === undefined
       ? undefined
-      : `  access token:  ${secrets.accessToken}  (executors send it as XXL-JOB-ACCESS-TOKEN)`,
+      : `  access token:  ${secrets.accessToken}  (installation-wide: for apps in compatibility mode only)`,
     secrets.apiToken === undefined
       ? undefined
       : `  API token:     ${secrets.apiToken}  (Authorization: Bearer …)`,
