@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,6 +168,26 @@ describe('tickwheel app tokens', { timeout: 60_000 }, () => {
     expect(await registerWith(rest.server.accessToken, 'cli-compat')).toBe(200);
     const table = await cli(['app', 'list', '--name', 'cli-compat'], rest.env);
     expect(table.stdout).toMatch(/cli-compat\s+cli-compat\s+AUTO\s+\d+\s+installation/);
+  });
+
+  it('add --token-file refuses a file that exists before it creates the app, so no token is lost', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tw-cli-token-'));
+    try {
+      const taken = path.join(dir, 'taken.token');
+      await writeFile(taken, 'something else\n');
+      const added = await cli(['app', 'add', 'cli-token-file-taken', '--token-file', taken], rest.env);
+      expect(added.code).toBe(2);
+      expect(added.stderr).toContain(`--token-file: cannot create ${taken}`);
+      expect((await cli(['app', 'get', 'cli-token-file-taken'], rest.env)).code).toBe(5);
+      expect(await readFile(taken, 'utf8')).toBe('something else\n');
+
+      // A refused app leaves no empty file behind either.
+      const fresh = path.join(dir, 'fresh.token');
+      expect((await cli(['app', 'add', 'cli-exec', '--token-file', fresh], rest.env)).code).toBe(1);
+      await expect(stat(fresh)).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('rotate-token writes the new token to an owner-only file; the old one works for the overlap only', async () => {

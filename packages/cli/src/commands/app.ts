@@ -3,13 +3,13 @@
  * API. An app is named by id or by appName. `add` and `rotate-token` print the app's executor
  * token once (the server never answers it again), or write it to a new owner-only file.
  */
-import { writeFile } from 'node:fs/promises';
+import { type FileHandle, open, unlink } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { App, AppWithToken } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
-import { action, clientOf, restFlags, withServerOptions } from '../rest-command.js';
+import { action, CliFailure, clientOf, restFlags, withServerOptions } from '../rest-command.js';
 
 interface ListFlags {
   name?: string;
@@ -97,13 +97,15 @@ export function registerAppCommand(program: Command): void {
     .action(
       action(async (appName: string, flags: AddFlags, command: Command) => {
         const addresses = flags.address ?? [];
-        const created = await clientOf(command).createApp({
-          appName,
-          title: flags.title ?? appName,
-          ...(addresses.length > 0 ? { addressType: 'MANUAL', addressList: addresses } : {}),
-          ...(flags.installationToken ? { useInstallationToken: true } : {}),
-        });
-        const shown = await keepToken(created, flags.tokenFile);
+        const created = await withTokenFile(flags.tokenFile, () =>
+          clientOf(command).createApp({
+            appName,
+            title: flags.title ?? appName,
+            ...(addresses.length > 0 ? { addressType: 'MANUAL', addressList: addresses } : {}),
+            ...(flags.installationToken ? { useInstallationToken: true } : {}),
+          }),
+        );
+        const shown = withoutTokenIfKept(created, flags.tokenFile);
         if (restFlags(command).json) return printJson(shown);
         console.log(`created app ${created.id} (${created.appName})`);
         printTokenNotice(created, flags.tokenFile);
@@ -125,10 +127,10 @@ export function registerAppCommand(program: Command): void {
       action(async (ref: string, flags: RotateFlags, command: Command) => {
         const client = clientOf(command);
         const found = await resolveApp(client, ref);
-        const rotated = await client.rotateAppToken(found.id, {
-          previousTokenValidUntil: Date.now() + flags.overlap * 60_000,
-        });
-        const shown = await keepToken(rotated, flags.tokenFile);
+        const rotated = await withTokenFile(flags.tokenFile, () =>
+          client.rotateAppToken(found.id, { previousTokenValidUntil: Date.now() + flags.overlap * 60_000 }),
+        );
+        const shown = withoutTokenIfKept(rotated, flags.tokenFile);
         if (restFlags(command).json) return printJson(shown);
         console.log(
           flags.overlap > 0
@@ -176,13 +178,47 @@ function credentialText(app: App): string {
 }
 
 /**
- * Writes the token of `app` to `file` (a new file, owner-only) when one is given, and answers the
- * app without it then, so it is not printed as well.
+ * Calls `answer` with `file` (when given) already created, new and owner-only, so the token the
+ * server answers only once has a place to go before it is asked for; then writes it there. The
+ * file is removed when the call fails, and the token printed after all when it cannot be written.
  */
-async function keepToken(app: AppWithToken, file: string | undefined): Promise<AppWithToken> {
-  if (file === undefined || app.accessToken === null) return app;
-  await writeFile(file, `${app.accessToken}\n`, { mode: 0o600, flag: 'wx' });
-  return { ...app, accessToken: null };
+async function withTokenFile(
+  file: string | undefined,
+  answer: () => Promise<AppWithToken>,
+): Promise<AppWithToken> {
+  if (file === undefined) return answer();
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'wx', 0o600);
+  } catch (err) {
+    throw new CliFailure(
+      'TW_ERR_INVALID_OPTION',
+      `--token-file: cannot create ${file}: ${(err as Error).message}`,
+    );
+  }
+  let app: AppWithToken;
+  try {
+    app = await answer();
+  } catch (err) {
+    await handle.close();
+    await unlink(file).catch(() => undefined);
+    throw err;
+  }
+  try {
+    if (app.accessToken !== null) await handle.writeFile(`${app.accessToken}\n`);
+  } catch (err) {
+    console.error(`error: cannot write ${file} (${(err as Error).message}); the token is printed instead`);
+    console.log(`executor token (shown this once): ${app.accessToken}`);
+  } finally {
+    await handle.close();
+  }
+  if (app.accessToken === null) await unlink(file).catch(() => undefined);
+  return app;
+}
+
+/** The app as printed: without its token when that went to `file`. */
+function withoutTokenIfKept(app: AppWithToken, file: string | undefined): AppWithToken {
+  return file === undefined || app.accessToken === null ? app : { ...app, accessToken: null };
 }
 
 function printTokenNotice(app: AppWithToken, file: string | undefined): void {
