@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
+import { choose } from './helpers/choose.js';
 import {
   createJob,
   getFire,
@@ -173,8 +174,10 @@ describe('console: fire records', () => {
     await page.getByTestId('fires-table').locator('[data-status]').first().waitFor();
     await page.getByRole('button', { name: 'Clear old records' }).click();
     const dialog = page.locator('.ant-modal').filter({ hasText: 'Clear old fire records' });
-    await dialog.getByLabel('Which records').click();
-    await page.locator('.ant-select-dropdown:visible').getByTitle('All finished records').click();
+    // The helper tries again when a click lands while the dropdown is still opening; the list
+    // must be gone before the footer's button can take a click.
+    await choose(page, 'Which records', 'All finished records');
+    await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'hidden' });
     await dialog.locator('.ant-modal-footer').getByRole('button', { name: 'Clear', exact: true }).click();
     // Nothing is deleted before the second question is answered.
     const confirm = page.locator('.ant-modal-confirm');
