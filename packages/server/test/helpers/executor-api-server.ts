@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { ACCESS_TOKEN_HEADER, JSON_CONTENT_TYPE, type ReturnT } from '@tickwheel/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type Logger, pino } from 'pino';
+import type { FenceVerdict, SendToFence } from '../../src/dispatch/send-fence.js';
 import { AppCredentials } from '../../src/executor-api/app-credentials.js';
 import { registerExecutorApi } from '../../src/executor-api/index.js';
 import { ResultRecorder } from '../../src/executor-api/result-recorder.js';
@@ -216,6 +217,22 @@ export async function createDispatchedFires(
     );
   }
   return ids;
+}
+
+/**
+ * A dispatcher's send fence backed by the store, as the server's: before each `run` goes out the
+ * record gets the executor it is sent to (`sent_to`), so a callback that races ahead of the
+ * dispatch mark still finds the address its sender names. Trigger-once fences: no shard lease.
+ */
+export function storeFence(store: Store): (send: SendToFence) => Promise<FenceVerdict> {
+  return async (send) => {
+    const [answer] = await store.fires.fenceSends('test-node', Date.now(), [
+      { fireId: send.fireId, address: send.address, lease: null },
+    ]);
+    if (answer === undefined) throw new Error(`the fence gave no answer for fire ${send.fireId}`);
+    const { fireId: _, ...verdict } = answer;
+    return verdict;
+  };
 }
 
 export function callbackItem(logId: number, handleCode = 200, handleMsg: string | null = null) {
