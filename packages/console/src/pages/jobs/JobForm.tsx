@@ -30,6 +30,7 @@ import { errorText } from '../../components/ApiErrorAlert';
 import { showFieldError } from '../../components/formErrors';
 import { PageTitle } from '../../components/PageTitle';
 import { useLeaveGuard } from '../../components/useLeaveGuard';
+import { GroovyWarning } from '../scripts/GroovyWarning';
 import { HandlerInput } from './HandlerInput';
 import { type Carried, createJobBody, type JobFormValues, jobFields } from './jobValues';
 import {
@@ -270,6 +271,11 @@ export function JobForm({ title, job, initialValues, carried }: JobFormProps) {
                   </Form.Item>
                 )}
               </Col>
+              {glueType === 'GLUE_GROOVY' && (
+                <Col xs={24}>
+                  <GroovyWarning style={{ marginBottom: 24 }} />
+                </Col>
+              )}
               <Col xs={24}>
                 <Form.Item name="executorParam" label={t('fields.executorParam')}>
                   <Input.TextArea autoSize={{ minRows: 1, maxRows: 8 }} spellCheck={false} />

@@ -31,6 +31,7 @@ import { PageLoading } from '../../components/PageLoading';
 import { PageTitle } from '../../components/PageTitle';
 import { useLeaveGuard } from '../../components/useLeaveGuard';
 import { jobQuery } from '../fires/lookups';
+import { GroovyWarning } from './GroovyWarning';
 import { ScriptEditor } from './ScriptEditor';
 import { ScriptHistory } from './ScriptHistory';
 import { isScriptType, SCRIPT_TYPES, type ScriptType } from './script-languages';
@@ -177,6 +178,7 @@ export default function ScriptPage() {
       />
       <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
         {restore.error !== null && <ApiErrorAlert error={restore.error} />}
+        {draft.glueType === 'GLUE_GROOVY' && <GroovyWarning />}
         <Row gutter={[16, 16]}>
           <Col xs={24} xl={15}>
             <Card

@@ -22,6 +22,10 @@ export default {
     remarkTooLong: 'At most {{max}} characters',
     saved: 'Saved: the next run runs this script',
     restored: 'Version #{{id}} restored: the next run runs it',
+    groovyWarning: {
+      title: "Groovy runs only on Java executors (XXL-JOB's executor).",
+      text: "Tickwheel executors refuse GLUE_GROOVY runs; keep this job's app on Java executors, or rewrite it as a script Tickwheel runs (GLUE_NODEJS, GLUE_SHELL, GLUE_PYTHON…) or a BEAN handler.",
+    },
     notScript: {
       title: '{{name}} has no script',
       text: 'It runs the handler "{{handler}}" (BEAN). Change its type in the job settings to give it a script.',
@@ -80,6 +84,10 @@ export default {
     remarkTooLong: '最多 {{max}} 个字符',
     saved: '已保存：下次运行将执行此脚本',
     restored: '已恢复版本 #{{id}}：下次运行将执行它',
+    groovyWarning: {
+      title: 'Groovy 脚本只能在 Java 执行器（XXL-JOB 的执行器）上运行。',
+      text: 'Tickwheel 执行器拒绝运行 GLUE_GROOVY 任务；请让此任务的执行器继续使用 Java 执行器，或将其改写为 Tickwheel 能运行的脚本（GLUE_NODEJS、GLUE_SHELL、GLUE_PYTHON…）或 BEAN 模式的 JobHandler。',
+    },
     notScript: {
       title: '{{name}} 没有脚本',
       text: '它运行 JobHandler "{{handler}}"（BEAN 模式）。在任务设置中更改运行模式即可为其编写脚本。',
