@@ -37,6 +37,8 @@ export interface App {
   credential?: 'app' | 'installation';
   /** While a rotation overlaps: until when the replaced token is still accepted. */
   previousTokenValidUntil?: number | null;
+  /** Where the app was imported from (e.g. `xxl-job mysql://db:3306/xxl_job group #2`); null when made here. */
+  origin?: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -112,6 +114,8 @@ export interface User {
   role: 'ADMIN' | 'USER';
   /** The apps a USER may see and operate. */
   appIds: number[];
+  /** The user must choose a new password before anything else (an imported or reset account). */
+  mustChangePassword?: boolean;
   createdAt: number;
   updatedAt: number;
 }

@@ -21,6 +21,8 @@ export interface ExportedApp {
   addressType: 'AUTO' | 'MANUAL';
   /** MANUAL apps only; AUTO apps learn theirs from the registry. */
   addressList: string[];
+  /** Where the app was imported from (an importer's record); absent: not said. */
+  origin?: string | null;
 }
 
 export interface JobRef {

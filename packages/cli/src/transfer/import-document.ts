@@ -1,8 +1,12 @@
 /**
- * Applies an export document to a server, idempotently by name: an app is matched by appName, a
- * job by (appName, name). What is missing is created, what differs is updated (only the fields
- * that differ), the rest is left alone — so a second import of the same document changes nothing.
- * Jobs are created stopped and an import never starts or stops a job.
+ * Applies an export document to a server, idempotently: an app is matched by appName (the name
+ * its executors register with), a job by its `origin` when the document gives one (where an
+ * importer found it: a renamed job is found again) and otherwise by (appName, name). What is
+ * missing is created, what differs is updated (only the fields that differ), the rest is left
+ * alone — so a second import of the same document changes nothing, and an import from another
+ * source with the same names takes the jobs over (their origin then names the new source) rather
+ * than making them twice. Jobs are created stopped and an import never starts or stops a job.
+ * With `dryRun` it reads the server and reports what it would do, writing nothing.
  *
  * Child jobs are set in a second pass, once every job of the document has an id. A new job with
  * `scriptHistory` is created with its oldest version and brought forward one version at a time,
@@ -43,6 +47,10 @@ export interface ImportOptions {
    * installation-wide token (compatibility mode).
    */
   appCredential?: 'app' | 'installation';
+  /** Read the server and report what would be created, updated or left; write nothing. */
+  dryRun?: boolean;
+  /** Called at the end with every job of the document as it is on the server now, by `jobKey`. */
+  onJobs?(jobs: ReadonlyMap<string, Job>): void;
 }
 
 export async function importDocument(
@@ -66,9 +74,10 @@ export async function importDocument(
 
   const existingApps = new Map((await listAllApps(client)).map((app) => [app.appName, app]));
   const apps = new Map<string, App>();
+  const dryRun = options.dryRun === true;
   for (const app of doc.apps) {
     const applied = await guarded(report, 'app', app.appName, () =>
-      applyApp(client, app, existingApps, report, options.appCredential ?? 'app'),
+      applyApp(client, app, existingApps, report, options.appCredential ?? 'app', dryRun),
     );
     if (applied !== undefined) apps.set(app.appName, applied);
     step();
@@ -76,7 +85,8 @@ export async function importDocument(
   // Jobs may name apps the document does not list (a hand-written file): use the server's.
   for (const [appName, app] of existingApps) if (!apps.has(appName)) apps.set(appName, app);
 
-  const existingJobs = await jobsByKey(client, doc.jobs, apps);
+  const existing = await existingJobsOf(client, doc.jobs, apps);
+  const matches = matchJobs(doc.jobs, existing);
   const jobs = new Map<string, Job>();
   const outcomeOf = new Map<string, keyof Outcomes>();
   for (const job of doc.jobs) {
@@ -88,7 +98,7 @@ export async function importDocument(
       continue;
     }
     const applied = await guarded(report, 'job', label(job), () =>
-      applyJob(client, job, app, existingJobs.get(key) ?? [], writable),
+      applyJob(client, job, app, matches.get(key) ?? [], writable, dryRun),
     );
     if (applied !== undefined) {
       jobs.set(key, applied.job);
@@ -102,7 +112,7 @@ export async function importDocument(
     const target = jobs.get(key);
     if (target === undefined) continue;
     const changed = await guarded(report, 'job', label(job), () =>
-      applyChildren(client, job, target, jobs, report),
+      applyChildren(client, job, target, jobs, report, dryRun),
     );
     if (changed && outcomeOf.get(key) === 'unchanged') outcomeOf.set(key, 'updated');
   }
@@ -110,8 +120,12 @@ export async function importDocument(
     const outcome = outcomeOf.get(jobKey(job));
     if (outcome !== undefined) report.jobs[outcome].push(label(job));
   }
+  options.onJobs?.(jobs);
   return report;
 }
+
+/** Ids the dry run gives what it would create: negative, never a server's. */
+let plannedIds = 0;
 
 async function applyApp(
   client: ApiClient,
@@ -119,19 +133,24 @@ async function applyApp(
   existing: Map<string, App>,
   report: ImportReport,
   credential: 'app' | 'installation',
+  dryRun: boolean,
 ): Promise<App> {
   const addressType = app.addressType ?? 'AUTO';
   const addressList = addressType === 'MANUAL' ? (app.addressList ?? []) : [];
   const found = existing.get(app.appName);
+  const origin = app.origin === undefined ? {} : { origin: app.origin };
   if (found === undefined) {
-    const created = await client.createApp({
+    const body = {
       appName: app.appName,
       title: app.title ?? app.appName,
       addressType,
       ...(addressType === 'MANUAL' ? { addressList } : {}),
       ...(credential === 'installation' ? { useInstallationToken: true } : {}),
-    });
+      ...origin,
+    };
     report.apps.created.push(app.appName);
+    if (dryRun) return { id: --plannedIds, addressList, ...body } as unknown as App;
+    const created = await client.createApp(body);
     if (created.accessToken !== null && created.accessToken !== undefined) {
       report.appTokens.push({ appName: created.appName, accessToken: created.accessToken });
     }
@@ -143,13 +162,15 @@ async function applyApp(
   if (addressType !== found.addressType) patch.addressType = addressType;
   if (addressType === 'MANUAL' && !sameAddresses(addressList, found.addressList))
     patch.addressList = addressList;
+  // A server without the field answers no origin: nothing to compare, nothing to send.
+  if (app.origin !== undefined && 'origin' in found && found.origin !== app.origin) patch.origin = app.origin;
   if (Object.keys(patch).length === 0) {
     report.apps.unchanged.push(app.appName);
     return found;
   }
-  const updated = await client.updateApp(found.id, patch);
   report.apps.updated.push(app.appName);
-  return updated;
+  if (dryRun) return { ...found, ...patch } as App;
+  return client.updateApp(found.id, patch);
 }
 
 async function applyJob(
@@ -158,6 +179,7 @@ async function applyJob(
   app: App,
   matches: Job[],
   writable: Set<string>,
+  dryRun: boolean,
 ): Promise<{ job: Job; outcome: keyof Outcomes }> {
   const fields = writableFieldsOf(job, writable);
   if (matches.length > 1) {
@@ -167,11 +189,25 @@ async function applyJob(
     );
   }
   const [found] = matches;
-  if (found === undefined) return { job: await createJob(client, job, app, fields), outcome: 'created' };
-  const patch = Object.fromEntries(
-    Object.entries(fields).filter(([key, value]) => !isDeepStrictEqual(found[key], value)),
-  );
+  if (found === undefined) {
+    if (dryRun) {
+      return {
+        job: { ...fields, id: --plannedIds, appId: app.id, childJobIds: [] } as unknown as Job,
+        outcome: 'created',
+      };
+    }
+    return { job: await createJob(client, job, app, fields), outcome: 'created' };
+  }
+  // Found by origin in another app (its XXL-JOB group changed): moved to the document's.
+  const moved = found.appId === app.id ? {} : { appId: app.id };
+  const patch = {
+    ...moved,
+    ...Object.fromEntries(
+      Object.entries(fields).filter(([key, value]) => !isDeepStrictEqual(found[key], value)),
+    ),
+  };
   if (Object.keys(patch).length === 0) return { job: found, outcome: 'unchanged' };
+  if (dryRun) return { job: { ...found, ...patch } as Job, outcome: 'updated' };
   return { job: await client.updateJob(found.id, patch), outcome: 'updated' };
 }
 
@@ -201,6 +237,7 @@ async function applyChildren(
   target: Job,
   jobs: Map<string, Job>,
   report: ImportReport,
+  dryRun: boolean,
 ): Promise<boolean> {
   const ids: number[] = [];
   for (const ref of job.childJobs ?? []) {
@@ -210,27 +247,68 @@ async function applyChildren(
     else ids.push(child.id);
   }
   if (isDeepStrictEqual([...ids].sort(), [...target.childJobIds].sort())) return false;
+  if (dryRun) return true;
   const updated = await client.updateJob(target.id, { childJobIds: ids });
   jobs.set(jobKey(job), updated);
   return true;
 }
 
-async function jobsByKey(
+/** Every job of the apps the document's jobs name, with the appName it is under. */
+async function existingJobsOf(
   client: ApiClient,
   docJobs: ExportedJob[],
   apps: Map<string, App>,
-): Promise<Map<string, Job[]>> {
-  const byKey = new Map<string, Job[]>();
-  const appNames = [...new Set(docJobs.map((job) => job.appName))];
-  for (const appName of appNames) {
+): Promise<Array<{ appName: string; job: Job }>> {
+  const existing: Array<{ appName: string; job: Job }> = [];
+  for (const appName of new Set(docJobs.map((job) => job.appName))) {
     const app = apps.get(appName);
-    if (app === undefined) continue;
-    for (const job of await listAllJobs(client, app.id)) {
-      const key = jobKey({ appName, name: job.name });
-      byKey.set(key, [...(byKey.get(key) ?? []), job]);
+    // A planned app (dry run) has no jobs yet.
+    if (app === undefined || app.id < 0) continue;
+    for (const job of await listAllJobs(client, app.id)) existing.push({ appName, job });
+  }
+  return existing;
+}
+
+/**
+ * The server's job(s) each document job is, by `jobKey`: first the job with the same origin;
+ * else the jobs of the same app and name, but not one whose origin another document job claims
+ * (that one is found by its origin) nor one already taken. More than one by name is a conflict
+ * the caller reports.
+ */
+function matchJobs(
+  docJobs: ExportedJob[],
+  existing: Array<{ appName: string; job: Job }>,
+): Map<string, Job[]> {
+  const byOrigin = new Map<string, Job>();
+  for (const { job } of existing) {
+    const origin = job.origin;
+    if (typeof origin === 'string' && origin !== '' && !byOrigin.has(origin)) byOrigin.set(origin, job);
+  }
+  const docOrigins = new Set(docJobs.flatMap((job) => (typeof job.origin === 'string' ? [job.origin] : [])));
+  const taken = new Set<number>();
+  const matches = new Map<string, Job[]>();
+  for (const job of docJobs) {
+    const found = typeof job.origin === 'string' ? byOrigin.get(job.origin) : undefined;
+    if (found !== undefined) {
+      taken.add(found.id);
+      matches.set(jobKey(job), [found]);
     }
   }
-  return byKey;
+  for (const job of docJobs) {
+    const key = jobKey(job);
+    if (matches.has(key)) continue;
+    const byName = existing
+      .filter(
+        (e) =>
+          jobKey({ appName: e.appName, name: e.job.name }) === key &&
+          !taken.has(e.job.id) &&
+          !(typeof e.job.origin === 'string' && docOrigins.has(e.job.origin)),
+      )
+      .map((e) => e.job);
+    for (const found of byName) taken.add(found.id);
+    matches.set(key, byName);
+  }
+  return matches;
 }
 
 function writableFieldsOf(job: ExportedJob, writable: Set<string>): Record<string, unknown> {

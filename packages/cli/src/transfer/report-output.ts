@@ -4,14 +4,21 @@ import type { ImportReport } from './import-document.js';
 /** Created and updated items listed one a line; a large import lists the first ones. */
 const ITEMIZED_MAX = 50;
 
-export function printImportReport(report: ImportReport, out: (line: string) => void = console.log): void {
+export function printImportReport(
+  report: ImportReport,
+  out: (line: string) => void = console.log,
+  options: { dryRun?: boolean } = {},
+): void {
   const { apps, jobs } = report;
+  const dryRun = options.dryRun === true;
   const changes = apps.created.length + apps.updated.length + jobs.created.length + jobs.updated.length;
+  const [created, updated] = dryRun ? ['to create', 'to update'] : ['created', 'updated'];
+  if (dryRun) out('dry run: nothing was written; this is what the import would do');
   out(
-    `apps: ${apps.created.length} created, ${apps.updated.length} updated, ${apps.unchanged.length} unchanged`,
+    `apps: ${apps.created.length} ${created}, ${apps.updated.length} ${updated}, ${apps.unchanged.length} unchanged`,
   );
   out(
-    `jobs: ${jobs.created.length} created, ${jobs.updated.length} updated, ${jobs.unchanged.length} unchanged`,
+    `jobs: ${jobs.created.length} ${created}, ${jobs.updated.length} ${updated}, ${jobs.unchanged.length} unchanged`,
   );
   const itemized = [
     ...apps.created.map((name) => `  + app ${name}`),
@@ -32,5 +39,9 @@ export function printImportReport(report: ImportReport, out: (line: string) => v
     for (const { appName, accessToken } of report.appTokens) out(`  ${appName}: ${accessToken}`);
   }
   if (changes === 0 && report.failed.length === 0)
-    out('nothing changed: the server already holds everything in the file');
+    out(
+      dryRun
+        ? 'nothing would change: the server already holds everything'
+        : 'nothing changed: the server already holds everything in the file',
+    );
 }

@@ -63,6 +63,8 @@ export interface ServerCapabilities {
   jobFields: string[];
   /** Its operationIds. */
   operations: Set<string>;
+  /** The fields of an operation's JSON body (empty when the document does not say). */
+  bodyFields(operationId: string): string[];
 }
 
 export async function serverCapabilities(client: ApiClient): Promise<ServerCapabilities> {
@@ -73,22 +75,26 @@ export async function serverCapabilities(client: ApiClient): Promise<ServerCapab
       if (operation.operationId !== undefined) operations.add(operation.operationId);
     }
   }
-  return { jobFields: writableJobFields(doc), operations };
+  return {
+    jobFields: writableJobFields(doc),
+    operations,
+    bodyFields: (operationId) => Object.keys(bodySchemaOf(doc, operationId)?.properties ?? {}),
+  };
+}
+
+function bodySchemaOf(doc: OpenApiDocument, operationId: string): { properties?: object } | undefined {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation.operationId !== operationId) continue;
+      return (operation.requestBody as { content?: Record<string, { schema?: { properties?: object } }> })
+        ?.content?.['application/json']?.schema;
+    }
+  }
+  return undefined;
 }
 
 function writableJobFields(doc: OpenApiDocument): string[] {
-  for (const operations of Object.values(doc.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      if (operation.operationId !== 'createJob') continue;
-      const schema = (
-        operation.requestBody as { content?: Record<string, { schema?: { properties?: object } }> }
-      )?.content?.['application/json']?.schema;
-      if (schema?.properties !== undefined) {
-        return Object.keys(schema.properties).filter(
-          (field) => !NOT_EXPORTED.has(field) && !isLocalIds(field),
-        );
-      }
-    }
-  }
-  return BASE_JOB_FIELDS;
+  const schema = bodySchemaOf(doc, 'createJob');
+  if (schema?.properties === undefined) return BASE_JOB_FIELDS;
+  return Object.keys(schema.properties).filter((field) => !NOT_EXPORTED.has(field) && !isLocalIds(field));
 }

@@ -3,13 +3,20 @@
  * could not map. Tickwheel keeps XXL-JOB's names for route, block and misfire strategies, glue
  * types and schedule types, so most values pass as they are; the differences:
  *
- * - a job's name is its `job_desc` (XXL-JOB has no job name); descriptions repeated within a group
- *   get ` (xxl-job #<id>)` so each job keeps a name of its own and a re-import finds it again;
+ * - a job's name is its `job_desc` (`name` from 3.5); names repeated within a group get
+ *   ` (xxl-job #<id>)` so each job keeps a name of its own;
+ * - every app and job records where it came from (`origin`: `xxl-job <source> #<id>`, the
+ *   source database and the XXL-JOB id), so a re-import finds it again even when renamed;
  * - a cron has no time zone in XXL-JOB (the admin's JVM zone applies): the `timeZone` given;
- * - GLUE_GROOVY jobs (no Tickwheel executor runs Groovy), BEAN jobs without a handler, unknown
- *   glue or schedule types and jobs of groups not imported are left out, and said so;
+ * - GLUE_GROOVY jobs come over as they are: XXL-JOB's Java executors run them (Tickwheel's
+ *   refuse them), so they stay on the app's executors and the report says so;
+ * - BEAN jobs without a handler, unknown glue or schedule types and jobs of groups not imported
+ *   are left out, and said so;
  * - child job ids are carried by name and remapped to the new ids on import;
- * - `trigger_status` is not carried: every job is created stopped.
+ * - `trigger_status` is not carried: every job is created stopped (`--keep-status` starts those
+ *   that were running, after the import);
+ * - users keep their username and role, and a USER their groups as apps; no password can come
+ *   over (XXL-JOB keeps only a hash), so the import gives each a one-time password.
  */
 import {
   BLOCK_STRATEGIES,
@@ -26,21 +33,41 @@ import {
   type ExportedJob,
   type JobRef,
 } from '../transfer/document.js';
-import type { XxlDatabase, XxlRow } from './read-database.js';
+import type { XxlDatabase, XxlGlueVersion, XxlGroup, XxlJob } from './read-database.js';
 
 export interface XxlMapping {
   document: ExportDocument;
   /** Groups and jobs left out, with the reason. */
-  skipped: Array<{ kind: 'app' | 'job'; name: string; reason: string }>;
+  skipped: Array<{ kind: 'app' | 'job' | 'user'; name: string; reason: string }>;
   /** Values changed on the way (an unknown strategy replaced by the default, a bad e-mail dropped). */
   notes: string[];
   /** Jobs scheduled in XXL-JOB (trigger_status 1), created stopped here. */
   runningInXxlJob: string[];
   /** Script versions carried over, over all jobs. */
   scriptVersions: number;
+  /** GLUE_GROOVY jobs carried over (only Java executors run them). */
+  groovyJobs: string[];
+  /** The users to create, by username; their apps by appName. */
+  users: XxlMappedUser[];
+  /** The jobs that were running in XXL-JOB, as (appName, name). */
+  running: JobRef[];
+}
+
+export interface XxlMappedUser {
+  username: string;
+  role: 'ADMIN' | 'USER';
+  appNames: string[];
+  origin: string;
+}
+
+/** Where an XXL-JOB record came from: the source database and its id there. */
+export function xxlOrigin(source: string, kind: 'group' | 'job' | 'user', id: number): string {
+  return kind === 'job' ? `xxl-job ${source} #${id}` : `xxl-job ${source} ${kind} #${id}`;
 }
 
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Tickwheel's usernames. */
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
 /** Tickwheel keeps 30 versions per job, as XXL-JOB does. */
 const SCRIPT_VERSIONS_KEPT = 30;
@@ -58,23 +85,26 @@ export function mapXxlDatabase(db: XxlDatabase, options: { timeZone: string; now
     notes: [],
     runningInXxlJob: [],
     scriptVersions: 0,
+    groovyJobs: [],
+    users: [],
+    running: [],
   };
   const appNameByGroup = new Map<number, string>();
   for (const group of db.groups) {
-    const app = mapGroup(group, mapping);
+    const app = mapGroup(group, db.source, mapping);
     if (app !== undefined) {
       mapping.document.apps.push(app);
-      appNameByGroup.set(Number(group.id), app.appName);
+      appNameByGroup.set(group.id, app.appName);
     }
   }
 
   const names = jobNames(db.jobs);
   const refByXxlId = new Map<number, JobRef>();
-  const mapped: Array<{ row: XxlRow; job: ExportedJob }> = [];
+  const mapped: Array<{ row: XxlJob; job: ExportedJob }> = [];
   for (const row of db.jobs) {
-    const job = mapJob(row, appNameByGroup, names, options.timeZone, mapping);
+    const job = mapJob(row, appNameByGroup, names, options.timeZone, db.source, mapping);
     if (job === undefined) continue;
-    refByXxlId.set(Number(row.id), { appName: job.appName, name: job.name });
+    refByXxlId.set(row.id, { appName: job.appName, name: job.name });
     mapped.push({ row, job });
   }
 
@@ -82,15 +112,11 @@ export function mapXxlDatabase(db: XxlDatabase, options: { timeZone: string; now
   for (const { row, job } of mapped) {
     job.childJobs = childRefs(row, job, refByXxlId, mapping);
     if (job.glueType !== 'BEAN') {
-      const history = (versionsByJob.get(Number(row.id)) ?? [])
-        .slice(-SCRIPT_VERSIONS_KEPT)
-        .map((version) => ({
-          glueType: GLUE_TYPES.includes(String(version.glue_type) as never)
-            ? String(version.glue_type)
-            : String(job.glueType),
-          glueSource: text(version.glue_source),
-          glueRemark: text(version.glue_remark).slice(0, 128),
-        }));
+      const history = (versionsByJob.get(row.id) ?? []).slice(-SCRIPT_VERSIONS_KEPT).map((version) => ({
+        glueType: GLUE_TYPES.includes(version.glueType as never) ? version.glueType : String(job.glueType),
+        glueSource: version.glueSource,
+        glueRemark: version.glueRemark.slice(0, 128),
+      }));
       if (history.length > 0) {
         job.scriptHistory = history;
         mapping.scriptVersions += history.length;
@@ -98,24 +124,58 @@ export function mapXxlDatabase(db: XxlDatabase, options: { timeZone: string; now
     }
     mapping.document.jobs.push(job);
   }
+  for (const user of db.users) {
+    const mappedUser = mapUser(user, appNameByGroup, db.source, mapping);
+    if (mappedUser !== undefined) mapping.users.push(mappedUser);
+  }
   return mapping;
 }
 
-function mapGroup(group: XxlRow, mapping: XxlMapping): ExportedApp | undefined {
-  const appName = text(group.app_name).trim();
+function mapUser(
+  user: XxlDatabase['users'][number],
+  appNameByGroup: Map<number, string>,
+  source: string,
+  mapping: XxlMapping,
+): XxlMappedUser | undefined {
+  const username = user.username.trim();
+  if (!USERNAME.test(username) || username.length > 64) {
+    mapping.skipped.push({
+      kind: 'user',
+      name: username || `user ${user.id}`,
+      reason: 'a username must be letters, digits, ".", "_", "@" or "-" (at most 64)',
+    });
+    return undefined;
+  }
+  const role = user.role === 1 ? 'ADMIN' : 'USER';
+  const appNames: string[] = [];
+  if (role === 'USER') {
+    for (const part of user.permission.split(',')) {
+      const id = Number(part.trim());
+      if (part.trim() === '' || !Number.isInteger(id)) continue;
+      const appName = appNameByGroup.get(id);
+      if (appName === undefined)
+        mapping.notes.push(`user ${username}: executor group #${id} was not imported; no permission for it`);
+      else if (!appNames.includes(appName)) appNames.push(appName);
+    }
+  }
+  return { username, role, appNames, origin: xxlOrigin(source, 'user', user.id) };
+}
+
+function mapGroup(group: XxlGroup, source: string, mapping: XxlMapping): ExportedApp | undefined {
+  const appName = group.appName.trim();
   if (!APP_NAME.test(appName) || appName.length > 64) {
     mapping.skipped.push({
       kind: 'app',
-      name: appName || `group ${String(group.id)}`,
+      name: appName || `group ${group.id}`,
       reason: 'the appName must be letters, digits, ".", "_" or "-" (at most 64); its jobs are left out too',
     });
     return undefined;
   }
-  const addresses = text(group.address_list)
+  const addresses = group.addressList
     .split(',')
     .map((address) => address.trim())
     .filter((address) => address !== '');
-  const manual = Number(group.address_type) === 1;
+  const manual = group.addressType === 1;
   if (manual && addresses.length === 0) {
     mapping.notes.push(
       `app ${appName}: manual address list is empty in XXL-JOB; imported as AUTO (executors register)`,
@@ -123,55 +183,61 @@ function mapGroup(group: XxlRow, mapping: XxlMapping): ExportedApp | undefined {
   }
   return {
     appName,
-    title: text(group.title).trim() || appName,
+    title: group.title.trim() || appName,
     addressType: manual && addresses.length > 0 ? 'MANUAL' : 'AUTO',
     addressList: manual ? addresses : [],
+    origin: xxlOrigin(source, 'group', group.id),
   };
 }
 
 function mapJob(
-  row: XxlRow,
+  row: XxlJob,
   appNameByGroup: Map<number, string>,
   names: Map<number, string>,
   timeZone: string,
+  source: string,
   mapping: XxlMapping,
 ): ExportedJob | undefined {
-  const id = Number(row.id);
+  const id = row.id;
   const name = names.get(id) ?? `xxl-job #${id}`;
-  const appName = appNameByGroup.get(Number(row.job_group));
+  const appName = appNameByGroup.get(row.groupId);
   const skip = (reason: string) => {
     mapping.skipped.push({
       kind: 'job',
-      name: `${appName ?? `group ${String(row.job_group)}`}/${name} (xxl-job #${id})`,
+      name: `${appName ?? `group ${row.groupId}`}/${name} (xxl-job #${id})`,
       reason,
     });
     return undefined;
   };
-  if (appName === undefined) return skip(`its executor group ${String(row.job_group)} was not imported`);
-  const glueType = text(row.glue_type) || 'BEAN';
-  if (glueType === 'GLUE_GROOVY')
-    return skip(
-      'GLUE_GROOVY: Tickwheel executors do not run Groovy; rewrite it as a BEAN handler or a script',
-    );
+  if (appName === undefined) return skip(`its executor group ${row.groupId} was not imported`);
+  const glueType = row.glueType || 'BEAN';
   if (!GLUE_TYPES.includes(glueType as never)) return skip(`unknown glue type ${glueType}`);
-  const handler = text(row.executor_handler).trim();
+  const handler = row.handler.trim();
   if (glueType === 'BEAN' && handler === '') return skip('a BEAN job without a handler name');
-  const schedule = scheduleOf(row);
+  const schedule = {
+    scheduleType: row.scheduleType,
+    scheduleConf: row.scheduleType === 'NONE' ? '' : row.scheduleConf,
+  };
   if (!SCHEDULE_TYPES.includes(schedule.scheduleType as never))
     return skip(`unknown schedule type ${schedule.scheduleType}`);
 
   const label = `${appName}/${name}`;
-  if (Number(row.trigger_status) === 1) mapping.runningInXxlJob.push(label);
+  if (row.triggerStatus === 1) {
+    mapping.runningInXxlJob.push(label);
+    mapping.running.push({ appName, name });
+  }
+  if (glueType === 'GLUE_GROOVY') mapping.groovyJobs.push(label);
   return {
     appName,
     name,
+    origin: xxlOrigin(source, 'job', id),
     childJobs: [],
-    author: text(row.author).slice(0, 64),
-    alarmEmail: alarmEmails(text(row.alarm_email), label, mapping),
+    author: row.author.slice(0, 64),
+    alarmEmail: alarmEmails(row.alarmEmail, label, mapping),
     ...schedule,
     timeZone,
     misfireStrategy: known(
-      row.misfire_strategy,
+      row.misfireStrategy,
       MISFIRE_STRATEGIES,
       'DO_NOTHING',
       'misfire strategy',
@@ -179,7 +245,7 @@ function mapJob(
       mapping,
     ),
     executorRouteStrategy: known(
-      row.executor_route_strategy,
+      row.routeStrategy,
       ROUTE_STRATEGIES,
       'FIRST',
       'route strategy',
@@ -187,61 +253,49 @@ function mapJob(
       mapping,
     ),
     executorHandler: glueType === 'BEAN' ? handler : '',
-    executorParam: text(row.executor_param),
+    executorParam: row.param,
     executorBlockStrategy: known(
-      row.executor_block_strategy,
+      row.blockStrategy,
       BLOCK_STRATEGIES,
       'SERIAL_EXECUTION',
       'block strategy',
       label,
       mapping,
     ),
-    executorTimeout: Math.max(0, Number(row.executor_timeout) || 0),
-    executorFailRetryCount: Math.min(1000, Math.max(0, Number(row.executor_fail_retry_count) || 0)),
+    executorTimeout: Math.max(0, row.timeout),
+    executorFailRetryCount: Math.min(1000, Math.max(0, row.failRetryCount)),
     glueType,
-    glueSource: glueType === 'BEAN' ? '' : text(row.glue_source),
-    glueRemark: glueType === 'BEAN' ? '' : text(row.glue_remark).slice(0, 128),
+    glueSource: glueType === 'BEAN' ? '' : row.glueSource,
+    glueRemark: glueType === 'BEAN' ? '' : row.glueRemark.slice(0, 128),
     triggerStatus: 0,
   };
 }
 
-/** 2.3+ keeps `schedule_type`/`schedule_conf`; older versions only a Quartz `job_cron`. */
-function scheduleOf(row: XxlRow): { scheduleType: string; scheduleConf: string } {
-  if ('schedule_type' in row) {
-    const scheduleType = text(row.schedule_type) || 'NONE';
-    return { scheduleType, scheduleConf: scheduleType === 'NONE' ? '' : text(row.schedule_conf).trim() };
-  }
-  const cron = text(row.job_cron).trim();
-  return cron === ''
-    ? { scheduleType: 'NONE', scheduleConf: '' }
-    : { scheduleType: 'CRON', scheduleConf: cron };
-}
-
-/** Each job's name: its description, with its XXL-JOB id when the group repeats it. */
-function jobNames(rows: XxlRow[]): Map<number, string> {
+/** Each job's name: its XXL-JOB name, with its XXL-JOB id when the group repeats it. */
+function jobNames(rows: XxlJob[]): Map<number, string> {
   const count = new Map<string, number>();
-  const descOf = (row: XxlRow) => text(row.job_desc).trim().slice(0, 230) || `xxl-job #${String(row.id)}`;
+  const nameOf = (row: XxlJob) => row.name.trim().slice(0, 230) || `xxl-job #${row.id}`;
   for (const row of rows) {
-    const key = `${String(row.job_group)}\u0000${descOf(row)}`;
+    const key = `${row.groupId}\u0000${nameOf(row)}`;
     count.set(key, (count.get(key) ?? 0) + 1);
   }
   return new Map(
     rows.map((row) => {
-      const desc = descOf(row);
-      const repeated = (count.get(`${String(row.job_group)}\u0000${desc}`) ?? 0) > 1;
-      return [Number(row.id), repeated ? `${desc} (xxl-job #${String(row.id)})` : desc];
+      const name = nameOf(row);
+      const repeated = (count.get(`${row.groupId}\u0000${name}`) ?? 0) > 1;
+      return [row.id, repeated ? `${name} (xxl-job #${row.id})` : name];
     }),
   );
 }
 
 function childRefs(
-  row: XxlRow,
+  row: XxlJob,
   job: ExportedJob,
   refByXxlId: Map<number, JobRef>,
   mapping: XxlMapping,
 ): JobRef[] {
   const refs: JobRef[] = [];
-  for (const part of text(row.child_jobid).split(',')) {
+  for (const part of row.childJobIds.split(',')) {
     const id = Number(part.trim());
     if (part.trim() === '' || !Number.isInteger(id)) continue;
     const ref = refByXxlId.get(id);
@@ -252,12 +306,9 @@ function childRefs(
   return refs;
 }
 
-function groupVersions(rows: XxlRow[]): Map<number, XxlRow[]> {
-  const byJob = new Map<number, XxlRow[]>();
-  for (const row of rows) {
-    const jobId = Number(row.job_id);
-    byJob.set(jobId, [...(byJob.get(jobId) ?? []), row]);
-  }
+function groupVersions(rows: XxlGlueVersion[]): Map<number, XxlGlueVersion[]> {
+  const byJob = new Map<number, XxlGlueVersion[]>();
+  for (const row of rows) byJob.set(row.jobId, [...(byJob.get(row.jobId) ?? []), row]);
   return byJob;
 }
 
