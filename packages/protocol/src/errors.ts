@@ -19,6 +19,7 @@ export const ErrorCodes = {
   TW_ERR_LOGIN_FAILED: 'wrong username or password',
   TW_ERR_FORBIDDEN: 'not allowed',
   TW_ERR_CSRF: 'missing or wrong CSRF token',
+  TW_ERR_PASSWORD_CHANGE_REQUIRED: 'the password must be changed first',
   TW_ERR_RATE_LIMITED: 'too many attempts; try again later',
   TW_ERR_NOT_FOUND: 'not found',
   TW_ERR_CONFLICT: 'conflicts with the current state',
