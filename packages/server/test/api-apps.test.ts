@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, createApp, createJob, expectError, startApiServer } from './helpers/api-server.js';
+import { DIALECTS } from './helpers/databases.js';
 
 let api: ApiHarness;
 beforeAll(async () => {
@@ -167,5 +168,64 @@ describe('apps', () => {
     expectError(res, 409, 'TW_ERR_CONFLICT');
     expect(res.json().error.message).toContain('used by 1 job');
     expect((await api.call('GET', `/api/v1/apps/${id}`)).statusCode).toBe(200);
+  });
+});
+
+describe.each(DIALECTS)("an app's origin on %s", (dialect) => {
+  let harness: ApiHarness;
+  const ORIGIN = 'xxl-job mysql://db:3306/xxl_job group 3';
+  beforeAll(async () => {
+    harness = await startApiServer(dialect);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('is null for an app made here', async () => {
+    const id = await createApp(harness);
+    expect((await harness.call('GET', `/api/v1/apps/${id}`)).json().origin).toBeNull();
+  });
+
+  it('round-trips on create, get, list and update, and null clears it', async () => {
+    const created = await harness.call('POST', '/api/v1/apps', {
+      body: { appName: 'imported-app', title: 'Imported', origin: ORIGIN },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id;
+    expect(created.json().origin).toBe(ORIGIN);
+    expect((await harness.call('GET', `/api/v1/apps/${id}`)).json().origin).toBe(ORIGIN);
+    const listed = (await harness.call('GET', '/api/v1/apps?appName=imported-app')).json();
+    expect(listed.items).toHaveLength(1);
+    expect(listed.items[0].origin).toBe(ORIGIN);
+
+    const other = 'xxl-job mysql://db:3306/xxl_job group 4';
+    const changed = await harness.call('PATCH', `/api/v1/apps/${id}`, { body: { origin: other } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().origin).toBe(other);
+    const retitled = await harness.call('PATCH', `/api/v1/apps/${id}`, { body: { title: 'Renamed' } });
+    expect(retitled.json()).toMatchObject({ title: 'Renamed', origin: other });
+    const cleared = await harness.call('PATCH', `/api/v1/apps/${id}`, { body: { origin: null } });
+    expect(cleared.json().origin).toBeNull();
+    expect((await harness.store.apps.findAppById(id))?.origin).toBeNull();
+  });
+
+  it('refuses an origin over 255 characters, naming origin, and changes nothing', async () => {
+    expectError(
+      await harness.call('POST', '/api/v1/apps', {
+        body: { appName: 'too-long-origin', title: 'x', origin: 'x'.repeat(256) },
+      }),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'origin',
+    );
+    expect(await harness.store.apps.findAppByName('too-long-origin')).toBeUndefined();
+    const id = await createApp(harness, { origin: ORIGIN });
+    expectError(
+      await harness.call('PATCH', `/api/v1/apps/${id}`, { body: { origin: 'y'.repeat(256) } }),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'origin',
+    );
+    expect((await harness.call('GET', `/api/v1/apps/${id}`)).json().origin).toBe(ORIGIN);
   });
 });

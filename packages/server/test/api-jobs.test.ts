@@ -15,6 +15,7 @@ import {
   login,
   startApiServer,
 } from './helpers/api-server.js';
+import { DIALECTS } from './helpers/databases.js';
 
 const NOW = Date.parse('2026-03-02T10:00:00.250Z');
 
@@ -530,5 +531,69 @@ describe('triggerJob', () => {
 
   it('answers 404 for a job that does not exist', async () => {
     expectError(await api.call('POST', '/api/v1/jobs/999999/trigger', { body: {} }), 404, 'TW_ERR_NOT_FOUND');
+  });
+});
+
+describe.each(DIALECTS)("a job's origin on %s", (dialect) => {
+  let harness: ApiHarness;
+  let originAppId: number;
+  const ORIGIN = 'xxl-job mysql://db:3306/xxl_job #12';
+  beforeAll(async () => {
+    harness = await startApiServer(dialect);
+    originAppId = await createApp(harness, { appName: 'origin-jobs' });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('is null for a job made here', async () => {
+    const job = await createJob(harness, originAppId, { name: 'made here' });
+    expect(job.origin).toBeNull();
+    expect((await harness.call('GET', `/api/v1/jobs/${job.id}`)).json().origin).toBeNull();
+  });
+
+  it('round-trips on create, get, list and update, and null clears it', async () => {
+    const job = await createJob(harness, originAppId, { name: 'imported', origin: ORIGIN });
+    expect(job.origin).toBe(ORIGIN);
+    expect((await harness.call('GET', `/api/v1/jobs/${job.id}`)).json().origin).toBe(ORIGIN);
+    const listed = (await harness.call('GET', `/api/v1/jobs?appId=${originAppId}&limit=200`)).json();
+    expect(listed.items.find((item: { id: number }) => item.id === job.id).origin).toBe(ORIGIN);
+
+    const other = 'xxl-job mysql://db:3306/xxl_job #13';
+    const changed = await harness.call('PATCH', `/api/v1/jobs/${job.id}`, { body: { origin: other } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().origin).toBe(other);
+    // Fields left out keep their value, the origin too.
+    const renamed = await harness.call('PATCH', `/api/v1/jobs/${job.id}`, { body: { name: 'renamed' } });
+    expect(renamed.json()).toMatchObject({ name: 'renamed', origin: other });
+    const cleared = await harness.call('PATCH', `/api/v1/jobs/${job.id}`, { body: { origin: null } });
+    expect(cleared.json().origin).toBeNull();
+    expect((await harness.store.jobs.findJobById(job.id))?.origin).toBeNull();
+  });
+
+  it('takes 255 characters and refuses 256, or a line break, naming origin', async () => {
+    const longest = 'x'.repeat(255);
+    expect((await createJob(harness, originAppId, { origin: longest })).origin).toBe(longest);
+    const body = { appId: originAppId, name: 'too long', executorHandler: 'hello' };
+    expectError(
+      await harness.call('POST', '/api/v1/jobs', { body: { ...body, origin: 'x'.repeat(256) } }),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'origin',
+    );
+    expectError(
+      await harness.call('POST', '/api/v1/jobs', { body: { ...body, origin: 'xxl-job\r\n#12' } }),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'origin',
+    );
+    const job = await createJob(harness, originAppId, { origin: ORIGIN });
+    expectError(
+      await harness.call('PATCH', `/api/v1/jobs/${job.id}`, { body: { origin: 'y'.repeat(256) } }),
+      400,
+      'TW_ERR_INVALID_FIELD',
+      'origin',
+    );
+    expect((await harness.call('GET', `/api/v1/jobs/${job.id}`)).json().origin).toBe(ORIGIN);
   });
 });

@@ -43,7 +43,12 @@ describe.each(DIALECTS)('users, sessions and tokens on %s', (dialect) => {
       });
       expect(created.statusCode).toBe(201);
       const alice = created.json();
-      expect(alice).toMatchObject({ username: 'ops-alice', role: 'USER', appIds: [appId] });
+      expect(alice).toMatchObject({
+        username: 'ops-alice',
+        role: 'USER',
+        appIds: [appId],
+        mustChangePassword: false,
+      });
       expect(alice).not.toHaveProperty('password');
       expect(alice).not.toHaveProperty('passwordHash');
 

@@ -100,6 +100,42 @@ describe.each(DIALECTS)('store migrations on %s', (dialect) => {
     },
   );
 
+  it('0012 gives jobs and apps an empty origin and every user must_change_password 0', async () => {
+    const store = await database.open();
+    await sql`ALTER TABLE job DROP COLUMN origin`.execute(store.db);
+    await sql`ALTER TABLE app_group DROP COLUMN origin`.execute(store.db);
+    await sql`ALTER TABLE users DROP COLUMN must_change_password`.execute(store.db);
+    await store.db.deleteFrom('schema_migrations').where('version', '=', 12).execute();
+    await sql`INSERT INTO app_group (app_name, title, address_type, created_at, updated_at)
+      VALUES ('older', 'Older', 'AUTO', 1000, 1000)`.execute(store.db);
+    await sql`INSERT INTO users (username, password_hash, role, app_permissions, created_at, updated_at)
+      VALUES ('older-user', 'x', 'user', '', 1000, 1000)`.execute(store.db);
+
+    expect(await migrate(store)).toEqual([12]);
+
+    const app = (await store.apps.findAppByName('older'))!;
+    expect(app.origin).toBeNull();
+    expect(Number((await store.users.findUserByName('older-user'))?.must_change_password)).toBe(0);
+    const job = await store.jobs.createJob({ app_id: app.id, name: 'after 0012' }, 2000);
+    expect(job.origin).toBeNull();
+    await store.jobs.updateJob(job.id, { origin: 'xxl-job mysql://db:3306/xxl_job #12' }, 3000);
+    expect((await store.jobs.findJobById(job.id))?.origin).toBe('xxl-job mysql://db:3306/xxl_job #12');
+    const user = await store.users.createUser(
+      { username: 'new-user', passwordHash: 'x', role: 'user', mustChangePassword: true },
+      2000,
+    );
+    expect(Number(user.must_change_password)).toBe(1);
+  });
+
+  it.skipIf(dialect === 'sqlite')(
+    '0012 runs again over the columns a first run that died before recording it added',
+    async () => {
+      const store = await database.open();
+      await store.db.deleteFrom('schema_migrations').where('version', '=', 12).execute();
+      expect(await migrate(store)).toEqual([12]);
+    },
+  );
+
   it('a store opened with migrate: false does not touch the schema', async () => {
     const store = await database.open({ migrate: false });
     await expect(store.jobs.countJobs()).rejects.toThrow();

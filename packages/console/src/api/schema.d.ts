@@ -53,7 +53,7 @@ export interface paths {
         delete: operations["deleteApp"];
         options?: never;
         head?: never;
-        /** Change an app's title or addresses (admins); fields left out keep their value */
+        /** Change an app's title, addresses or origin (admins); fields left out keep their value */
         patch: operations["updateApp"];
         trace?: never;
     };
@@ -476,7 +476,7 @@ export interface paths {
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        /** Change a user's password, role or apps (admins); a new password or role ends the user's sessions, and revokeApiTokens revokes their API tokens */
+        /** Change a user's password, role or apps (admins); a new password or role ends the user's sessions, revokeApiTokens revokes their API tokens, and mustChangePassword (with a reset's new password) makes them change it before anything else */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -506,7 +506,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the caller's own password (the current one is required); ends the caller's other sessions */
+        /** Change the caller's own password (the current one is required); ends the caller's other sessions and clears mustChangePassword */
         post: operations["changePassword"];
         delete?: never;
         options?: never;
@@ -644,6 +644,8 @@ export interface operations {
                              */
                             role: "ADMIN" | "USER";
                             appIds: number[];
+                            /** @description While true, every operation the user calls but getCurrentUser, changePassword and logout answers 403 TW_ERR_PASSWORD_CHANGE_REQUIRED; changePassword clears it */
+                            mustChangePassword: boolean;
                             createdAt: number;
                             updatedAt: number;
                         };
@@ -742,6 +744,8 @@ export interface operations {
                             /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                             credential: "app" | "installation";
                             previousTokenValidUntil: number | null;
+                            /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                            origin: string | null;
                             createdAt: number;
                             updatedAt: number;
                         }[];
@@ -806,6 +810,8 @@ export interface operations {
                     addressList?: string[];
                     /** @description Compatibility mode: the app's executors use the installation-wide token instead of a token of the app's own (for a fleet that cannot be reconfigured). Default false. */
                     useInstallationToken?: boolean;
+                    /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                    origin?: string | null;
                 };
             };
         };
@@ -829,6 +835,8 @@ export interface operations {
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
+                        /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                        origin: string | null;
                         createdAt: number;
                         updatedAt: number;
                         accessToken: string | null;
@@ -869,7 +877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -935,6 +943,8 @@ export interface operations {
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
+                        /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                        origin: string | null;
                         createdAt: number;
                         updatedAt: number;
                     };
@@ -974,7 +984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1062,7 +1072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1132,6 +1142,8 @@ export interface operations {
                     addressType?: "AUTO" | "MANUAL";
                     /** @description Executor base URLs, http(s)://host:port/ (MANUAL apps) */
                     addressList?: string[];
+                    /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                    origin?: string | null;
                 };
             };
         };
@@ -1155,6 +1167,8 @@ export interface operations {
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
+                        /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                        origin: string | null;
                         createdAt: number;
                         updatedAt: number;
                     };
@@ -1194,7 +1208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1293,7 +1307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1390,7 +1404,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,6 +1477,8 @@ export interface operations {
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
+                        /** @description Where the app was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for apps made here */
+                        origin: string | null;
                         createdAt: number;
                         updatedAt: number;
                         accessToken: string | null;
@@ -1503,7 +1519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1601,6 +1617,8 @@ export interface operations {
                             glueRemark: string;
                             glueUpdatedAt: number;
                             childJobIds: number[];
+                            /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                            origin: string | null;
                             /** @description 1 = scheduled, 0 = stopped */
                             triggerStatus: number;
                             nextFireAt: number | null;
@@ -1648,7 +1666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1723,6 +1741,8 @@ export interface operations {
                     glueSource?: string;
                     glueRemark?: string;
                     childJobIds?: number[];
+                    /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                    origin?: string | null;
                     /** @description 1 starts the job at once; default 0 */
                     triggerStatus?: number;
                 };
@@ -1770,6 +1790,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -1812,7 +1834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1900,6 +1922,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -1942,7 +1966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2030,7 +2054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2124,6 +2148,8 @@ export interface operations {
                     glueSource?: string;
                     glueRemark?: string;
                     childJobIds?: number[];
+                    /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                    origin?: string | null;
                 };
             };
         };
@@ -2169,6 +2195,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -2211,7 +2239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2316,6 +2344,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -2358,7 +2388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2446,6 +2476,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -2488,7 +2520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,7 +2622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2707,7 +2739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2808,6 +2840,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -2850,7 +2884,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2956,6 +2990,8 @@ export interface operations {
                         glueRemark: string;
                         glueUpdatedAt: number;
                         childJobIds: number[];
+                        /** @description Where the job was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for jobs made here */
+                        origin: string | null;
                         /** @description 1 = scheduled, 0 = stopped */
                         triggerStatus: number;
                         nextFireAt: number | null;
@@ -2998,7 +3034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3197,7 +3233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3336,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3528,7 +3564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3682,7 +3718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3826,7 +3862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3923,7 +3959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4025,7 +4061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4113,7 +4149,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,7 +4400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4609,6 +4645,8 @@ export interface operations {
                              */
                             role: "ADMIN" | "USER";
                             appIds: number[];
+                            /** @description While true, every operation the user calls but getCurrentUser, changePassword and logout answers 403 TW_ERR_PASSWORD_CHANGE_REQUIRED; changePassword clears it */
+                            mustChangePassword: boolean;
                             createdAt: number;
                             updatedAt: number;
                         }[];
@@ -4653,7 +4691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4691,6 +4729,8 @@ export interface operations {
                     role?: "ADMIN" | "USER";
                     /** @description The apps a USER may see and operate (ignored for ADMIN) */
                     appIds?: number[];
+                    /** @description The user must change their password (changePassword) before anything else, e.g. one an admin or an importer chose. Default false. */
+                    mustChangePassword?: boolean;
                 };
             };
         };
@@ -4710,6 +4750,8 @@ export interface operations {
                          */
                         role: "ADMIN" | "USER";
                         appIds: number[];
+                        /** @description While true, every operation the user calls but getCurrentUser, changePassword and logout answers 403 TW_ERR_PASSWORD_CHANGE_REQUIRED; changePassword clears it */
+                        mustChangePassword: boolean;
                         createdAt: number;
                         updatedAt: number;
                     };
@@ -4749,7 +4791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4837,7 +4879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4910,6 +4952,8 @@ export interface operations {
                     role?: "ADMIN" | "USER";
                     /** @description The apps a USER may see and operate (ignored for ADMIN) */
                     appIds?: number[];
+                    /** @description Set (with a new password, for a reset) or clear the need to change the password before anything else; left out, it stays as it is */
+                    mustChangePassword?: boolean;
                     /** @description Also revoke every API token of the user, at once (scripts using them get 401): for a password reset after the account may have been taken over. Default false: the tokens keep working, with the user's new role. */
                     revokeApiTokens?: boolean;
                 };
@@ -4931,6 +4975,8 @@ export interface operations {
                          */
                         role: "ADMIN" | "USER";
                         appIds: number[];
+                        /** @description While true, every operation the user calls but getCurrentUser, changePassword and logout answers 403 TW_ERR_PASSWORD_CHANGE_REQUIRED; changePassword clears it */
+                        mustChangePassword: boolean;
                         createdAt: number;
                         updatedAt: number;
                     };
@@ -4970,7 +5016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5047,6 +5093,8 @@ export interface operations {
                          */
                         role: "ADMIN" | "USER";
                         appIds: number[];
+                        /** @description While true, every operation the user calls but getCurrentUser, changePassword and logout answers 403 TW_ERR_PASSWORD_CHANGE_REQUIRED; changePassword clears it */
+                        mustChangePassword: boolean;
                         createdAt: number;
                         updatedAt: number;
                         /** @description The session's CSRF token, for X-CSRF-Token (session requests only) */
@@ -5269,7 +5317,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5388,7 +5436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5462,7 +5510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5543,7 +5591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5627,7 +5675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not allowed for this user, or a session request without its CSRF token */
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
             403: {
                 headers: {
                     [name: string]: unknown;

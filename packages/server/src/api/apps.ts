@@ -176,6 +176,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
             addressType,
             addressList: joinAddresses(addressList),
             accessToken,
+            origin: body.origin ?? null,
           },
           now,
         );
@@ -191,7 +192,11 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
         targetType: 'APP',
         targetId: row.id,
         appId: row.id,
-        detail: { appName: row.app_name, credential: credentialOf(row) },
+        detail: {
+          appName: row.app_name,
+          credential: credentialOf(row),
+          ...(row.origin === null ? {} : { origin: row.origin }),
+        },
       });
       await ctx.deps.onAppCredentialsChanged?.();
       reply.code(201);
@@ -249,7 +254,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
       schema: {
         operationId: 'updateApp',
         tags: TAGS,
-        summary: "Change an app's title or addresses (admins); fields left out keep their value",
+        summary: "Change an app's title, addresses or origin (admins); fields left out keep their value",
         security: SECURITY,
         params: IdParams,
         body: AppPatchSchema,
@@ -275,6 +280,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
           ...(body.title === undefined ? {} : { title: body.title }),
           ...(typeChanged ? { addressType } : {}),
           ...(addressList === undefined ? {} : { addressList }),
+          ...(body.origin === undefined ? {} : { origin: body.origin }),
         },
         ctx.deps.clock.now(),
       );
@@ -437,6 +443,7 @@ function toApp(row: AppGroupRow, online: string[], nowMs: number): App {
     onlineAddresses: online,
     credential: credentialOf(row),
     previousTokenValidUntil: previousUntil !== null && previousUntil > nowMs ? previousUntil : null,
+    origin: row.origin,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

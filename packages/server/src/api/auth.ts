@@ -15,13 +15,18 @@
  *
  * Roles are `admin` (every app) and `user` (the apps in its permission list); each resource
  * asks `canAccessApp` before it shows or changes anything of an app.
+ *
+ * A user whose `mustChangePassword` is set (by an admin's reset, or an importer) gets 403
+ * `TW_ERR_PASSWORD_CHANGE_REQUIRED` from every operation but `getCurrentUser`, `changePassword`
+ * and `logout` (and `login`, which needs no credentials), with a session or a token alike:
+ * `hook` checks it, from the user row each request reads anyway.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashApiToken, randomSecret } from '../security/api-tokens.js';
 import { safeEqual } from '../security/constant-time.js';
 import { UNUSABLE_PASSWORD_HASH, verifyPassword } from '../security/passwords.js';
 import type { Store, UserRow } from '../store/index.js';
-import { ApiError, errorResponses, unauthenticated } from './errors.js';
+import { ApiError, errorResponses, passwordChangeRequired, unauthenticated } from './errors.js';
 import { LoginLimiter, type LoginLimits } from './login-limiter.js';
 import { parseAppPermissions, toUser } from './roles.js';
 import { LoginBody, LoginResult } from './schemas.js';
@@ -32,6 +37,13 @@ export { SESSION_COOKIE } from './session-cookie.js';
 export const CSRF_HEADER = 'x-csrf-token';
 /** Default session lifetime: 12 hours from login. */
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** The operations a user who must change their password may still call. */
+export const PASSWORD_CHANGE_EXEMPT: ReadonlySet<string> = new Set([
+  'login',
+  'getCurrentUser',
+  'changePassword',
+  'logout',
+]);
 /** A token's `last_used_at` is written at most this often, so scripts do not turn every read into a write. */
 const TOKEN_TOUCH_INTERVAL_MS = 60_000;
 
@@ -44,6 +56,11 @@ export interface Principal {
   appIds: ReadonlySet<number>;
   /** How the request proved who it is. */
   via: 'session' | 'bearer';
+  /**
+   * The user must change their password before anything else (read with the user's row, which
+   * every request reads, so a `changePassword` holds for the same session's next request).
+   */
+  mustChangePassword: boolean;
   /** The stored hash of the request's session (session requests only): `logout`, `changePassword`. */
   sessionIdHash?: string;
   /** The session's CSRF token (session requests only): `getCurrentUser` returns it to the console after a reload. */
@@ -172,9 +189,17 @@ export class Auth {
     return principal;
   }
 
-  /** A Fastify `onRequest` hook that authenticates every request of the context it is added to. */
+  /**
+   * A Fastify `onRequest` hook that authenticates every request of the context it is added to,
+   * and refuses those of a user who must change their password (but `PASSWORD_CHANGE_EXEMPT`).
+   *
+   * @throws ApiError 403 `TW_ERR_PASSWORD_CHANGE_REQUIRED` for such a user's other requests.
+   */
   readonly hook = async (request: FastifyRequest): Promise<void> => {
-    await this.authenticate(request);
+    const principal = await this.authenticate(request);
+    if (principal.mustChangePassword && !PASSWORD_CHANGE_EXEMPT.has(operationIdOf(request))) {
+      throw passwordChangeRequired(principal.username);
+    }
   };
 
   private async identify(request: FastifyRequest): Promise<Principal> {
@@ -295,5 +320,12 @@ function changesState(method: string): boolean {
 
 function principalFrom(user: UserRow, via: Principal['via']): Principal {
   const appIds = new Set(parseAppPermissions(user.app_permissions));
-  return { userId: user.id, username: user.username, role: user.role, appIds, via };
+  const mustChangePassword = Number(user.must_change_password) !== 0;
+  return { userId: user.id, username: user.username, role: user.role, appIds, via, mustChangePassword };
+}
+
+/** The operationId of the request's route (empty for a route without one, such as `/metrics`). */
+function operationIdOf(request: FastifyRequest): string {
+  const schema = request.routeOptions.schema as { operationId?: unknown } | undefined;
+  return typeof schema?.operationId === 'string' ? schema.operationId : '';
 }

@@ -42,6 +42,18 @@ export function forbidden(message: string): ApiError {
   return new ApiError(403, 'TW_ERR_FORBIDDEN', message);
 }
 
+/**
+ * 403 for a user who must change their password (`mustChangePassword`) before the API answers
+ * them anything but `getCurrentUser`, `changePassword` and `logout`.
+ */
+export function passwordChangeRequired(username: string): ApiError {
+  return new ApiError(
+    403,
+    'TW_ERR_PASSWORD_CHANGE_REQUIRED',
+    `user ${username} must change their password before anything else (POST /api/v1/me/password)`,
+  );
+}
+
 export function unauthenticated(message: string): ApiError {
   return new ApiError(401, 'TW_ERR_UNAUTHENTICATED', message);
 }
@@ -222,7 +234,7 @@ function join(base: string, key: string): string {
 const ERROR_DESCRIPTIONS = {
   400: 'Bad input: the field and the reason are named',
   401: 'No credentials, or wrong ones',
-  403: 'Not allowed for this user, or a session request without its CSRF token',
+  403: 'Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED)',
   404: 'No such resource',
   409: 'Conflicts with the current state',
   413: 'The body is larger than 4 MiB',

@@ -124,7 +124,7 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
         targetType: 'JOB',
         targetId: job.id,
         appId: job.app_id,
-        detail: { name: job.name },
+        detail: { name: job.name, ...(job.origin === null ? {} : { origin: job.origin }) },
       });
       reply.code(201);
       return toJob(job);
@@ -471,6 +471,7 @@ function withDefaults(body: Omit<NewJobBody, 'triggerStatus'>): JobFields {
     glueSource: body.glueSource ?? '',
     glueRemark: body.glueRemark ?? '',
     childJobIds: body.childJobIds ?? [],
+    origin: body.origin ?? null,
   };
 }
 
@@ -503,6 +504,7 @@ function toColumns(fields: JobFields) {
     glue_source: fields.glueSource,
     glue_remark: fields.glueRemark,
     child_job_ids: fields.childJobIds.join(','),
+    origin: fields.origin,
   };
 }
 
@@ -544,6 +546,7 @@ export function toJob(row: JobRow): Job {
     glueRemark: row.glue_remark,
     glueUpdatedAt: row.glue_updated_at,
     childJobIds: splitIds(row.child_job_ids),
+    origin: row.origin,
     triggerStatus: row.trigger_status,
     nextFireAt: row.next_fire_at,
     createdAt: row.created_at,

@@ -51,7 +51,7 @@ export function registerMe(api: FastifyInstance, ctx: ApiContext): void {
         operationId: 'changePassword',
         tags: TAGS,
         summary:
-          "Change the caller's own password (the current one is required); ends the caller's other sessions",
+          "Change the caller's own password (the current one is required); ends the caller's other sessions and clears mustChangePassword",
         security: SECURITY,
         body: ChangePasswordSchema,
         response: { 204: { type: 'null', description: 'Changed' }, ...errorResponses(400, 429) },
@@ -77,9 +77,11 @@ export function registerMe(api: FastifyInstance, ctx: ApiContext): void {
         throw invalidField('newPassword', 'newPassword: must differ from the current password');
       }
       const passwordHash = await hashPassword(newPassword);
+      const mustChange = Number(user.must_change_password) !== 0;
       const now = clock.now();
       await inAccountTransaction(store, async (tx) => {
-        await tx.users.updateUser(user.id, { passwordHash }, now);
+        // The change a forced one waited for: the same session may do everything at once.
+        await tx.users.updateUser(user.id, { passwordHash, mustChangePassword: false }, now);
         await tx.sessions.deleteUserSessions(user.id, principal.sessionIdHash);
         await tx.audit.recordAudit(
           auditEntry(principal, {
@@ -87,6 +89,7 @@ export function registerMe(api: FastifyInstance, ctx: ApiContext): void {
             targetType: 'USER',
             targetId: user.id,
             appId: null,
+            ...(mustChange ? { detail: { mustChangePassword: false } } : {}),
           }),
           now,
         );

@@ -37,6 +37,7 @@ export function toUser(row: UserRow): User {
     username: row.username,
     role: toApiRole(row.role),
     appIds: parseAppPermissions(row.app_permissions),
+    mustChangePassword: Number(row.must_change_password) !== 0,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -112,11 +112,17 @@ const AppIds = Type.Array(Id, {
   description: 'The apps a USER may see and operate (ignored for ADMIN)',
 });
 
+const MustChangePassword = Type.Boolean({
+  description:
+    'While true, every operation the user calls but getCurrentUser, changePassword and logout answers 403 TW_ERR_PASSWORD_CHANGE_REQUIRED; changePassword clears it',
+});
+
 export const User = Type.Object({
   id: Id,
   username: Type.String(),
   role: Role,
   appIds: Type.Array(Id),
+  mustChangePassword: MustChangePassword,
   createdAt: EpochMs,
   updatedAt: EpochMs,
 });
@@ -137,6 +143,12 @@ export const NewUserBody = Type.Object(
     password: NewPassword,
     role: Type.Optional(Type.Enum(['ADMIN', 'USER'], { default: 'USER' })),
     appIds: Type.Optional(AppIds),
+    mustChangePassword: Type.Optional(
+      Type.Boolean({
+        description:
+          'The user must change their password (changePassword) before anything else, e.g. one an admin or an importer chose. Default false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -147,6 +159,12 @@ export const UserPatchBody = Type.Object(
     password: Type.Optional(NewPassword),
     role: Type.Optional(Role),
     appIds: Type.Optional(AppIds),
+    mustChangePassword: Type.Optional(
+      Type.Boolean({
+        description:
+          'Set (with a new password, for a reset) or clear the need to change the password before anything else; left out, it stays as it is',
+      }),
+    ),
     revokeApiTokens: Type.Optional(
       Type.Boolean({
         description:
@@ -252,6 +270,11 @@ const AppName = Type.String({
   ...ONE_LINE,
 });
 const Title = Type.String({ minLength: 1, maxLength: 128, ...ONE_LINE });
+/** Where an importer took a job or an app from; one line, null clears it. */
+const Origin = (what: 'job' | 'app') =>
+  Type.Union([Type.String({ maxLength: 255, ...ONE_LINE }), Type.Null()], {
+    description: `Where the ${what} was imported from (set by importers, e.g. \`xxl-job mysql://db:3306/xxl_job #12\`); null for ${what}s made here`,
+  });
 const AddressType = Type.Enum(['AUTO', 'MANUAL']);
 const AddressList = Type.Array(Type.String({ minLength: 1, maxLength: 255, ...ONE_LINE }), {
   maxItems: LIMITS.addresses,
@@ -282,6 +305,7 @@ export const App = Type.Object({
         'While a rotation overlaps: until when the token it replaced is still accepted (epoch ms); null otherwise',
     }),
   ),
+  origin: Origin('app'),
   createdAt: EpochMs,
   updatedAt: EpochMs,
 });
@@ -353,6 +377,7 @@ export const NewAppBody = Type.Object(
           "Compatibility mode: the app's executors use the installation-wide token instead of a token of the app's own (for a fleet that cannot be reconfigured). Default false.",
       }),
     ),
+    origin: Type.Optional(Origin('app')),
   },
   { additionalProperties: false },
 );
@@ -363,6 +388,7 @@ export const AppPatchBody = Type.Object(
     title: Type.Optional(Title),
     addressType: Type.Optional(AddressType),
     addressList: Type.Optional(AddressList),
+    origin: Type.Optional(Origin('app')),
   },
   { additionalProperties: false },
 );
@@ -436,6 +462,7 @@ const jobFields = {
   glueSource: Type.String({ maxLength: LIMITS.glueSourceBytes }),
   glueRemark: Type.String({ maxLength: 128, ...ONE_LINE }),
   childJobIds: Type.Array(Id, { maxItems: LIMITS.childJobs, uniqueItems: true }),
+  origin: Origin('job'),
 };
 
 export const Job = Type.Object({
@@ -462,6 +489,7 @@ export const Job = Type.Object({
   glueRemark: Type.String(),
   glueUpdatedAt: EpochMs,
   childJobIds: Type.Array(Id),
+  origin: Origin('job'),
   triggerStatus: Type.Integer({ description: '1 = scheduled, 0 = stopped' }),
   nextFireAt: Nullable(EpochMs),
   createdAt: EpochMs,

@@ -70,7 +70,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
     async (request, reply) => {
       const principal = principalOf(ctx, request);
       requireAdmin(principal, 'create users');
-      const { username, password, role = 'USER', appIds = [] } = request.body;
+      const { username, password, role = 'USER', appIds = [], mustChangePassword = false } = request.body;
       const appPermissions = await checkedAppPermissions(ctx, appIds);
       if ((await store.users.findUserByName(username)) !== undefined) {
         throw conflict(`a user named ${username} already exists`, 'username');
@@ -81,7 +81,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
       try {
         row = await inAccountTransaction(store, async (tx) => {
           const created = await tx.users.createUser(
-            { username, passwordHash, role: toStoredRole(role), appPermissions },
+            { username, passwordHash, role: toStoredRole(role), appPermissions, mustChangePassword },
             now,
           );
           await tx.audit.recordAudit(
@@ -90,7 +90,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
               targetType: 'USER',
               targetId: created.id,
               appId: null,
-              detail: { username, role, appIds: parseAppPermissions(appPermissions) },
+              detail: { username, role, appIds: parseAppPermissions(appPermissions), mustChangePassword },
             }),
             now,
           );
@@ -115,7 +115,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
         operationId: 'updateUser',
         tags: TAGS,
         summary:
-          "Change a user's password, role or apps (admins); a new password or role ends the user's sessions, and revokeApiTokens revokes their API tokens",
+          "Change a user's password, role or apps (admins); a new password or role ends the user's sessions, revokeApiTokens revokes their API tokens, and mustChangePassword (with a reset's new password) makes them change it before anything else",
         security: SECURITY,
         params: IdParams,
         body: UserPatchSchema,
@@ -126,7 +126,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
       const principal = principalOf(ctx, request);
       requireAdmin(principal, 'change users');
       const id = request.params.id;
-      const { password, role, appIds, revokeApiTokens = false } = request.body;
+      const { password, role, appIds, mustChangePassword, revokeApiTokens = false } = request.body;
       const appPermissions = appIds === undefined ? undefined : await checkedAppPermissions(ctx, appIds);
       const passwordHash = password === undefined ? undefined : await hashPassword(password);
       const now = clock.now();
@@ -142,6 +142,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
             ...(passwordHash === undefined ? {} : { passwordHash }),
             ...(roleChanged ? { role: newRole } : {}),
             ...(appPermissions === undefined ? {} : { appPermissions }),
+            ...(mustChangePassword === undefined ? {} : { mustChangePassword }),
           },
           now,
         );
@@ -158,6 +159,7 @@ export function registerUsers(api: FastifyInstance, ctx: ApiContext): void {
               fields: Object.keys(request.body),
               ...(roleChanged ? { role: toApiRole(newRole) } : {}),
               ...(appPermissions === undefined ? {} : { appIds: parseAppPermissions(appPermissions) }),
+              ...(mustChangePassword === undefined ? {} : { mustChangePassword }),
               ...(revokeApiTokens ? { apiTokensRevoked } : {}),
             },
           }),

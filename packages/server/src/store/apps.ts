@@ -20,12 +20,16 @@ export interface NewApp {
   addressList?: string | null;
   /** The app's own executor token; null or absent: the installation token (compatibility mode). */
   accessToken?: string | null;
+  /** Where the app was imported from; null or absent: made here. */
+  origin?: string | null;
 }
 
 export interface AppPatch {
   title?: string;
   addressType?: 'AUTO' | 'MANUAL';
   addressList?: string | null;
+  /** Null clears it. */
+  origin?: string | null;
 }
 
 export interface AppFilter {
@@ -47,6 +51,7 @@ export function createAppRepository(conn: StoreConnection) {
         address_type: app.addressType,
         address_list: app.addressList ?? null,
         access_token: app.accessToken ?? null,
+        origin: app.origin ?? null,
         created_at: nowMs,
         updated_at: nowMs,
       }),
@@ -61,6 +66,7 @@ export function createAppRepository(conn: StoreConnection) {
         ...(patch.title === undefined ? {} : { title: patch.title }),
         ...(patch.addressType === undefined ? {} : { address_type: patch.addressType }),
         ...(patch.addressList === undefined ? {} : { address_list: patch.addressList }),
+        ...(patch.origin === undefined ? {} : { origin: patch.origin }),
         updated_at: nowMs,
       })
       .where('id', '=', id)

@@ -40,6 +40,7 @@ export const JOB_DEFAULTS: Omit<JobFields, 'app_id' | 'name' | 'glue_updated_at'
   trigger_status: 0,
   next_fire_at: null,
   last_run_end_at: null,
+  origin: null,
 };
 
 export interface JobFilter {

@@ -25,6 +25,8 @@ export interface AppGroupTable {
   previous_access_token: string | null;
   /** Until when the replaced token is accepted; NULL: no overlap. */
   previous_token_until: number | null;
+  /** Where the app was imported from, as the importer wrote it (migration 0012); NULL: made here. */
+  origin: string | null;
 }
 
 /** One executor address heartbeat. */
@@ -95,6 +97,11 @@ export interface JobTable {
   next_fire_at: number | null;
   /** When the last run ended; FIX_DELAY schedules from it. */
   last_run_end_at: number | null;
+  /**
+   * Where the job was imported from, as the importer wrote it (e.g. `xxl-job
+   * mysql://db:3306/xxl_job #12`; migration 0012); NULL for a job made here.
+   */
+  origin: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -232,6 +239,11 @@ export interface UsersTable {
   role: 'admin' | 'user';
   /** Comma-separated app ids a `user` may manage. */
   app_permissions: string;
+  /**
+   * 1 while the user must change their password before the API answers them anything else
+   * (migration 0012); 0 otherwise. Optional on insert: 0.
+   */
+  must_change_password: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -12,12 +12,15 @@ export interface NewUser {
   role: 'admin' | 'user';
   /** Comma-separated app ids a `user` may manage. */
   appPermissions?: string;
+  /** The user must change their password before the API answers them anything else. Default false. */
+  mustChangePassword?: boolean;
 }
 
 export interface UserPatch {
   passwordHash?: string;
   role?: 'admin' | 'user';
   appPermissions?: string;
+  mustChangePassword?: boolean;
 }
 
 export interface NewApiToken {
@@ -37,6 +40,7 @@ export function createUserRepository(conn: StoreConnection) {
         password_hash: user.passwordHash,
         role: user.role,
         app_permissions: user.appPermissions ?? '',
+        must_change_password: user.mustChangePassword === true ? 1 : 0,
         created_at: nowMs,
         updated_at: nowMs,
       }),
@@ -51,6 +55,9 @@ export function createUserRepository(conn: StoreConnection) {
         ...(patch.passwordHash === undefined ? {} : { password_hash: patch.passwordHash }),
         ...(patch.role === undefined ? {} : { role: patch.role }),
         ...(patch.appPermissions === undefined ? {} : { app_permissions: patch.appPermissions }),
+        ...(patch.mustChangePassword === undefined
+          ? {}
+          : { must_change_password: patch.mustChangePassword ? 1 : 0 }),
         updated_at: nowMs,
       })
       .where('id', '=', id)

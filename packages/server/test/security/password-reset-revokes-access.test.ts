@@ -85,7 +85,13 @@ describe.each(DIALECTS)('an admin password reset through the REST API on %s', (d
     const operation = document.paths['/api/v1/users/{id}'].patch;
     expect(operation.operationId).toBe('updateUser');
     const body = operation.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties)).toEqual(['password', 'role', 'appIds', 'revokeApiTokens']);
+    expect(Object.keys(body.properties)).toEqual([
+      'password',
+      'role',
+      'appIds',
+      'mustChangePassword',
+      'revokeApiTokens',
+    ]);
     expect(body.properties.revokeApiTokens).toMatchObject({
       type: 'boolean',
       description: expect.any(String),

@@ -295,6 +295,7 @@ describe('user data and password hashes disclosed', () => {
       'createdAt',
       'csrfToken',
       'id',
+      'mustChangePassword',
       'role',
       'updatedAt',
       'username',

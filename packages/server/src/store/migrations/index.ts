@@ -16,6 +16,7 @@ import mysqlRegistryHandlers from './mysql/0008_registry_handlers.js';
 import mysqlExecutorInstances from './mysql/0009_executor_instances.js';
 import mysqlSendFence from './mysql/0010_send_fence.js';
 import mysqlAppTokens from './mysql/0011_app_tokens.js';
+import mysqlOriginPasswordChange from './mysql/0012_origin_password_change.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -27,6 +28,7 @@ import postgresRegistryHandlers from './postgres/0008_registry_handlers.js';
 import postgresExecutorInstances from './postgres/0009_executor_instances.js';
 import postgresSendFence from './postgres/0010_send_fence.js';
 import postgresAppTokens from './postgres/0011_app_tokens.js';
+import postgresOriginPasswordChange from './postgres/0012_origin_password_change.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -38,6 +40,7 @@ import sqliteRegistryHandlers from './sqlite/0008_registry_handlers.js';
 import sqliteExecutorInstances from './sqlite/0009_executor_instances.js';
 import sqliteSendFence from './sqlite/0010_send_fence.js';
 import sqliteAppTokens from './sqlite/0011_app_tokens.js';
+import sqliteOriginPasswordChange from './sqlite/0012_origin_password_change.js';
 
 export interface Migration {
   version: number;
@@ -58,6 +61,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 9, name: 'executor_instances', sql: sqliteExecutorInstances },
     { version: 10, name: 'send_fence', sql: sqliteSendFence },
     { version: 11, name: 'app_tokens', sql: sqliteAppTokens },
+    { version: 12, name: 'origin_password_change', sql: sqliteOriginPasswordChange },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -71,6 +75,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 9, name: 'executor_instances', sql: postgresExecutorInstances },
     { version: 10, name: 'send_fence', sql: postgresSendFence },
     { version: 11, name: 'app_tokens', sql: postgresAppTokens },
+    { version: 12, name: 'origin_password_change', sql: postgresOriginPasswordChange },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -84,6 +89,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 9, name: 'executor_instances', sql: mysqlExecutorInstances },
     { version: 10, name: 'send_fence', sql: mysqlSendFence },
     { version: 11, name: 'app_tokens', sql: mysqlAppTokens },
+    { version: 12, name: 'origin_password_change', sql: mysqlOriginPasswordChange },
   ],
 };
 
