@@ -113,7 +113,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     await page.getByRole('button', { name: 'New user' }).click();
     await dialog().getByLabel('Username').fill(BOB);
-    await dialog().getByLabel('Password').fill(BOB_PASSWORD);
+    await dialog().getByLabel('Password', { exact: true }).fill(BOB_PASSWORD);
     await expect(dialog().getByLabel('User', { exact: true }).isChecked()).resolves.toBe(true);
     await dialog().getByRole('combobox', { name: 'Apps' }).click();
     await page.keyboard.type(APP_NAME);
@@ -131,7 +131,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     // The same name again: the server's 409 names the field, and the form shows it there.
     await page.getByRole('button', { name: 'New user' }).click();
     await dialog().getByLabel('Username').fill(BOB);
-    await dialog().getByLabel('Password').fill(BOB_PASSWORD);
+    await dialog().getByLabel('Password', { exact: true }).fill(BOB_PASSWORD);
     await page.keyboard.press('Enter');
     await formItem('Username').getByText(`a user named ${BOB} already exists`).waitFor();
     await dialog().getByRole('button', { name: 'Cancel' }).click();

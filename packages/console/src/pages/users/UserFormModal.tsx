@@ -1,7 +1,8 @@
 /**
  * The form of a new user or of changes to one: role, the apps a USER may see, and a password
  * (required for a new user; for an existing one only when it is being reset, and then the user's
- * API tokens can be revoked with it).
+ * API tokens can be revoked with it), and whether the user must choose a password of their own
+ * at their next sign-in.
  */
 import { App as AntApp, Checkbox, Form, Input, Radio, Select } from 'antd';
 import { useState } from 'react';
@@ -17,6 +18,8 @@ interface UserValues {
   password?: string;
   /** Editing only: revoke the user's API tokens with the save. */
   revokeApiTokens?: boolean;
+  /** The user chooses a new password before anything else. */
+  mustChangePassword: boolean;
   role: 'ADMIN' | 'USER';
   appIds: number[];
 }
@@ -61,6 +64,7 @@ export function UserFormModal({
               password: values.password ?? '',
               role: values.role,
               appIds: values.role === 'USER' ? values.appIds : [],
+              mustChangePassword: values.mustChangePassword,
             },
           }),
         );
@@ -75,6 +79,10 @@ export function UserFormModal({
               role: values.role,
               ...password,
               ...(values.revokeApiTokens === true ? { revokeApiTokens: true } : {}),
+              // Left out when unchanged: the server keeps it as it is.
+              ...(values.mustChangePassword === user.mustChangePassword
+                ? {}
+                : { mustChangePassword: values.mustChangePassword }),
               ...(values.role === 'USER' ? { appIds: values.appIds } : {}),
             },
           }),
@@ -91,8 +99,13 @@ export function UserFormModal({
 
   const initialValues: UserValues =
     user === undefined || user === 'new'
-      ? { username: '', role: 'USER', appIds: [] }
-      : { username: user.username, role: user.role, appIds: user.appIds };
+      ? { username: '', role: 'USER', appIds: [], mustChangePassword: false }
+      : {
+          username: user.username,
+          role: user.role,
+          appIds: user.appIds,
+          mustChangePassword: user.mustChangePassword,
+        };
 
   return (
     <FormModal<UserValues>
@@ -131,6 +144,9 @@ export function UserFormModal({
         ]}
       >
         <Input.Password autoComplete="new-password" />
+      </Form.Item>
+      <Form.Item name="mustChangePassword" valuePropName="checked" extra={t('mustChangePasswordHint')}>
+        <Checkbox>{t('mustChangePassword')}</Checkbox>
       </Form.Item>
       {!creating && (
         <Form.Item name="revokeApiTokens" valuePropName="checked" extra={t('revokeApiTokensHint')}>

@@ -1,6 +1,7 @@
 /**
  * Users (admin): who may sign in, their role and, for a USER, the apps they may see and
- * operate. Create, edit (role, apps, a new password) and delete — never yourself.
+ * operate, and who must still choose a password of their own. Create, edit (role, apps, a new
+ * password, whether it must change) and delete — never yourself.
  */
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -60,6 +61,13 @@ export default function UsersPage() {
         <Flex gap="small" align="center" wrap>
           <span>{username}</span>
           {user.id === me?.id && <Tag>{t('you')}</Tag>}
+          {user.mustChangePassword && (
+            <Tooltip title={t('mustChangePasswordTagHint')}>
+              <Tag color="orange" data-testid={`must-change-password-${user.id}`}>
+                {t('mustChangePasswordTag')}
+              </Tag>
+            </Tooltip>
+          )}
         </Flex>
       ),
     },

@@ -12,6 +12,11 @@ export default {
     revokeApiTokens: "Also revoke the user's API tokens",
     revokeApiTokensHint:
       'Scripts using them stop working at once. Use it when the account may have been taken over.',
+    mustChangePassword: 'Must change password at next sign-in',
+    mustChangePasswordHint:
+      'The user can do nothing else until they choose a password of their own: tick it when you chose or reset the password for them.',
+    mustChangePasswordTag: 'Must change password',
+    mustChangePasswordTagHint: 'Signs in only to choose a new password; nothing else works until then.',
     role: 'Role',
     roles: { ADMIN: 'Administrator', USER: 'User' },
     roleHint: 'An administrator sees every app and manages users, alarm channels and settings.',
@@ -44,6 +49,10 @@ export default {
     newPasswordHint: '留空则保持原密码。设置新密码后该用户需重新登录。',
     revokeApiTokens: '同时吊销该用户的 API 令牌',
     revokeApiTokensHint: '使用这些令牌的脚本将立即失效。账号可能被盗用时请勾选。',
+    mustChangePassword: '下次登录时必须修改密码',
+    mustChangePasswordHint: '在该用户设置自己的密码之前，其他操作均不可用：由你为其设置或重置密码时请勾选。',
+    mustChangePasswordTag: '需修改密码',
+    mustChangePasswordTagHint: '登录后只能设置新密码，设置之前其他操作均不可用。',
     role: '角色',
     roles: { ADMIN: '管理员', USER: '普通用户' },
     roleHint: '管理员可查看所有执行器，并管理用户、告警渠道和设置。',
