@@ -23,6 +23,7 @@ const TokensPage = lazy(() => import('./pages/tokens/TokensPage'));
 const ChannelsPage = lazy(() => import('./pages/channels/ChannelsPage'));
 const AuditPage = lazy(() => import('./pages/audit/AuditPage'));
 const AccountPage = lazy(() => import('./pages/account/AccountPage'));
+const PasswordChangeRequiredPage = lazy(() => import('./pages/account/PasswordChangeRequiredPage'));
 
 function RequireAuth({ children }: { children: ReactNode }) {
   const { user } = useAuth();
@@ -30,6 +31,8 @@ function RequireAuth({ children }: { children: ReactNode }) {
   if (user === undefined) return <PageLoading />;
   if (user === null)
     return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  // Nothing else answers them until they choose a new password (the server refuses the rest).
+  if (user.mustChangePassword) return <PasswordChangeRequiredPage />;
   return children;
 }
 

@@ -21,8 +21,12 @@ export class ApiError extends Error {
   }
 }
 
+/** The error code of every call (but a few) by a user who must first choose a new password. */
+export const PASSWORD_CHANGE_REQUIRED = 'TW_ERR_PASSWORD_CHANGE_REQUIRED';
+
 let csrfToken: string | undefined;
 let onUnauthenticated: (() => void) | undefined;
+let onPasswordChangeRequired: (() => void) | undefined;
 
 /** The session's CSRF token (from `login` or `getCurrentUser`); undefined after logout. */
 export function setCsrfToken(token: string | undefined): void {
@@ -32,6 +36,14 @@ export function setCsrfToken(token: string | undefined): void {
 /** Called when any request answers 401 (the session expired or was revoked). */
 export function setUnauthenticatedHandler(handler: (() => void) | undefined): void {
   onUnauthenticated = handler;
+}
+
+/**
+ * Called when any call answers TW_ERR_PASSWORD_CHANGE_REQUIRED (an admin asked for a new
+ * password since the console last read `getCurrentUser`).
+ */
+export function setPasswordChangeRequiredHandler(handler: (() => void) | undefined): void {
+  onPasswordChangeRequired = handler;
 }
 
 const session: Middleware = {
@@ -65,7 +77,11 @@ export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
     throw new ApiError(0, 'NETWORK', `the server did not answer: ${(err as Error).message}`);
   }
   const { data, error, response } = answer;
-  if (!response.ok) throw toApiError(response.status, error);
+  if (!response.ok) {
+    const refusal = toApiError(response.status, error);
+    if (refusal.code === PASSWORD_CHANGE_REQUIRED) onPasswordChangeRequired?.();
+    throw refusal;
+  }
   return data as T;
 }
 

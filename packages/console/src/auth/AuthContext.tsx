@@ -1,10 +1,19 @@
 /**
  * Who is signed in. On load the console asks `getCurrentUser` (the session cookie is httpOnly);
- * a 401 from any request drops the user and the router shows the sign-in page.
+ * a 401 from any request drops the user and the router shows the sign-in page. A user who must
+ * change their password (`mustChangePassword`, or any call refused with
+ * TW_ERR_PASSWORD_CHANGE_REQUIRED) is shown the change-password form instead of the console.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { ApiError, call, client, setCsrfToken, setUnauthenticatedHandler } from '../api/client';
+import {
+  ApiError,
+  call,
+  client,
+  setCsrfToken,
+  setPasswordChangeRequiredHandler,
+  setUnauthenticatedHandler,
+} from '../api/client';
 import type { CurrentUser } from '../api/types';
 
 interface AuthState {
@@ -12,6 +21,8 @@ interface AuthState {
   user: CurrentUser | null | undefined;
   login(username: string, password: string): Promise<void>;
   logout(): Promise<void>;
+  /** Reads `getCurrentUser` again (after the password changed). */
+  refresh(): Promise<void>;
   isAdmin: boolean;
 }
 
@@ -44,6 +55,15 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     queryClient.clear();
   }, [queryClient]);
 
+  const passwordChangeRequired = useCallback(() => {
+    setUser((before) => (before ? { ...before, mustChangePassword: true } : before));
+  }, []);
+
+  useEffect(() => {
+    setPasswordChangeRequiredHandler(passwordChangeRequired);
+    return () => setPasswordChangeRequiredHandler(undefined);
+  }, [passwordChangeRequired]);
+
   useEffect(() => {
     setUnauthenticatedHandler(signedOut);
     let cancelled = false;
@@ -71,6 +91,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     setUser({ ...session.user, csrfToken: session.csrfToken });
   }, []);
 
+  const refresh = useCallback(async () => {
+    const me = await call(client.GET('/api/v1/me'));
+    setCsrfToken(me.csrfToken);
+    // Pages refused while the password had to change ask again when they show.
+    queryClient.clear();
+    setUser(me);
+  }, [queryClient]);
+
   const logout = useCallback(async () => {
     try {
       await call(client.POST('/api/v1/logout'));
@@ -80,8 +108,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, [signedOut]);
 
   const value = useMemo<AuthState>(
-    () => ({ user, login, logout, isAdmin: user?.role === 'ADMIN' }),
-    [user, login, logout],
+    () => ({ user, login, logout, refresh, isAdmin: user?.role === 'ADMIN' }),
+    [user, login, logout, refresh],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -15,6 +15,11 @@ export default {
     submit: 'Change password',
     changed: 'Your password is changed',
     changedDetail: 'Your other sessions have been signed out: sign in there again with the new password.',
+    required: {
+      title: 'Choose a new password',
+      signedInAs: 'Signed in as {{username}}',
+      why: 'Your account was created for you (e.g. imported from XXL-JOB) or your password was reset: choose a password of your own to continue.',
+    },
   },
   zh: {
     title: '修改密码',
@@ -31,5 +36,10 @@ export default {
     submit: '修改密码',
     changed: '密码已修改',
     changedDetail: '你的其他登录会话已退出，请在那里用新密码重新登录。',
+    required: {
+      title: '设置新密码',
+      signedInAs: '当前登录：{{username}}',
+      why: '你的账号是他人为你创建的（例如从 XXL-JOB 导入），或你的密码已被重置：请设置一个你自己的密码后继续。',
+    },
   },
 };
