@@ -297,13 +297,17 @@ describe.each(GENERATIONS)('tickwheel import-xxl-job from a $generation schema',
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`XXL-JOB ${g.generation} schema at mysql://`);
-    expect(result.stdout).toMatch(/XXL-JOB: 2 executor groups and 7 jobs mapped, 4 script versions; crons in UTC/);
+    expect(result.stdout).toMatch(
+      /XXL-JOB: 2 executor groups and 7 jobs mapped, 4 script versions; crons in UTC/,
+    );
     expect(result.stdout).toMatch(/dry run: nothing was written/);
     expect(result.stdout).toMatch(/apps: 2 to create, 0 to update, 0 unchanged/);
     expect(result.stdout).toMatch(/jobs: 7 to create, 0 to update, 0 unchanged/);
     expect(result.stdout).toMatch(/users: 2 to create, 1 already here/);
     expect(result.stdout).toContain('  + job xxl-job-executor-sample/groovy thing');
-    expect(result.stdout).toContain('1 GLUE_GROOVY job(s) imported: only Java (XXL-JOB) executors run Groovy');
+    expect(result.stdout).toContain(
+      '1 GLUE_GROOVY job(s) imported: only Java (XXL-JOB) executors run Groovy',
+    );
     expect((await cliJson<{ total: number }>(['app', 'list'], rest.env)).total).toBe(0);
     expect((await usersByName(rest)).size).toBe(1);
   });
@@ -326,7 +330,9 @@ describe.each(GENERATIONS)('tickwheel import-xxl-job from a $generation schema',
     expect(source).toMatch(/^mysql:\/\/.+:3306\/xxl_test_[0-9a-f]{8}$/);
     expect(report.import.apps.created).toEqual(['xxl-job-executor-sample', 'manual-exec']);
     expect([...report.import.jobs.created].sort()).toEqual(
-      IMPORTED_JOBS.map((name) => `${name === 'every half minute' ? 'manual-exec' : 'xxl-job-executor-sample'}/${name}`).sort(),
+      IMPORTED_JOBS.map(
+        (name) => `${name === 'every half minute' ? 'manual-exec' : 'xxl-job-executor-sample'}/${name}`,
+      ).sort(),
     );
     expect(report.import.failed).toEqual([]);
     expect(report.skipped.map((s) => `${s.kind} ${s.name}`)).toEqual([
@@ -454,22 +460,26 @@ describe.each(GENERATIONS)('tickwheel import-xxl-job from a $generation schema',
 
     // The one-time password signs alice in, and she must choose her own before anything else.
     const alicePassword = report.users!.passwords.find((p) => p.username === 'alice')!.password;
-    const signIn = await fetch(`${rest.url}/api/v1/login`, {
+    const signIn = await fetch(`${rest.url}api/v1/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'alice', password: alicePassword }),
     });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-    const me = await fetch(`${rest.url}/api/v1/me`, { headers: { cookie } });
+    const me = await fetch(`${rest.url}api/v1/me`, { headers: { cookie } });
     expect(await me.json()).toMatchObject({ username: 'alice', mustChangePassword: true });
-    const listJobs = await fetch(`${rest.url}/api/v1/jobs`, { headers: { cookie } });
+    const listJobs = await fetch(`${rest.url}api/v1/jobs`, { headers: { cookie } });
     expect(listJobs.status).toBe(403);
     expect(await listJobs.json()).toMatchObject({ error: { code: 'TW_ERR_PASSWORD_CHANGE_REQUIRED' } });
   });
 
   it('changes nothing when run a second time, and says so', async () => {
-    const result = await cli(['import-xxl-job', '--from', sourceUrl, '--time-zone', 'Asia/Shanghai'], rest.env, 30_000);
+    const result = await cli(
+      ['import-xxl-job', '--from', sourceUrl, '--time-zone', 'Asia/Shanghai'],
+      rest.env,
+      30_000,
+    );
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/XXL-JOB: 2 executor groups and 7 jobs mapped, 4 script versions/);
@@ -492,7 +502,10 @@ describe.each(GENERATIONS)('tickwheel import-xxl-job from a $generation schema',
       expect(report.import.jobs.updated).toEqual(['xxl-job-executor-sample/nightly report (renamed)']);
       const after = await jobsByName(rest);
       expect(after.has('nightly report')).toBe(false);
-      expect(after.get('nightly report (renamed)')).toMatchObject({ id: before.id, childJobIds: before.childJobIds });
+      expect(after.get('nightly report (renamed)')).toMatchObject({
+        id: before.id,
+        childJobIds: before.childJobIds,
+      });
     } finally {
       await db.query(`UPDATE xxl_job_info SET \`${g.jobName}\` = 'nightly report' WHERE id = 1`);
       await db.end();
@@ -546,13 +559,32 @@ describe.each(GENERATIONS)('tickwheel import-xxl-job from a $generation schema',
   });
 
   it('starts the jobs that were running in XXL-JOB with --keep-status', async () => {
-    const dry = await importJson(rest, ['--from', sourceUrl, '--time-zone', 'Asia/Shanghai', '--keep-status', '--dry-run']);
-    expect(dry.started).toEqual(['xxl-job-executor-sample/nightly report', 'xxl-job-executor-sample/groovy thing']);
+    const dry = await importJson(rest, [
+      '--from',
+      sourceUrl,
+      '--time-zone',
+      'Asia/Shanghai',
+      '--keep-status',
+      '--dry-run',
+    ]);
+    expect(dry.started).toEqual([
+      'xxl-job-executor-sample/nightly report',
+      'xxl-job-executor-sample/groovy thing',
+    ]);
     expect((await jobsByName(rest)).get('nightly report')!.triggerStatus).toBe(0);
 
-    const report = await importJson(rest, ['--from', sourceUrl, '--time-zone', 'Asia/Shanghai', '--keep-status']);
+    const report = await importJson(rest, [
+      '--from',
+      sourceUrl,
+      '--time-zone',
+      'Asia/Shanghai',
+      '--keep-status',
+    ]);
 
-    expect(report.started).toEqual(['xxl-job-executor-sample/nightly report', 'xxl-job-executor-sample/groovy thing']);
+    expect(report.started).toEqual([
+      'xxl-job-executor-sample/nightly report',
+      'xxl-job-executor-sample/groovy thing',
+    ]);
     const jobs = await jobsByName(rest);
     expect(jobs.get('nightly report')!.triggerStatus).toBe(1);
     expect(jobs.get('groovy thing')!.triggerStatus).toBe(1);
@@ -576,15 +608,22 @@ describe('tickwheel import-xxl-job refusals', { timeout: 60_000 }, () => {
     const result = await cli(['import-xxl-job', '--from', url], rest.env, 30_000);
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/generation 3\.5 but has no column xxl_job_info\.name; nothing was imported/);
+    expect(result.stderr).toMatch(
+      /generation 3\.5 but has no column xxl_job_info\.name; nothing was imported/,
+    );
     expect((await cliJson<{ total: number }>(['app', 'list'], rest.env)).total).toBe(0);
   });
 
   it('exits 3 naming the database (without its password) when it cannot be reached', async () => {
-    const result = await cli(['import-xxl-job', '--from', 'mysql://root:secret@127.0.0.1:9/xxl_job'], rest.env);
+    const result = await cli(
+      ['import-xxl-job', '--from', 'mysql://root:secret@127.0.0.1:9/xxl_job'],
+      rest.env,
+    );
 
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/cannot connect to the XXL-JOB database mysql:\/\/root:\*\*\*@127.0.0.1:9\/xxl_job/);
+    expect(result.stderr).toMatch(
+      /cannot connect to the XXL-JOB database mysql:\/\/root:\*\*\*@127.0.0.1:9\/xxl_job/,
+    );
     expect(result.stderr).not.toMatch(/secret/);
   });
 });

@@ -246,8 +246,9 @@ export function columnNames(generation: XxlGeneration, columns: Columns): Column
     wanted.filter((column) => !columns.get(table)?.has(column)).map((column) => `${table}.${column}`),
   );
   if (missing.length > 0) {
+    // Exit 1, not 2: the command line is right, the database is not one this importer can read.
     throw new CliFailure(
-      'TW_ERR_INVALID_OPTION',
+      'TW_ERR_INVALID_FIELD',
       `the XXL-JOB database looks like generation ${generation} but has no column ${missing.join(', ')}; nothing was imported (a schema this importer does not know: please report it)`,
     );
   }
