@@ -535,7 +535,7 @@ describe.each(GENERATIONS)('tickwheel import-xxl-job from a $generation schema',
     expect([...after.keys()].sort()).toEqual(IMPORTED_JOBS);
     for (const [name, job] of after) {
       expect(job.id).toBe(before.get(name)!.id);
-      expect(job.origin).toMatch(new RegExp(`^xxl-job ${escape(report.source)} #\\d$`));
+      expect(job.origin).toMatch(new RegExp(`^xxl-job ${escapeRegExp(report.source)} #\\d$`));
     }
     expect(after.get('nightly report')).toMatchObject({
       executorParam: 'from the second',
@@ -628,6 +628,6 @@ describe('tickwheel import-xxl-job refusals', { timeout: 60_000 }, () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
