@@ -8,5 +8,6 @@ export * from './enums.js';
 export * from './errors.js';
 export * from './executor-address.js';
 export * from './messages.js';
+export * from './pull.js';
 export * from './schedule/index.js';
 export { fieldName, parseWith } from './validation.js';
