@@ -19,49 +19,34 @@
  * And, when given one, `Tickwheel-Instance: <id>`: the id this executor process made at start, so
  * a Tickwheel server records which run of the process accepted each run (and fails the runs of
  * an instance that restarted at the same address; PROTOCOL.md's extensions, docs/executor.md).
+ *
+ * The endpoint only checks a request and reads its body; the call itself is answered by the
+ * executor's call answerer (calls.ts), the same one its http-pull connection uses.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import {
   APP_NAME_HEADER,
-  type IdleBeatParam,
   INSTANCE_HEADER,
-  isTickwheelError,
   JSON_CONTENT_TYPE,
   KILL_RUN_BY_LOG_ID,
   KILL_RUN_HEADER,
-  type KillParam,
-  type LogParam,
-  type LogResult,
   MAX_BODY_BYTES,
   MAX_RUN_BATCH,
-  parseIdleBeatParam,
-  parseKillParam,
-  parseLogParam,
   type ReturnT,
   RUN_BATCH_HEADER,
   returnFail,
-  returnSuccess,
   TickwheelError,
-  type TriggerParam,
   WireMessages,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
-import { readTriggerParam } from './trigger-param.js';
-
-/** What the endpoint asks the executor to do, one method per call. */
-export interface ExecutorCalls {
-  /** An acceptance may be answered later (once its logId is on disk); a refusal at once. */
-  run(trigger: TriggerParam): ReturnT<null> | Promise<ReturnT<null>>;
-  idleBeat(param: IdleBeatParam): ReturnT<null>;
-  kill(param: KillParam): ReturnT<null>;
-  log(param: LogParam): Promise<ReturnT<LogResult>>;
-}
+import type { CallAnswerer, CallName } from './calls.js';
 
 export interface EndpointOptions {
   /** undefined only for an executor started `insecure`. */
   accessToken: string | undefined;
-  calls: ExecutorCalls;
+  /** Answers each call once the request has passed the method, token and path checks. */
+  answerCall: CallAnswerer;
   logger: Logger;
   maxBodyBytes?: number;
   /**
@@ -76,8 +61,6 @@ export interface EndpointOptions {
 /** Serves one request whose call path (the URL after the mount prefix) is `callPath`. */
 export type Endpoint = (req: http.IncomingMessage, res: http.ServerResponse, callPath: string) => void;
 
-type CallName = 'beat' | 'idleBeat' | 'run' | 'runBatch' | 'kill' | 'log';
-
 /** Exact paths; G4 servers send `trigger` where older ones send `run`. */
 const CALL_PATHS: Readonly<Record<string, CallName>> = {
   '/beat': 'beat',
@@ -88,12 +71,6 @@ const CALL_PATHS: Readonly<Record<string, CallName>> = {
   '/kill': 'kill',
   '/log': 'log',
 };
-
-/** What `runBatch` answers for one trigger: the code and message its own `run` would have answered. */
-export interface RunAnswer {
-  code: number;
-  msg: string | null;
-}
 
 const ACCESS_TOKEN_HEADER_LOWER = 'xxl-job-access-token';
 const APP_NAME_HEADER_LOWER = APP_NAME_HEADER.toLowerCase();
@@ -128,69 +105,10 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     if (!call) return answer(res, returnFail(WireMessages.uriNotFound(callPath)));
     const body = await readBody(req, maxBodyBytes);
     if (body.kind === 'too-large') return answerTooLarge(req, res, maxBodyBytes);
-    if (call === 'beat') return answer(res, returnSuccess(null));
-    let result: ReturnT<unknown>;
-    try {
-      result = await dispatch(call, body.kind === 'parsed' ? body.value : parseJson(body.text));
-    } catch (err) {
-      if (!isTickwheelError(err)) throw err;
-      result = returnFail(err.message);
-    }
-    answer(res, result);
-  }
-
-  function dispatch(
-    call: Exclude<CallName, 'beat'>,
-    body: unknown,
-  ): ReturnT<unknown> | Promise<ReturnT<unknown>> {
-    switch (call) {
-      case 'run':
-        return options.calls.run(readTriggerParam(body));
-      case 'runBatch':
-        return runBatch(body);
-      case 'idleBeat':
-        return options.calls.idleBeat(parseIdleBeatParam(body));
-      case 'kill':
-        return options.calls.kill(parseKillParam(body));
-      case 'log':
-        return options.calls.log(parseLogParam(body));
-    }
-  }
-
-  /**
-   * Decides each trigger in order as `run` would. Past the body check every trigger gets its own
-   * answer, so a batch is never refused half-applied: the server re-sending the whole batch one
-   * run at a time would meet the runs accepted already as repeats.
-   */
-  function runBatch(body: unknown): Promise<ReturnT<RunAnswer[]>> {
-    if (!Array.isArray(body)) {
-      throw new TickwheelError(
-        'TW_ERR_INVALID_FIELD',
-        'body: a runBatch body must be an array of TriggerParam',
-      );
-    }
-    if (body.length > MAX_RUN_BATCH) {
-      throw new TickwheelError(
-        'TW_ERR_INVALID_FIELD',
-        `body: at most ${MAX_RUN_BATCH} triggers in one runBatch`,
-      );
-    }
-    // Decided one after the other now; the acceptances are then answered together, once on disk.
-    const answers: Array<RunAnswer | Promise<RunAnswer>> = new Array(body.length);
-    for (let i = 0; i < body.length; i++) answers[i] = runOne(body[i]);
-    return Promise.all(answers).then(returnSuccess);
-  }
-
-  function runOne(item: unknown): RunAnswer | Promise<RunAnswer> {
-    try {
-      const answer = options.calls.run(readTriggerParam(item));
-      if (answer instanceof Promise) return answer.then(({ code, msg }) => ({ code, msg }));
-      return { code: answer.code, msg: answer.msg };
-    } catch (err) {
-      if (isTickwheelError(err)) return { code: 500, msg: err.message };
-      options.logger.error({ err }, 'a run of a runBatch failed');
-      return { code: 500, msg: `executor error: ${(err as Error)?.message ?? String(err)}` };
-    }
+    answer(
+      res,
+      await options.answerCall(call, () => (body.kind === 'parsed' ? body.value : parseJson(body.text))),
+    );
   }
 }
 

@@ -22,6 +22,7 @@ import {
   WireMessages,
 } from '@tickwheel/protocol';
 import { type CallbackDelivery, CallbackRelay } from './callback-relay.js';
+import { type CallAnswerer, createCallAnswerer } from './calls.js';
 import type { JobHandler } from './context.js';
 import { createEndpoint, type Endpoint } from './endpoint.js';
 import { JobLogs, type JobLogWriter } from './job-log.js';
@@ -95,6 +96,8 @@ export class Executor {
   private readonly handlers = new Map<string, RegisteredHandler>();
   private readonly jobLogs: JobLogs;
   private readonly lanes: Lanes;
+  /** Answers the servers' calls, whichever transport brought them. */
+  private readonly answerCall: CallAnswerer;
   private readonly endpoint: Endpoint;
   private readonly reports = new Set<Promise<void>>();
   private state: State = 'new';
@@ -134,17 +137,21 @@ export class Executor {
       acceptedLogIdDir: path.join(this.options.logDir, 'callbacklog'),
       logger,
     });
-    this.endpoint = createEndpoint({
-      accessToken: this.options.accessToken,
-      requireAppName: this.options.protocol === 'G4',
-      instance: this.instanceId,
-      logger,
-      calls: {
+    this.answerCall = createCallAnswerer(
+      {
         run: (trigger) => this.acceptRun(trigger),
         idleBeat: (param) => this.lanes.idleBeat(param),
         kill: (param) => this.lanes.kill(param),
         log: (param) => this.readLog(param.logId, param.logDateTim, param.fromLineNum),
       },
+      logger,
+    );
+    this.endpoint = createEndpoint({
+      accessToken: this.options.accessToken,
+      requireAppName: this.options.protocol === 'G4',
+      instance: this.instanceId,
+      logger,
+      answerCall: this.answerCall,
     });
   }
 
