@@ -1,6 +1,7 @@
 /**
- * The Executor: holds the registered handlers, serves the endpoint (on its own port or mounted on
- * another server), runs triggers through the lane table, reports results through the callback
+ * The Executor: holds the registered handlers, takes the servers' calls (on its endpoint, on its
+ * own port or mounted on another server; or, with the http-pull transport, over the connection it
+ * keeps to a server), runs triggers through the lane table, reports results through the callback
  * relay and keeps itself registered with the servers.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,10 +15,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   GLUE_TYPES,
   type LogResult,
+  pullAddress,
   type ReturnT,
   returnFail,
   returnSuccess,
   TickwheelError,
+  type Transport,
   type TriggerParam,
   WireMessages,
 } from '@tickwheel/protocol';
@@ -30,6 +33,7 @@ import { Lanes, type RunnerChoice } from './lanes.js';
 import { prepareLogDir } from './log-dir.js';
 import { callPathUnder, normalizeMountPrefix } from './mount-path.js';
 import { type ExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { PullConnection } from './pull-connection.js';
 import { RegistryHeartbeat } from './registry-heartbeat.js';
 import type { Runner, RunOutcome } from './runner.js';
 import { type HandlerHooks, InProcessRunner } from './runners/in-process.js';
@@ -107,6 +111,8 @@ export class Executor {
   private relay: CallbackRelay | undefined;
   private serverClient: ServerClient | undefined;
   private heartbeat: RegistryHeartbeat | undefined;
+  /** The connection to a server that http-pull calls come over. */
+  private pull: PullConnection | undefined;
   private stopping: Promise<void> | undefined;
   private boundAddress: string | undefined;
   /** The user scripts run as, looked up at start; undefined for the executor's own. */
@@ -156,11 +162,17 @@ export class Executor {
   }
 
   /**
-   * The base URL registered with the servers (`http://127.0.0.1:9999/`), known once started;
-   * with `port: 0` it carries the port picked.
+   * The address registered with the servers, known once started: the endpoint's base URL
+   * (`http://127.0.0.1:9999/`, with `port: 0` carrying the port picked), or with the http-pull
+   * transport the pull address `pull://<instanceId>/`.
    */
   get address(): string | undefined {
     return this.boundAddress;
+  }
+
+  /** How the servers reach this executor: `http` (it listens) or `http-pull` (it connects out). */
+  get transport(): Transport {
+    return this.options.transport;
   }
 
   /**
@@ -228,8 +240,9 @@ export class Executor {
   }
 
   /**
-   * Opens the endpoint (unless mounted), re-sends spilled results, registers with the servers and
-   * starts taking runs. Rejects when the port cannot be opened.
+   * Opens the endpoint (unless mounted; with http-pull, none), re-sends spilled results, registers
+   * with the servers and starts taking runs (with http-pull, connects to a server for them).
+   * Rejects when the port cannot be opened.
    */
   async start(): Promise<void> {
     if (this.state !== 'new') {
@@ -242,7 +255,8 @@ export class Executor {
     try {
       await this.prepareScripts();
       await this.lanes.open();
-      this.boundAddress = await this.openEndpoint();
+      this.boundAddress =
+        this.options.transport === 'http-pull' ? pullAddress(this.instanceId) : await this.openEndpoint();
     } catch (err) {
       this.state = 'new';
       throw err;
@@ -250,9 +264,16 @@ export class Executor {
     this.jobLogs.startRetention();
     this.startServerLinks(this.boundAddress);
     this.state = 'running';
+    // Once running, so the first calls over the connection are not refused as too early.
+    this.startPull();
     this.warnAboutChoices();
     this.options.logger.info(
-      { appName: this.options.appName, address: this.boundAddress, handlers: [...this.handlers.keys()] },
+      {
+        appName: this.options.appName,
+        address: this.boundAddress,
+        transport: this.options.transport,
+        handlers: [...this.handlers.keys()],
+      },
       'tickwheel executor started',
     );
   }
@@ -273,7 +294,8 @@ export class Executor {
   /**
    * Graceful stop: refuses new runs, unregisters (`registryRemove`), waits up to `timeoutMs` for
    * accepted runs to finish, stops the rest (reported as killed), flushes results to the servers
-   * (or the spill file) and closes the endpoint. Calling it again returns the same promise.
+   * (or the spill file) and closes the endpoint (or the pull connection). Calling it again
+   * returns the same promise.
    */
   stop(options: StopOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? this.options.stopTimeoutMs;
@@ -313,6 +335,13 @@ export class Executor {
   }
 
   private claimMount(prefix: string): string {
+    if (this.options.transport === 'http-pull') {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_OPTION',
+        'transport: an http-pull executor serves no HTTP endpoint, so it cannot be mounted; its calls come over its connection to a server',
+        'transport',
+      );
+    }
     const normalized = normalizeMountPrefix(prefix);
     if (this.mountPrefix !== undefined && this.mountPrefix !== normalized) {
       throw new TickwheelError(
@@ -358,6 +387,7 @@ export class Executor {
   }
 
   private async closeEndpoint(): Promise<void> {
+    await this.pull?.stop();
     this.mountedServer?.unmount();
     const server = this.ownServer;
     if (!server) return;
@@ -403,9 +433,30 @@ export class Executor {
     this.heartbeat.start();
   }
 
+  /** With http-pull, opens the connection the servers' calls come over. */
+  private startPull(): void {
+    const { transport, serverAddresses, accessToken, appName, logger } = this.options;
+    if (transport !== 'http-pull') return;
+    this.pull = new PullConnection({
+      serverAddresses,
+      accessToken,
+      appName,
+      instance: this.instanceId,
+      answerCall: this.answerCall,
+      handshakeTimeoutMs: this.options.serverCallTimeoutMs,
+      silenceMs: this.options.pullSilenceMs,
+      logger,
+    });
+    this.pull.start();
+  }
+
   private warnAboutChoices(): void {
     const { logger, accessToken, serverAddresses } = this.options;
-    if (accessToken === undefined) {
+    if (accessToken === undefined && this.options.transport === 'http-pull') {
+      logger.warn(
+        'executor running without an access token (insecure: true): it connects and registers with an empty token, which a server holding tokens refuses',
+      );
+    } else if (accessToken === undefined) {
       logger.warn(
         { address: this.boundAddress },
         'executor running without an access token (insecure: true): anyone who can reach the endpoint can run its jobs',

@@ -7,7 +7,10 @@ import {
   BEAT_INTERVAL_MS,
   PROTOCOL_GENERATIONS,
   type ProtocolGeneration,
+  PULL_PING_INTERVAL_MS,
   TickwheelError,
+  TRANSPORTS,
+  type Transport,
   weakTokenProblem,
 } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
@@ -43,11 +46,28 @@ export interface ExecutorOptions {
   /** Run without an access token; the endpoint then accepts any caller and a warning is logged. Default false. */
   insecure?: boolean;
   /**
+   * How the servers reach the executor. `http` (default, push): the executor listens on
+   * `host:port` and the servers call it there, as XXL-JOB does. `http-pull`: the executor opens
+   * no port at all; it connects a WebSocket out to one of its servers (`<server>/api/pull`) and
+   * takes the same calls over it, for executors the servers cannot reach (behind NAT, in a
+   * cluster without a Service). It then needs `serverAddresses`, registers as
+   * `pull://<instanceId>/`, and refuses `host`, `port`, `advertisedAddress` and mounting, which
+   * only mean something for a listening endpoint.
+   *
+   * @example
+   * createExecutor({ appName: 'etl', transport: 'http-pull',
+   *   serverAddresses: ['https://scheduler.example.com/'], accessTokenFile: '/etc/tickwheel/token' });
+   */
+  transport?: Transport;
+  /**
    * Interface the endpoint listens on, also used in the registered address. Default
    * `127.0.0.1` (safe by default: set it, or `advertisedAddress`, to be reachable from other hosts).
    */
   host?: string;
-  /** Port of the endpoint; 0 picks a free one (read `executor.address` after start). Default 9999. */
+  /**
+   * Port of the endpoint; 0 picks a free one (read `executor.address` after start). Default 9999.
+   * Not with `transport: 'http-pull'`, nor are `host` and `advertisedAddress`.
+   */
   port?: number;
   /**
    * The base URL registered with the servers when it differs from `http://<host>:<port>/`
@@ -113,6 +133,8 @@ export interface InternalOptions {
   acceptedLogIdLimit?: number;
   /** Time a worker gets to finish after its run was aborted before it is terminated. Default 200 ms. */
   workerStopGraceMs?: number;
+  /** http-pull: a connection that hears no ping or frame this long is replaced. Default 45,000 ms. */
+  pullSilenceMs?: number;
 }
 
 /** The numeric user and group a script runs as. */
@@ -127,6 +149,7 @@ export interface ResolvedOptions {
   serverAddresses: string[];
   accessToken: string | undefined;
   insecure: boolean;
+  transport: Transport;
   host: string;
   port: number;
   advertisedAddress: string | undefined;
@@ -146,6 +169,7 @@ export interface ResolvedOptions {
   acceptedLogIdTtlMs: number;
   acceptedLogIdLimit: number;
   workerStopGraceMs: number;
+  pullSilenceMs: number;
 }
 
 export const DEFAULT_PORT = 9999;
@@ -164,6 +188,11 @@ export const DEFAULT_CALLBACK_RETRY_INTERVAL_MS = 30_000;
 export const DEFAULT_ACCEPTED_LOG_ID_TTL_MS = 60 * 60 * 1000;
 export const DEFAULT_ACCEPTED_LOG_ID_LIMIT = 100_000;
 export const DEFAULT_WORKER_STOP_GRACE_MS = 200;
+/**
+ * The server pings a pull connection every 15 s: three pings missed in a row mean the connection
+ * is gone (a half-open TCP connection, a NAT that forgot it) even though no close came.
+ */
+export const DEFAULT_PULL_SILENCE_MS = 3 * PULL_PING_INTERVAL_MS;
 
 /** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
 export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
@@ -174,11 +203,14 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
   const insecure = optionalBoolean('insecure', options.insecure, false);
   const logger = resolveLogger(options.logger);
   const accessToken = resolveAccessToken(options, insecure, logger);
+  const serverAddresses = resolveServerAddresses(options.serverAddresses);
+  const transport = resolveTransport(options, serverAddresses);
   return {
     appName: resolveAppName(options.appName),
-    serverAddresses: resolveServerAddresses(options.serverAddresses),
+    serverAddresses,
     accessToken,
     insecure,
+    transport,
     host: resolveHost(options.host),
     port: integerIn('port', options.port, DEFAULT_PORT, 0, 65_535),
     advertisedAddress:
@@ -248,11 +280,44 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
       0,
       60_000,
     ),
+    pullSilenceMs: integerIn(
+      'internal.pullSilenceMs',
+      internal.pullSilenceMs,
+      DEFAULT_PULL_SILENCE_MS,
+      1,
+      2 ** 31 - 1,
+    ),
   };
 }
 
 function invalid(option: string, reason: string): TickwheelError {
   return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
+}
+
+/**
+ * The transport, refusing with it the options of a listening endpoint: an http-pull executor
+ * given a port would leave its operator believing something listens there. It needs a server to
+ * connect to, as it can be reached in no other way.
+ */
+function resolveTransport(options: ExecutorOptions, serverAddresses: readonly string[]): Transport {
+  const { transport } = options;
+  if (transport === undefined || transport === 'http') return 'http';
+  if (transport !== 'http-pull') throw invalid('transport', `must be one of ${TRANSPORTS.join(', ')}`);
+  for (const option of ['port', 'host', 'advertisedAddress'] as const) {
+    if (options[option] !== undefined) {
+      throw invalid(
+        option,
+        'must not be given with the http-pull transport, which opens no port (the executor connects out to its servers)',
+      );
+    }
+  }
+  if (serverAddresses.length === 0) {
+    throw invalid(
+      'serverAddresses',
+      'at least one is required with the http-pull transport (the executor is reached only through its connection to a server)',
+    );
+  }
+  return 'http-pull';
 }
 
 function resolveAppName(appName: unknown): string {

@@ -42,6 +42,11 @@ export class TestServer {
 
   constructor(private readonly options: TestServerOptions = {}) {}
 
+  /** The listening HTTP server while started, for a test that serves more on the same port. */
+  get httpServer(): http.Server | undefined {
+    return this.server;
+  }
+
   /** Base address as executors are configured with it, with a trailing slash. */
   get address(): string {
     return `http://127.0.0.1:${this.port}/`;
