@@ -5,9 +5,13 @@
  *
  * The token is best given with `--token-file`: scripts are typed in by console users, and a
  * token on the command line or in the environment is readable by them through `/proc`.
+ *
+ * `--transport http-pull` opens no port: the executor connects out to `--server` and takes its
+ * calls over that connection, so `--host`, `--port` and `--advertised-address` are refused with
+ * it (the executor's own option check, reported under the flag's name).
  */
 import type { Executor, ExecutorOptions } from '@tickwheel/executor';
-import type { ProtocolGeneration } from '@tickwheel/protocol';
+import type { ProtocolGeneration, Transport } from '@tickwheel/protocol';
 import { PROTOCOL_GENERATIONS } from '@tickwheel/protocol/enums';
 import { type Command, Option } from 'commander';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
@@ -20,9 +24,16 @@ import { type TokenFlags, type TokenSource, takeTokenFlags, tokenSetting } from 
  */
 export const ACCESS_TOKEN_ENV = 'TICKWHEEL_ACCESS_TOKEN';
 
+/**
+ * The protocol's TRANSPORTS, spelled out so that `--help` does not load the protocol package
+ * (its enums entry point has no transports); the type keeps the two lists the same.
+ */
+const TRANSPORT_CHOICES = ['http', 'http-pull'] as const satisfies readonly Transport[];
+
 interface ExecutorFlags extends TokenFlags {
   app: string;
   server?: string[];
+  transport?: Transport;
   host?: string;
   port?: number;
   advertisedAddress?: string;
@@ -39,6 +50,7 @@ interface ExecutorFlags extends TokenFlags {
 const FLAG_OF_OPTION: Record<string, string> = {
   appName: '--app',
   serverAddresses: '--server',
+  transport: '--transport',
   accessToken: '--token',
   accessTokenFile: '--token-file',
   host: '--host',
@@ -59,6 +71,12 @@ export function registerExecutorCommand(program: Command): void {
     .description('run a standalone executor for script (GLUE) jobs')
     .requiredOption('--app <name>', 'app name the executor registers under')
     .option('--server <url[,url]>', 'scheduling server base URL(s), comma-separated or repeated', collectUrls)
+    .addOption(
+      new Option(
+        '--transport <transport>',
+        'how the servers reach the executor: http (it listens on --port) or http-pull (it opens no port and connects out to --server) (default http)',
+      ).choices(TRANSPORT_CHOICES),
+    )
     .option(
       '--token-file <path>',
       'file holding the access token shared with the servers (owner-only, chmod 600)',
@@ -130,11 +148,7 @@ async function runExecutor(flags: ExecutorFlags, command: Command): Promise<void
     return;
   }
   const address = executor.address ?? '';
-  console.log(
-    flags.advertisedAddress === undefined
-      ? `Tickwheel executor "${flags.app}" listening on ${address}`
-      : `Tickwheel executor "${flags.app}" started, advertised as ${address}`,
-  );
+  console.log(startedLine(flags, executor));
   const servers = flags.server ?? [];
   console.log(
     servers.length > 0
@@ -149,10 +163,21 @@ async function runExecutor(flags: ExecutorFlags, command: Command): Promise<void
   stopOnSignals(() => executor.stop());
 }
 
+function startedLine(flags: ExecutorFlags, executor: Executor): string {
+  const address = executor.address ?? '';
+  if (executor.transport === 'http-pull') {
+    return `Tickwheel executor "${flags.app}" started as ${address}, opening no port (transport http-pull)`;
+  }
+  return flags.advertisedAddress === undefined
+    ? `Tickwheel executor "${flags.app}" listening on ${address}`
+    : `Tickwheel executor "${flags.app}" started, advertised as ${address}`;
+}
+
 function executorOptions(flags: ExecutorFlags): ExecutorOptions {
   return {
     appName: flags.app,
     serverAddresses: flags.server,
+    transport: flags.transport,
     accessToken: flags.token,
     accessTokenFile: flags.tokenFile,
     host: flags.host,
