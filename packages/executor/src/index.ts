@@ -21,6 +21,8 @@
 import { Executor } from './executor.js';
 import type { ExecutorOptions } from './options.js';
 
+/** The values of the `transport` option: `http` (it listens) and `http-pull` (it connects out). */
+export type { Transport } from '@tickwheel/protocol';
 /** Errors the executor throws (bad options, a second start), with `code` and `field`. */
 export { isTickwheelError, TickwheelError } from '@tickwheel/protocol';
 export type { JobContext, JobHandler } from './context.js';

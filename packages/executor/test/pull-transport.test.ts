@@ -15,6 +15,7 @@ import {
   WireMessages,
 } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PullConnection } from '../src/pull-connection.js';
 import { freshLogId, trigger } from './helpers/executor-client.js';
 import {
   capturingLogger,
@@ -226,7 +227,39 @@ describe('calls over the connection', () => {
     expect(frame.answer).toMatchObject({ code: 500, msg: WireMessages.uriNotFound('/frobnicate') });
   });
 
-  it('calls are answered concurrently: a run held on disk does not hold a beat behind it', async () => {
+  it('a slow call does not hold the calls sent after it', async () => {
+    const server = await startPullTestServer({ accessToken: TOKEN });
+    cleanups.push(() => server.stop());
+    const slowLog = gate();
+    const { logger } = capturingLogger();
+    const connection = new PullConnection({
+      serverAddresses: [server.address],
+      accessToken: TOKEN,
+      appName: 'pull-app',
+      instance: '0c6f1a52-3b0e-4d7e-9a43-5f1f0e1c2b3d',
+      // A log read that takes until the test lets it finish, and every other call answered at once.
+      answerCall: async (call) => {
+        if (call === 'log') await slowLog.wait;
+        return { code: 200, msg: call, content: null, data: null };
+      },
+      handshakeTimeoutMs: 3_000,
+      silenceMs: 60_000,
+      logger,
+    });
+    connection.start();
+    cleanups.push(() => connection.stop());
+    const log = server.call('log', { logDateTim: Date.now(), logId: 1, fromLineNum: 1 });
+    let logAnswered = false;
+    void log.then(() => {
+      logAnswered = true;
+    });
+    expect((await server.call('run', trigger({ logId: freshLogId() }))).answer).toMatchObject({ msg: 'run' });
+    expect(logAnswered).toBe(false);
+    slowLog.open();
+    expect((await log).answer).toMatchObject({ msg: 'log' });
+  });
+
+  it('many calls sent at once each get their own answer', async () => {
     const running = gate();
     const { server } = await startPullExecutor((e) => e.handle('held', () => running.wait));
     const logIds = Array.from({ length: 20 }, () => freshLogId());
