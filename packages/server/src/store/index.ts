@@ -72,6 +72,7 @@ export {
   type OwedAlarmQuery,
   type OwedAlarmRepository,
 } from './owed-alarms.js';
+export type { PullConnectionRepository, PullHolder } from './pull-connections.js';
 export type { RegisteredHandlers, RegistryEntry, RegistryRepository } from './registry.js';
 export type { AppDayFigures, ReportRepository } from './reports.js';
 export {

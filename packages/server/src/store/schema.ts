@@ -299,6 +299,17 @@ export interface ClusterNodeTable {
 }
 
 /**
+ * A pull executor's connection (`http-pull`): the server node it is connected to, written by
+ * that node (migration 0013).
+ */
+export interface PullConnectionTable {
+  /** The executor's instance id (its address is `pull://<instance>/`). */
+  instance: string;
+  node_id: string;
+  connected_at: number;
+}
+
+/**
  * A named lease (`shard:<n>`, `maintenance`): one owner until `expires_at`. `epoch` grows by one
  * whenever ownership changes hands; it is the fencing token every claim compares.
  */
@@ -343,6 +354,7 @@ export interface Database {
   audit_log: AuditLogTable;
   setting: SettingTable;
   cluster_node: ClusterNodeTable;
+  pull_connection: PullConnectionTable;
   lease: LeaseTable;
   schema_migrations: SchemaMigrationsTable;
   alarm_channel: AlarmChannelTable;

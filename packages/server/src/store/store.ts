@@ -11,6 +11,7 @@ import { createFireRepository, type FireRepository } from './fires.js';
 import { createJobRepository, type JobRepository } from './jobs.js';
 import { createLeaseRepository, type LeaseRepository } from './leases.js';
 import { createOwedAlarmRepository, type OwedAlarmRepository } from './owed-alarms.js';
+import { createPullConnectionRepository, type PullConnectionRepository } from './pull-connections.js';
 import { createRegistryRepository, type RegistryRepository } from './registry.js';
 import { createReportRepository, type ReportRepository } from './reports.js';
 import { createRetryRepository, type RetryRepository } from './retries.js';
@@ -37,6 +38,8 @@ export interface Store {
   readonly owedAlarms: OwedAlarmRepository;
   readonly leases: LeaseRepository;
   readonly nodes: ClusterNodeRepository;
+  /** Which node holds each pull executor's connection (dispatch/pull-connections.ts). */
+  readonly pullConnections: PullConnectionRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly audit: AuditRepository;
@@ -62,6 +65,7 @@ export function createStore(connection: StoreConnection): Store {
     owedAlarms: createOwedAlarmRepository(connection),
     leases: createLeaseRepository(connection),
     nodes: createClusterNodeRepository(connection),
+    pullConnections: createPullConnectionRepository(connection),
     users: createUserRepository(connection),
     sessions: createSessionRepository(connection),
     audit: createAuditRepository(connection),

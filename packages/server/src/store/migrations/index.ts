@@ -17,6 +17,7 @@ import mysqlExecutorInstances from './mysql/0009_executor_instances.js';
 import mysqlSendFence from './mysql/0010_send_fence.js';
 import mysqlAppTokens from './mysql/0011_app_tokens.js';
 import mysqlOriginPasswordChange from './mysql/0012_origin_password_change.js';
+import mysqlPullConnections from './mysql/0013_pull_connections.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -29,6 +30,7 @@ import postgresExecutorInstances from './postgres/0009_executor_instances.js';
 import postgresSendFence from './postgres/0010_send_fence.js';
 import postgresAppTokens from './postgres/0011_app_tokens.js';
 import postgresOriginPasswordChange from './postgres/0012_origin_password_change.js';
+import postgresPullConnections from './postgres/0013_pull_connections.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -41,6 +43,7 @@ import sqliteExecutorInstances from './sqlite/0009_executor_instances.js';
 import sqliteSendFence from './sqlite/0010_send_fence.js';
 import sqliteAppTokens from './sqlite/0011_app_tokens.js';
 import sqliteOriginPasswordChange from './sqlite/0012_origin_password_change.js';
+import sqlitePullConnections from './sqlite/0013_pull_connections.js';
 
 export interface Migration {
   version: number;
@@ -62,6 +65,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 10, name: 'send_fence', sql: sqliteSendFence },
     { version: 11, name: 'app_tokens', sql: sqliteAppTokens },
     { version: 12, name: 'origin_password_change', sql: sqliteOriginPasswordChange },
+    { version: 13, name: 'pull_connections', sql: sqlitePullConnections },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -76,6 +80,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 10, name: 'send_fence', sql: postgresSendFence },
     { version: 11, name: 'app_tokens', sql: postgresAppTokens },
     { version: 12, name: 'origin_password_change', sql: postgresOriginPasswordChange },
+    { version: 13, name: 'pull_connections', sql: postgresPullConnections },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -90,6 +95,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 10, name: 'send_fence', sql: mysqlSendFence },
     { version: 11, name: 'app_tokens', sql: mysqlAppTokens },
     { version: 12, name: 'origin_password_change', sql: mysqlOriginPasswordChange },
+    { version: 13, name: 'pull_connections', sql: mysqlPullConnections },
   ],
 };
 
