@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   DEAD_TIMEOUT_MS,
   DEFAULT_CALL_TIMEOUT_MS,
+  PULL_PING_INTERVAL_MS,
   TickwheelError,
   weakTokenProblem,
 } from '@tickwheel/protocol';
@@ -49,6 +50,13 @@ export interface ServerOptions {
    * the sign-in rate limit counts per address. Default false (the connection's peer).
    */
   trustProxy?: boolean | string[];
+  /**
+   * This node's base URL as the other nodes of a cluster reach it (stored in `cluster_node`): a
+   * node relays the calls to a pull executor connected elsewhere to the node holding it
+   * (`api/pull-relay`). Default `http://<host>:<port>`, with a wildcard host (0.0.0.0, ::) as
+   * 127.0.0.1 — set it whenever the nodes run on different hosts.
+   */
+  advertiseUrl?: string;
   /**
    * Networks (CIDRs such as `169.254.10.0/24`, or single addresses) the server connects to although
    * they are in a range it denies: executor addresses and alarm channels (webhooks, robots, SMTP)
@@ -174,6 +182,8 @@ export interface ServerInternalOptions {
   leaseRenewalIntervalMs?: number;
   /** How often the registry monitor drops dead entries and writes app address lists. Default 30,000 ms. */
   registryMonitorIntervalMs?: number;
+  /** How often each pull connection is pinged (two missed pongs close it). Default PULL_PING_INTERVAL_MS (15,000 ms). */
+  pullPingIntervalMs?: number;
   /** How often this node re-reads the online executors (registrations sent to other nodes). Default 5,000 ms. */
   directoryRefreshIntervalMs?: number;
   /** How often the lost-run monitor looks for lost runs. Default 10,000 ms. */
@@ -214,6 +224,8 @@ export interface ResolvedServerOptions {
   port: number;
   host: string;
   trustProxy: boolean | string[];
+  /** Undefined: `http://<host>:<port>` once the port is known. */
+  advertiseUrl: string | undefined;
   allowedNetworks: string[];
   dataDir: string;
   database: string;
@@ -249,6 +261,7 @@ export interface ResolvedServerOptions {
   leaseTtlMs: number | undefined;
   leaseRenewalIntervalMs: number | undefined;
   registryMonitorIntervalMs: number;
+  pullPingIntervalMs: number;
   directoryRefreshIntervalMs: number;
   lostRunMonitorIntervalMs: number;
   pipelineBatchSize: number;
@@ -309,6 +322,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     port,
     host: nonEmptyString('host', options.host) ?? d.host,
     trustProxy: trustProxyOption(options.trustProxy),
+    advertiseUrl: advertiseUrlOption(options.advertiseUrl),
     allowedNetworks: allowedNetworksOption(options.allowedNetworks),
     dataDir,
     database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
@@ -384,6 +398,13 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       'internal.registryMonitorIntervalMs',
       internal.registryMonitorIntervalMs,
       d.registryMonitorIntervalMs,
+      10,
+      3_600_000,
+    ),
+    pullPingIntervalMs: integerIn(
+      'internal.pullPingIntervalMs',
+      internal.pullPingIntervalMs,
+      PULL_PING_INTERVAL_MS,
       10,
       3_600_000,
     ),
@@ -534,6 +555,31 @@ function secret(option: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value === '') throw invalid(option, 'must be a non-empty string');
   return value;
+}
+
+function advertiseUrlOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.href.length > 255
+  ) {
+    throw invalid(
+      'advertiseUrl',
+      'must be an http(s) base URL such as http://10.0.0.5:8080/ (at most 255 characters)',
+    );
+  }
+  return url.href;
 }
 
 function nodeIdOption(value: unknown, port: number): string {

@@ -24,9 +24,11 @@ import { ChildTrigger } from './child-jobs/child-trigger.js';
 import { registerConsole } from './console-static.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { FirePipeline } from './dispatch/fire-pipeline.js';
+import { PullConnections } from './dispatch/pull-connections.js';
 import { SendFence } from './dispatch/send-fence.js';
 import { AppCredentials } from './executor-api/app-credentials.js';
 import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
+import { registerPullEndpoint } from './executor-api/pull-endpoint.js';
 import { ExecutorDirectory, manualAddresses } from './executors/directory.js';
 import type { ExecutorMetrics } from './executors/metrics.js';
 import { LostRunMonitor } from './monitors/lost-runs.js';
@@ -199,6 +201,19 @@ async function startOnStore(
   let sendFence: SendFence | undefined;
   // Where the server connects on someone else's say-so: executors and alarm channels.
   const networkRules = new NetworkRules({ allowedNetworks: o.allowedNetworks });
+  // This node's base URL for the other nodes (pull relays); with port 0 known once it listens.
+  let advertiseUrl = o.advertiseUrl ?? `http://${urlHost(o.host)}:${o.port}/`;
+  // Pull executors' connections to this node, and the calls to those connected elsewhere.
+  const pulls = new PullConnections({
+    nodeId: o.nodeId,
+    relayToken: accessToken,
+    store: store.pullConnections,
+    clock,
+    // Rows of nodes that stopped heartbeating are ignored (with a margin over the leases' rule).
+    nodeAliveWindowMs: () => Math.max(scheduler?.leases.nodeLiveWindowMs ?? 0, PULL_NODE_ALIVE_MIN_MS),
+    logger: logger.child({ part: 'pull' }),
+    pingIntervalMs: o.pullPingIntervalMs,
+  });
   const dispatcher = new Dispatcher({
     accessToken,
     // Each app's executors are called with the app's token (the directory, made below, knows it).
@@ -210,6 +225,7 @@ async function startOnStore(
     // node holds its shard lease (the scheduler, made below, knows the leases).
     fence: (send) => sendFence!.admit(send),
     networkRules,
+    pull: pulls,
   });
   const credentials = new AppCredentials({ installationToken: accessToken, apps: store.apps, clock });
   const directory = new ExecutorDirectory({
@@ -265,7 +281,7 @@ async function startOnStore(
     misfireWindowMs: o.misfireWindowMs,
     clock,
     databaseClock: databaseClock !== undefined,
-    address: `${o.host}:${o.port}`,
+    address: () => advertiseUrl,
     logger: logger.child({ part: 'scheduler' }),
     onHeldBack: behindReport(metrics, logger.child({ part: 'scheduler' }), clock),
     ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
@@ -418,6 +434,17 @@ async function startOnStore(
     logger: logger.child({ part: 'executor-api' }),
     metrics: executorMetrics,
   });
+  registerPullEndpoint(app, {
+    credentials,
+    pulls,
+    clock,
+    logger: logger.child({ part: 'pull' }),
+    metrics: executorMetrics,
+  });
+  // Before the HTTP server closes (it would wait for the upgraded sockets): the calls in flight
+  // on pull connections get their answers, then the connections close and the executors go to
+  // another node.
+  app.addHook('preClose', async () => pulls.close(o.executorCallTimeoutMs));
   const auth = new Auth({ store, now: () => clock.now() });
   registerRestApi(app, {
     store,
@@ -498,6 +525,7 @@ async function startOnStore(
   }
   const port = listeningPort(app);
   const url = `http://${urlHost(o.host)}:${port}/`;
+  advertiseUrl = o.advertiseUrl ?? url;
   logger.info({ url, database: store.dialect, nodeId: o.nodeId }, 'tickwheel server started');
 
   let stopping: Promise<void> | undefined;
@@ -620,6 +648,9 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** A node whose heartbeat is at most this old is alive for pull relays (at least). */
+const PULL_NODE_ALIVE_MIN_MS = 5_000;
 
 /** Results queued past which they are written even while a burst of due fires is being sent. */
 const RESULTS_GIVE_WAY_CAP = 20_000;

@@ -214,6 +214,18 @@ describe('executor client against XXL-JOB-like executors', () => {
     expect(answer).toMatchObject({ ok: false, failure: 'address' });
   });
 
+  it('fails a call to a pull address as connection on a client without a pull transport, and a malformed one as address', async () => {
+    const records: CallRecord[] = [];
+    const c = client({ onCall: (r) => records.push(r) });
+    expect(await c.beat(target('pull://inst-1/'))).toMatchObject({ ok: false, failure: 'connection' });
+    expect(await c.run(target('pull://inst-1/'), trigger(1))).toMatchObject({
+      ok: false,
+      failure: 'connection',
+    });
+    expect(await c.beat(target('pull://not an id/'))).toMatchObject({ ok: false, failure: 'address' });
+    expect(records.map((r) => r.failure)).toEqual(['connection', 'connection', 'address']);
+  });
+
   it('gives up on a hung executor at the timeout and says so', async () => {
     const m = await mimic('2.x');
     m.hang = true;

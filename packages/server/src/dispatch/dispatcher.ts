@@ -141,6 +141,7 @@ export class Dispatcher {
       pipelining: o.pipelining,
       onCall: o.onCall,
       networkRules: o.networkRules,
+      ...(o.pull === undefined ? {} : { pull: o.pull }),
     });
     this.routes = createRoutes({
       client: this.client,

@@ -20,6 +20,12 @@
  * Likewise an executor whose answers carry `Tickwheel-Kill: logId` kills one run when asked
  * with a `logId`; `killScope` asks the executor itself (a `beat`) right before a kill, so the
  * answer holds for whatever process serves the address now, on any server node.
+ *
+ * A pull executor (`pull://<instance>/`, the `http-pull` transport) opens no port: its calls go
+ * over the WebSocket it keeps to some server node ({@link PullTransport}, pull-connections.ts),
+ * with the same outcomes: the same timeout, its answer frame's `answer` read as the HTTP body
+ * would be (a log page within the same limits), `runBatch` and `killByLogId` read as the
+ * headers, and its instance the connection's. Nothing is dialled, so no network rule applies.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -35,7 +41,10 @@ import {
   type LogParam,
   MAX_BODY_BYTES,
   type ProtocolGeneration,
+  type PullAnswerFrame,
+  type PullCall,
   parseReturnT,
+  pullInstanceOf,
   type ReturnT,
   RUN_BATCH_CALL,
   RUN_BATCH_HEADER,
@@ -46,6 +55,7 @@ import { guardedConnector } from '../security/guarded-connector.js';
 import { NetworkRules } from '../security/network-rules.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { LogAnswerError, type LogPage, type LogPageLimits, readLogPage } from './log-page.js';
+import type { PullTransport } from './pull-connections.js';
 
 /** One executor as the registry knows it. */
 export interface ExecutorAddress {
@@ -105,6 +115,8 @@ export interface ExecutorClientOptions {
   onCall?: (record: CallRecord) => void;
   /** Where executors may be connected to (the server's `allowedNetworks`). Default: the rules' defaults. */
   networkRules?: NetworkRules;
+  /** The calls to pull executors (`pull://` addresses). Default none: such calls fail as `connection`. */
+  pull?: PullTransport;
 }
 
 interface Endpoint {
@@ -129,6 +141,11 @@ const INSTANCE_HEADER_LOWER = INSTANCE_HEADER.toLowerCase();
 function instanceOf(headers: UndiciDispatcher.ResponseData['headers']): string | undefined {
   const announced = headers[INSTANCE_HEADER_LOWER];
   return isInstanceId(announced) ? announced : undefined;
+}
+
+/** True for an address of the pull transport (`pull://…`, well-formed or not). */
+function isPullScheme(address: string): boolean {
+  return address.charCodeAt(0) === 112 /* p */ && address.startsWith('pull://');
 }
 
 /** What a `kill` stops: only the run asked for (a Tickwheel executor), or the job's lane (XXL-JOB). */
@@ -227,7 +244,9 @@ export class ExecutorClient {
     const body = JSON.stringify(encodeLogParam(param, target.protocol));
     const read: AnswerReader = (address, response) =>
       readLogPageAnswer(address, response, param.fromLineNum, limits);
-    return this.post(target, 'log', body, performance.now(), read) as Promise<CallOutcome<LogPage>>;
+    const readPull: PullAnswerReader = (address, answer) =>
+      pullLogPageAnswer(address, answer, param.fromLineNum, limits);
+    return this.post(target, 'log', body, performance.now(), read, readPull) as Promise<CallOutcome<LogPage>>;
   }
 
   /** Waits for calls in flight (each ends by its timeout at the latest), then closes every connection. */
@@ -269,12 +288,17 @@ export class ExecutorClient {
    */
   private async sendBatch(address: string, runs: readonly QueuedRun[]): Promise<void> {
     const target = (runs[0] as QueuedRun).target;
-    const endpoint = this.endpointOf(address);
-    if (endpoint === null) {
-      for (const run of runs) void this.sendRun(run);
-      return;
+    let batch: { answers: RunAnswerOrFailure[]; instance?: string } | undefined;
+    if (isPullScheme(address)) {
+      batch = await this.requestPullBatch(target, runs);
+    } else {
+      const endpoint = this.endpointOf(address);
+      if (endpoint === null) {
+        for (const run of runs) void this.sendRun(run);
+        return;
+      }
+      batch = await this.requestBatch(target, endpoint, runs);
     }
-    const batch = await this.requestBatch(target, endpoint, runs);
     const answers = batch?.answers;
     if (answers === undefined) {
       this.batchLimits.delete(address);
@@ -336,7 +360,7 @@ export class ExecutorClient {
         return undefined;
       }
       const text = await readCapped(response.body);
-      const answers = text === null ? undefined : batchAnswers(text, runs.length);
+      const answers = text === null ? undefined : batchAnswers(parseJson(text), runs.length);
       if (answers === undefined) return undefined;
       const instance = instanceOf(response.headers);
       return instance === undefined ? { answers } : { answers, instance };
@@ -349,10 +373,55 @@ export class ExecutorClient {
     }
   }
 
+  /**
+   * The `runBatch` call over a pull connection: as {@link requestBatch}, the answer frame's
+   * `answer` in place of the HTTP body.
+   */
+  private async requestPullBatch(
+    target: ExecutorAddress,
+    runs: readonly QueuedRun[],
+  ): Promise<{ answers: RunAnswerOrFailure[]; instance?: string } | undefined> {
+    const result = await this.callPull(
+      target.address,
+      'runBatch',
+      `[${runs.map((run) => run.body).join(',')}]`,
+    );
+    if (!result.ok) {
+      const failure = failed('run', target.address, result.failure, result.msg) as RunAnswerOrFailure;
+      return { answers: runs.map(() => failure) };
+    }
+    this.notePullAnswer(target.address, result.frame);
+    const answers = batchAnswers(result.frame.answer, runs.length);
+    if (answers === undefined) return undefined;
+    const instance = pullInstanceOf(target.address);
+    return instance === undefined ? { answers } : { answers, instance };
+  }
+
+  /** A call to a pull executor (a failure `connection` when the server has no pull transport). */
+  private callPull(
+    address: string,
+    call: PullCall,
+    body: string,
+  ): Promise<{ ok: true; frame: PullAnswerFrame } | { ok: false; failure: CallFailure; msg: string }> {
+    if (this.options.pull === undefined) {
+      return Promise.resolve({ ok: false, failure: 'connection', msg: 'no pull transport on this server' });
+    }
+    return this.options.pull.call(address, call, body, this.options.timeoutMs);
+  }
+
+  /** What a pull answer frame says in place of the HTTP headers: `runBatch` and `killByLogId`. */
+  private notePullAnswer(address: string, frame: PullAnswerFrame): void {
+    this.setBatchLimit(address, Number.isSafeInteger(frame.runBatch) ? (frame.runBatch as number) : 0);
+    this.setRunKill(address, frame.killByLogId === true);
+  }
+
   /** Remembers whether the executor at `address` takes `runBatch`, and how many runs at most. */
   private noteBatchLimit(address: string, headers: UndiciDispatcher.ResponseData['headers']): void {
     const announced = headers[RUN_BATCH_HEADER_LOWER];
-    const limit = typeof announced === 'string' ? Number.parseInt(announced, 10) : 0;
+    this.setBatchLimit(address, typeof announced === 'string' ? Number.parseInt(announced, 10) : 0);
+  }
+
+  private setBatchLimit(address: string, limit: number): void {
     if (limit >= 2) {
       if (this.batchLimits.get(address) !== limit) this.batchLimits.set(address, limit);
     } else if (this.batchLimits.has(address)) {
@@ -362,7 +431,11 @@ export class ExecutorClient {
 
   /** Remembers whether the executor at `address` kills one run by logId. */
   private noteRunKill(address: string, headers: UndiciDispatcher.ResponseData['headers']): void {
-    if (headers[KILL_RUN_HEADER_LOWER] === KILL_RUN_BY_LOG_ID) {
+    this.setRunKill(address, headers[KILL_RUN_HEADER_LOWER] === KILL_RUN_BY_LOG_ID);
+  }
+
+  private setRunKill(address: string, byLogId: boolean): void {
+    if (byLogId) {
       if (!this.runKillers.has(address)) this.runKillers.add(address);
     } else if (this.runKillers.has(address)) {
       this.runKillers.delete(address);
@@ -375,19 +448,49 @@ export class ExecutorClient {
     body: string,
     started = performance.now(),
     read: AnswerReader = (address, response) => readAnswer(call, address, response),
+    readPull: PullAnswerReader = (address, answer) => pullAnswer(call, address, answer),
   ): Promise<CallOutcome> {
-    const endpoint = this.endpointOf(target.address);
-    const outcome =
-      endpoint === null
-        ? failed(
-            call,
-            target.address,
-            'address',
-            `invalid executor address ${JSON.stringify(target.address)}`,
-          )
-        : await this.send(target, endpoint, call, body, read);
+    let outcome: CallOutcome;
+    if (isPullScheme(target.address)) {
+      outcome = await this.sendPull(target, call, body, readPull);
+    } else {
+      const endpoint = this.endpointOf(target.address);
+      outcome =
+        endpoint === null
+          ? failed(
+              call,
+              target.address,
+              'address',
+              `invalid executor address ${JSON.stringify(target.address)}`,
+            )
+          : await this.send(target, endpoint, call, body, read);
+    }
     outcome.latencyMs = performance.now() - started;
     this.options.onCall?.(outcome);
+    return outcome;
+  }
+
+  /** One call over a pull connection; the answer frame's `answer` is read as the HTTP body. */
+  private async sendPull(
+    target: ExecutorAddress,
+    call: ExecutorCall,
+    body: string,
+    read: PullAnswerReader,
+  ): Promise<CallOutcome> {
+    const instance = pullInstanceOf(target.address);
+    if (instance === undefined) {
+      return failed(
+        call,
+        target.address,
+        'address',
+        `invalid executor address ${JSON.stringify(target.address)}`,
+      );
+    }
+    const result = await this.callPull(target.address, call, body);
+    if (!result.ok) return failed(call, target.address, result.failure, result.msg);
+    this.notePullAnswer(target.address, result.frame);
+    const outcome = await read(target.address, result.frame.answer);
+    if (outcome.failure === null) outcome.instance = instance;
     return outcome;
   }
 
@@ -525,13 +628,8 @@ function batchesOf(runs: readonly QueuedRun[], limit: number): QueuedRun[][] {
  * The answers of a `runBatch` answer: a ReturnT with code 200 whose payload lists `count`
  * `{code, msg}`. Anything else is no batch answer (undefined).
  */
-function batchAnswers(text: string, count: number): RunAnswerOrFailure[] | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+function batchAnswers(json: unknown, count: number): RunAnswerOrFailure[] | undefined {
+  if (json === undefined) return undefined;
   const answer = readReturnT(json);
   if (answer === null || answer.code !== 200) return undefined;
   const items = answer.content;
@@ -567,6 +665,76 @@ function parseEndpoint(address: string): Endpoint | null {
 
 /** Turns an executor's HTTP answer into a call outcome. */
 type AnswerReader = (address: string, response: UndiciDispatcher.ResponseData) => Promise<CallOutcome>;
+
+/** Turns a pull executor's answer (an answer frame's `answer`) into a call outcome. */
+type PullAnswerReader = (address: string, answer: unknown) => CallOutcome | Promise<CallOutcome>;
+
+/** The JSON value of a text; undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A pull answer read as `readAnswer` reads an HTTP body. */
+function pullAnswer(call: ExecutorCall, address: string, json: unknown): CallOutcome {
+  const answer = readReturnT(json);
+  if (answer === null) {
+    return failed(
+      call,
+      address,
+      'body',
+      `answer is not a ReturnT: ${snippet(JSON.stringify(json) ?? 'undefined')}`,
+    );
+  }
+  return {
+    call,
+    address,
+    ok: answer.code === 200,
+    code: answer.code,
+    msg: answer.msg,
+    content: answer.content,
+    failure: null,
+    latencyMs: 0,
+  };
+}
+
+/**
+ * A pull executor's `log` answer cut into one page by the rules of an HTTP answer (log-page.ts):
+ * the same limits and the same cut lines, whatever the executor sent.
+ */
+async function pullLogPageAnswer(
+  address: string,
+  json: unknown,
+  fromLineNum: number,
+  limits: LogPageLimits,
+): Promise<CallOutcome<LogPage>> {
+  try {
+    const bytes = Buffer.from(JSON.stringify(json) ?? '', 'utf8');
+    const answer = await readLogPage(
+      (async function* () {
+        yield bytes;
+      })(),
+      fromLineNum,
+      limits,
+    );
+    return {
+      call: 'log',
+      address,
+      ok: answer.code === 200,
+      code: answer.code,
+      msg: answer.msg,
+      content: answer.page,
+      failure: null,
+      latencyMs: 0,
+    };
+  } catch (err) {
+    if (!(err instanceof LogAnswerError)) throw err;
+    return failed('log', address, 'body', err.message) as CallOutcome<LogPage>;
+  }
+}
 
 /**
  * A `log` answer read as far as its page needs; the rest of the body is dropped (which closes

@@ -6,6 +6,7 @@ import { DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
 import { NetworkRules } from '../security/network-rules.js';
 import type { FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { CallRecord, ExecutorAddress } from './executor-client.js';
+import type { PullTransport } from './pull-connections.js';
 import type { FenceVerdict, SendToFence } from './send-fence.js';
 
 /** Options of the dispatch layer (executor client, routes, fast/slow lanes). */
@@ -69,6 +70,8 @@ export interface DispatchOptions {
   onCall?: (record: CallRecord) => void;
   /** Where executors may be connected to (the server's `allowedNetworks`). Default: the rules' defaults. */
   networkRules?: NetworkRules;
+  /** The calls to pull executors (`pull://` addresses; pull-connections.ts). Default none. */
+  pull?: PullTransport;
 }
 
 export interface ResolvedDispatchOptions {
@@ -89,6 +92,7 @@ export interface ResolvedDispatchOptions {
   fence: DispatchOptions['fence'];
   onCall: DispatchOptions['onCall'];
   networkRules: NetworkRules;
+  pull: PullTransport | undefined;
 }
 
 export const DISPATCH_DEFAULTS = {
@@ -140,6 +144,7 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     fence: optionalFunction('fence', options.fence, undefined),
     onCall: optionalFunction('onCall', options.onCall, undefined),
     networkRules: options.networkRules ?? new NetworkRules(),
+    pull: options.pull,
   };
 }
 

@@ -174,6 +174,11 @@ export class ShardLeases {
     return jobId % this.options.shardCount;
   }
 
+  /** A node whose heartbeat is older than this is dead (for the share count, and pull relays). */
+  get nodeLiveWindowMs(): number {
+    return LIVENESS_ROUNDS * this.options.leaseRenewalIntervalMs;
+  }
+
   /** How many shards this node aims to hold, as of the last round. */
   targetShare(): number {
     return this.target;

@@ -11,8 +11,11 @@ const SQLITE_CLAIM_BATCH_SIZE = 100;
 
 /** What `createScheduler` takes besides the scheduling options. */
 export interface CreateSchedulerOptions extends SchedulingOptions {
-  /** This node's address, written with its heartbeat in `cluster_node`. */
-  address?: string;
+  /**
+   * This node's address, written with its heartbeat in `cluster_node` (read at every heartbeat:
+   * a function when it is known only once the node listens).
+   */
+  address?: string | (() => string);
   /** Called for each claim cut short or skipped because the pipeline is `maxBacklog` behind. */
   onHeldBack?: (backlog: number) => void;
 }
@@ -66,7 +69,12 @@ export function createScheduler(
     clock,
     leases: store.leases,
     nodes: store.nodes,
-    node: { address: address ?? '', startedAt: resolved.clock.now() },
+    node: {
+      get address() {
+        return (typeof address === 'function' ? address() : address) ?? '';
+      },
+      startedAt: resolved.clock.now(),
+    },
     ...(databaseClock === undefined ? {} : { clockSync: databaseClock }),
     // A planner tick that read the shards before they were given up ends before they are released.
     beforeRelease: async () => planner?.idle(),
