@@ -167,6 +167,25 @@ describe.each(DIALECTS)('executor registration on %s', (dialect) => {
     expect(await store.registry.listAlive(0, appName)).toEqual([]);
   });
 
+  it('a pull executor registers and removes its pull://<instance>/ address; other non-http values stay refused', async () => {
+    const { appName } = await createAppWithJob(store, Date.now());
+    const body = { ...registryBody(appName, ' pull://pull-inst-1/ '), instance: 'pull-inst-1' };
+    expect((await post(server.address, '/api/registry', body)).body.code).toBe(200);
+    expect((await store.registry.listAlive(0, appName)).map((r) => r.registry_value)).toEqual([
+      'pull://pull-inst-1/',
+    ]);
+    expect(server.directory.addressesOf(appName).map((a) => a.address)).toEqual(['pull://pull-inst-1/']);
+    for (const value of ['pull://not an instance/', 'pull://', 'ws://10.0.0.9:9999/']) {
+      expect((await post(server.address, '/api/registry', registryBody(appName, value))).body).toMatchObject({
+        code: 500,
+        msg: 'Illegal Argument.',
+      });
+    }
+    expect((await post(server.address, '/api/registryRemove', body)).body.code).toBe(200);
+    expect(await store.registry.listAlive(0, appName)).toEqual([]);
+    expect(server.directory.addressesOf(appName)).toEqual([]);
+  });
+
   it('a registration carrying handler names stores them with the registration', async () => {
     const { appName } = await createAppWithJob(store, Date.now());
     const body = { ...registryBody(appName, 'http://10.0.2.1:9999/'), handlers: ['b', 'a', 'b'] };

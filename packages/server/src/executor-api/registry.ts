@@ -15,8 +15,13 @@
  * runs still dispatched there that another instance accepted are failed at once
  * (`onInstanceRegistered`, the lost-run monitor). An `instance` field that is not a well-formed
  * id is ignored with a warning, like a bad `handlers` field.
+ *
+ * A pull executor (the `http-pull` transport, protocol pull.ts) registers `pull://<instance>/`
+ * as its address: accepted here (and only here, not in an app's typed address list), as the
+ * protocol's check takes http(s) URLs only.
  */
 import {
+  isPullAddress,
   isTickwheelError,
   type ProtocolGeneration,
   parseRegistryHandlers,
@@ -169,9 +174,22 @@ export async function unregisterExecutor(
   return returnSuccess(null);
 }
 
-/** The registry body, or null for XXL-JOB's `Illegal Argument.` (a blank, missing or non-string field). */
+/**
+ * The registry body, or null for XXL-JOB's `Illegal Argument.` (a blank, missing or non-string
+ * field). A pull address (`pull://<instance>/`) is taken as the address; the other fields are
+ * checked as ever.
+ */
 function registryParamOf(body: unknown): RegistryParam | null {
   try {
+    const value =
+      body !== null && typeof body === 'object'
+        ? (body as { registryValue?: unknown }).registryValue
+        : undefined;
+    const pull = typeof value === 'string' ? value.trim() : '';
+    if (pull.startsWith('pull://') && isPullAddress(pull)) {
+      const param = parseRegistryParam({ ...(body as object), registryValue: PULL_STAND_IN });
+      return { ...param, registryValue: pull };
+    }
     return parseRegistryParam(body);
   } catch (err) {
     if (isTickwheelError(err)) return null;
@@ -196,6 +214,9 @@ function handlerNamesOf(deps: RegistryCallDeps, body: unknown, param: RegistryPa
     return undefined;
   }
 }
+
+/** An address the protocol's check takes, standing in for a pull address while the rest is checked. */
+const PULL_STAND_IN = 'http://pull.invalid/';
 
 function entryOf(param: RegistryParam) {
   // Stored as sent (trimmed): XXL-JOB matches registry rows and fire records on the exact string.
