@@ -60,8 +60,10 @@ class FakePullExecutor {
     instance: string,
     token = TOKEN,
     app = APP,
+    autoPong = true,
   ): Promise<FakePullExecutor> {
     const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${PULL_PATH}`, {
+      autoPong,
       headers: { 'XXL-JOB-ACCESS-TOKEN': token, 'XXL-JOB-APPNAME': app, 'Tickwheel-Instance': instance },
     });
     await new Promise<void>((resolve, reject) => {
@@ -115,7 +117,7 @@ async function waitFor(
 }
 
 /** PullConnections and the endpoint on a bare Fastify app over a test database, and a client using them. */
-async function startHarness(store: Store, timeoutMs = 400) {
+async function startHarness(store: Store, timeoutMs = 400, pingIntervalMs?: number) {
   const pulls = new PullConnections({
     nodeId: 'node-test',
     relayToken: TOKEN,
@@ -123,6 +125,7 @@ async function startHarness(store: Store, timeoutMs = 400) {
     clock: { now: () => Date.now() },
     nodeAliveWindowMs: () => 5_000,
     logger: silent,
+    ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
   });
   const app: FastifyInstance = Fastify();
   registerPullEndpoint(app, {
@@ -156,11 +159,11 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     cleanups.length = 0;
   });
 
-  async function harness(timeoutMs?: number) {
+  async function harness(timeoutMs?: number, pingIntervalMs?: number) {
     const db = await createTestDatabase(dialect);
     cleanups.push(() => db.drop());
     const store = await db.open();
-    const h = await startHarness(store, timeoutMs);
+    const h = await startHarness(store, timeoutMs, pingIntervalMs);
     cleanups.push(() => h.client.close());
     cleanups.push(() => h.app.close());
     return { ...h, store, db };
@@ -247,6 +250,20 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     const gone = await h.client.run(target, trigger(8));
     expect(gone).toMatchObject({ ok: false, failure: 'connection' });
     expect(Date.now() - quick).toBeLessThan(200);
+  });
+
+  it('pings every connection and closes one that missed two pongs', async () => {
+    const h = await harness(400, 50);
+    const answering = await executor(h.url, 'inst-pong');
+    const silentPeer = await FakePullExecutor.connect(h.url, 'inst-silent', TOKEN, APP, false);
+    cleanups.push(() => silentPeer.close());
+    let pings = 0;
+    silentPeer.ws.on('ping', () => pings++);
+    const closed = new Promise((resolve) => silentPeer.ws.once('close', resolve));
+    await closed;
+    expect(pings).toBeGreaterThanOrEqual(2);
+    expect(h.pulls.instances).toEqual(['inst-pong']);
+    expect((await h.client.beat({ address: answering.address, protocol: 'G2', appName: APP })).ok).toBe(true);
   });
 
   it('a second connection of an instance replaces the first', async () => {
