@@ -196,8 +196,8 @@ describe('a MANUAL app', () => {
 
     expect(listed.status).toBe(200);
     expect(listed.json.items).toEqual([
-      { address: DEAD_ADDRESS, protocol: 'G2', lastBeatAt: null },
-      { address: executor.address, protocol: 'G2', lastBeatAt: expect.any(Number) },
+      { address: DEAD_ADDRESS, protocol: 'G2', lastBeatAt: null, transport: 'http' },
+      { address: executor.address, protocol: 'G2', lastBeatAt: expect.any(Number), transport: 'http' },
     ]);
     // The trigger dialog offers these; choosing the live one runs there.
     const triggered = await api('POST', `/api/v1/jobs/${jobId}/trigger`, { addressList: [executor.address] });

@@ -29,6 +29,7 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/datab
 
 const TOKEN = 'pull-test-installation-token-0123456789abcdef';
 const APP = 'pull-app';
+const API_TOKEN = 'pull-test-api-token-0123456789abcdefghijklmn';
 const silent = pino({ level: 'silent' });
 
 type Answerer = (frame: PullCallFrame) => Omit<PullAnswerFrame, 't' | 'id'> | undefined;
@@ -382,7 +383,24 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     expect(ex.calls.map((c) => [c.call, (c.body as { logId: number }).logId])).toEqual([['run', fireId]]);
     const fire = (await server.store.fires.findFireById(fireId))!;
     expect(fire).toMatchObject({ executor_address: ex.address, trigger_code: 200 });
+    // The app's executors list it with its transport (the console tags it "pull").
+    const listed = await fetch(`${server.url}api/v1/apps/${appId}/executors`, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    expect(await listed.json()).toMatchObject({
+      items: [{ address: ex.address, protocol: 'G2', transport: 'http-pull' }],
+    });
     // A pull address is taken as a trigger override only as one of the app's online executors.
+    const restTrigger = (addressList: string[]) =>
+      fetch(`${server.url}api/v1/jobs/${job.id}/trigger`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ addressList }),
+      });
+    expect((await restTrigger([ex.address])).status).toBe(200);
+    const refused = await restTrigger(['pull://someone-else/']);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('is not an online executor of app');
     await expect(
       server.triggerJob({ jobId: job.id, addressList: ['pull://someone-else/'] }),
     ).rejects.toThrow();
@@ -401,6 +419,7 @@ async function startServer(
     database,
     nodeId,
     accessToken: TOKEN,
+    apiToken: API_TOKEN,
     logger: silent,
     env: {},
     lookAheadMs: 1_000,

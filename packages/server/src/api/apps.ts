@@ -7,6 +7,7 @@
  * `createApp` and `rotateAppToken` and never again: the server keeps it to present to the app's
  * executors, but no read of the API returns it.
  */
+import { isPullAddress } from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { randomSecret } from '../security/api-tokens.js';
@@ -361,6 +362,7 @@ async function appExecutors(ctx: ApiContext, row: AppGroupRow): Promise<AppExecu
     address: entry.registry_value,
     protocol: entry.protocol,
     lastBeatAt: entry.updated_at,
+    transport: isPullAddress(entry.registry_value) ? 'http-pull' : 'http',
   });
   if (row.address_type !== 'MANUAL') {
     return (await onlineAddresses(ctx, row.app_name)).map(toExecutor).sort(byAddress);
@@ -378,7 +380,7 @@ async function appExecutors(ctx: ApiContext, row: AppGroupRow): Promise<AppExecu
     .map((address) => {
       const entry = registered.get(withSlash(address));
       return entry === undefined
-        ? { address, protocol: 'G2', lastBeatAt: null }
+        ? { address, protocol: 'G2', lastBeatAt: null, transport: 'http' as const }
         : { ...toExecutor(entry), address };
     })
     .sort(byAddress);
