@@ -1,10 +1,11 @@
 /**
  * One app's executors (`listAppExecutors`): address, protocol and last heartbeat, asked again
  * every few seconds while shown. A manual app's are the addresses typed in for it, those that do
- * not register shown without a heartbeat.
+ * not register shown without a heartbeat. A pull executor (`transport` http-pull, an address
+ * `pull://<instance>/`) has a "pull" tag beside its address.
  */
 import { useQuery } from '@tanstack/react-query';
-import { Badge, Empty, Flex, Table, Typography } from 'antd';
+import { Badge, Empty, Flex, Table, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { call, client } from '../../api/client';
 import type { App, AppExecutor } from '../../api/types';
@@ -48,7 +49,16 @@ export function AppExecutors({ app }: { app: App }) {
             key: 'address',
             title: t('address'),
             render: (_, row) => (
-              <Badge status={row.lastBeatAt === null ? 'default' : 'success'} text={row.address} />
+              <Flex gap="small" align="center">
+                <Badge status={row.lastBeatAt === null ? 'default' : 'success'} text={row.address} />
+                {row.transport === 'http-pull' && (
+                  <Tooltip title={t('pullTagHint')}>
+                    <Tag color="purple" data-testid={`pull-${row.address}`}>
+                      {t('pullTag')}
+                    </Tag>
+                  </Tooltip>
+                )}
+              </Flex>
             ),
           },
           { key: 'protocol', title: t('protocol'), dataIndex: 'protocol' },
