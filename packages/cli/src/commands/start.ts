@@ -43,6 +43,7 @@ interface StartFlags extends TokenFlags {
   apiToken?: string;
   logLevel?: LogLevel;
   trustProxy?: boolean | string[];
+  advertiseUrl?: string;
   demo?: boolean;
 }
 
@@ -58,6 +59,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   apiToken: '--api-token',
   logLevel: '--log-level',
   trustProxy: '--trust-proxy',
+  advertiseUrl: '--advertise-url',
   adminPassword: SERVER_ENV.adminPassword,
 };
 
@@ -112,6 +114,11 @@ export function registerStartCommand(program: Command): void {
         'true for any hop (only when the proxy is the one way in), or the proxies as comma-separated ' +
         'addresses, CIDRs or loopback/linklocal/uniquelocal (default false: the connection’s peer)',
       parseTrustProxy,
+    )
+    .option(
+      '--advertise-url <url>',
+      'this node’s base URL as the other nodes of a cluster reach it, to relay calls to pull executors ' +
+        'connected here (default http://<host>:<port>, a 0.0.0.0 or :: host as 127.0.0.1)',
     )
     .option('--demo', `also run a demo executor (app "${DEMO_APP}") and create a few demo jobs`)
     .action(async (flags: StartFlags, command: Command) => {
@@ -195,6 +202,7 @@ function serverOptions(
     apiToken: flags.apiToken,
     logLevel: flags.logLevel,
     trustProxy: flags.trustProxy,
+    advertiseUrl: flags.advertiseUrl,
     // `tickwheel start` is how people first meet the server: give them a token to script with.
     generateApiToken: true,
     // The demo executor registers before the first fire: runServer starts scheduling after it.
