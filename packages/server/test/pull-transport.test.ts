@@ -67,6 +67,8 @@ class FakePullExecutor {
       autoPong,
       headers: { 'XXL-JOB-ACCESS-TOKEN': token, 'XXL-JOB-APPNAME': app, 'Tickwheel-Instance': instance },
     });
+    // Listening from the start: a call the server sends the moment it takes the connection counts.
+    const executor = new FakePullExecutor(ws, instance);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('unexpected-response', (_req, res) => {
@@ -79,7 +81,7 @@ class FakePullExecutor {
       });
       ws.once('error', reject);
     });
-    return new FakePullExecutor(ws, instance);
+    return executor;
   }
 
   /** Registers its pull address over HTTP, as a pull executor does. */
@@ -118,7 +120,7 @@ async function waitFor(
 }
 
 /** PullConnections and the endpoint on a bare Fastify app over a test database, and a client using them. */
-async function startHarness(store: Store, timeoutMs = 400, pingIntervalMs?: number) {
+async function startHarness(store: Store, timeoutMs = 400, pingIntervalMs?: number, reconnectGraceMs = 300) {
   const pulls = new PullConnections({
     nodeId: 'node-test',
     relayToken: TOKEN,
@@ -126,6 +128,8 @@ async function startHarness(store: Store, timeoutMs = 400, pingIntervalMs?: numb
     clock: { now: () => Date.now() },
     nodeAliveWindowMs: () => 5_000,
     logger: silent,
+    // Short, so a call to an instance connected nowhere gives up quickly here.
+    reconnectGraceMs,
     ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
   });
   const app: FastifyInstance = Fastify();
@@ -160,11 +164,11 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     cleanups.length = 0;
   });
 
-  async function harness(timeoutMs?: number, pingIntervalMs?: number) {
+  async function harness(timeoutMs?: number, pingIntervalMs?: number, reconnectGraceMs?: number) {
     const db = await createTestDatabase(dialect);
     cleanups.push(() => db.drop());
     const store = await db.open();
-    const h = await startHarness(store, timeoutMs, pingIntervalMs);
+    const h = await startHarness(store, timeoutMs, pingIntervalMs, reconnectGraceMs);
     cleanups.push(() => h.client.close());
     cleanups.push(() => h.app.close());
     return { ...h, store, db };
@@ -247,10 +251,25 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     await waitFor(() => ex.calls.some((c) => c.call === 'idleBeat'), 'the idleBeat call');
     await ex.close();
     expect(await inFlight).toMatchObject({ ok: false, failure: 'connection' });
+    // One connected nowhere fails as connection once the reconnect grace (300 ms here) is over.
     const quick = Date.now();
     const gone = await h.client.run(target, trigger(8));
     expect(gone).toMatchObject({ ok: false, failure: 'connection' });
-    expect(Date.now() - quick).toBeLessThan(200);
+    expect(gone.msg).toMatch(/waited 300 ms for it to connect/);
+    expect(Date.now() - quick).toBeGreaterThanOrEqual(280);
+    expect(Date.now() - quick).toBeLessThan(1_500);
+  });
+
+  it('holds a call to an instance connected nowhere until it connects again within the grace', async () => {
+    const h = await harness(1_000, undefined, 5_000);
+    const first = await executor(h.url, 'inst-back');
+    const target = { address: first.address, protocol: 'G2' as const, appName: APP };
+    await first.close();
+    const pending = h.client.beat(target);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const again = await executor(h.url, 'inst-back');
+    expect(await pending).toMatchObject({ ok: true, code: 200 });
+    expect(again.calls.map((c) => c.call)).toContain('beat');
   });
 
   it('pings every connection and closes one that missed two pongs', async () => {

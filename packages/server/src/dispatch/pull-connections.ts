@@ -9,9 +9,14 @@
  * installation-wide executor token every node has). A node only ever relays a call it was asked
  * to make; the holder calls its own socket and never relays further.
  *
+ * A call to an instance connected nowhere waits a while (`reconnectGraceMs`, 5 s) for it to
+ * connect again, here or on another node: a pull executor whose server node restarted or whose
+ * network blinked reconnects within its back-off, and a restart must cost it a reconnect, not a
+ * run. (Only executors the registry still lists as alive are called at all.)
+ *
  * `call()` never throws: an answer frame, or a failure — `connection` when there is no
- * connection (here or on a live node), it closed before the answer, or the relay could not be
- * reached; `timeout` when no answer came in time.
+ * connection (here or on a live node) within the grace, it closed before the answer, or the
+ * relay could not be reached; `timeout` when no answer came in time.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -29,6 +34,12 @@ import { safeEqual } from '../security/constant-time.js';
 import type { PullConnectionRepository, PullHolder } from '../store/index.js';
 import { CallDeadlines } from './call-deadlines.js';
 
+/** How long a call waits for an instance connected nowhere to connect (again). */
+const DEFAULT_RECONNECT_GRACE_MS = 5_000;
+/** How a holder's relay answer begins when it no longer holds the connection. */
+const NOT_CONNECTED_HERE = 'no pull connection of';
+/** While it waits, how often it looks for the instance on another node. */
+const RECONNECT_POLL_MS = 200;
 /** The path of the node-to-node relay, under a node's base URL. */
 export const PULL_RELAY_PATH = 'api/pull-relay';
 /** The header carrying the installation-wide executor token on a relay. */
@@ -85,6 +96,8 @@ export interface PullConnectionsOptions {
   logger: Pick<Logger, 'info' | 'warn' | 'debug' | 'error'>;
   /** How often each connection is pinged. Default PULL_PING_INTERVAL_MS. */
   pingIntervalMs?: number;
+  /** How long a call waits for an instance connected nowhere to connect (again). Default 5 s. */
+  reconnectGraceMs?: number;
   /** How long a holder read from the database is reused. Default 3,000 ms. */
   holderCacheMs?: number;
 }
@@ -111,6 +124,8 @@ export class PullConnections implements PullTransport {
   /** Per call timeout, the deadlines (one timer each; calls of one timeout expire in order). */
   private readonly deadlines = new Map<number, CallDeadlines>();
   private readonly holders = new Map<string, CachedHolder>();
+  /** Calls waiting for an instance to connect here, woken by `attach`. */
+  private readonly awaitingConnection = new Map<string, Set<() => void>>();
   /** Row writes per instance, in order (a close's delete never overtakes the next connect's upsert). */
   private readonly writes = new Map<string, Promise<void>>();
   private readonly relayAgent = new Agent({ connections: 16 });
@@ -170,6 +185,9 @@ export class PullConnections implements PullTransport {
     ws.on('error', (err) => this.options.logger.debug({ err, instance }, 'pull connection error'));
     ws.on('close', () => this.onClose(socket));
     this.record(socket);
+    const waiting = this.awaitingConnection.get(instance);
+    this.awaitingConnection.delete(instance);
+    for (const wake of waiting ?? []) wake();
   }
 
   call(address: string, call: PullCall, body: string, timeoutMs: number): Promise<PullCallResult> {
@@ -180,7 +198,61 @@ export class PullConnections implements PullTransport {
     const socket = this.sockets.get(instance);
     if (socket !== undefined) return this.callSocket(socket, call, body, timeoutMs);
     if (this.closed) return Promise.resolve(failure('connection', 'server stopping'));
-    return this.relay(instance, address, call, body, timeoutMs);
+    return this.callElsewhere(instance, address, call, body, timeoutMs);
+  }
+
+  /**
+   * The call relayed to the node holding the instance; when no live node holds it, waits up to
+   * the reconnect grace for it to connect here (woken at once) or elsewhere (looked up every
+   * `RECONNECT_POLL_MS`).
+   */
+  private async callElsewhere(
+    instance: string,
+    address: string,
+    call: PullCall,
+    body: string,
+    timeoutMs: number,
+  ): Promise<PullCallResult> {
+    const graceMs = this.options.reconnectGraceMs ?? DEFAULT_RECONNECT_GRACE_MS;
+    const deadline = performance.now() + graceMs;
+    for (;;) {
+      const relayed = await this.relay(instance, address, call, body, timeoutMs);
+      // The holder on record had lost it (it is reconnecting): wait as for one connected nowhere.
+      const notThere = relayed !== undefined && !relayed.ok && relayed.msg.startsWith(NOT_CONNECTED_HERE);
+      if (relayed !== undefined && !notThere) return relayed;
+      const left = deadline - performance.now();
+      if (left <= 0 || this.closed) {
+        return failure(
+          'connection',
+          `no pull connection of ${address} on any live server node (waited ${graceMs} ms for it to connect)`,
+        );
+      }
+      await this.connectedHere(instance, Math.min(left, RECONNECT_POLL_MS));
+      const socket = this.sockets.get(instance);
+      if (socket !== undefined) return this.callSocket(socket, call, body, timeoutMs);
+    }
+  }
+
+  /** Resolves when `instance` connects to this node, or after `ms`. */
+  private connectedHere(instance: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      let waiting = this.awaitingConnection.get(instance);
+      if (waiting === undefined) {
+        waiting = new Set();
+        this.awaitingConnection.set(instance, waiting);
+      }
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const set = this.awaitingConnection.get(instance);
+        set?.delete(wake);
+        if (set?.size === 0) this.awaitingConnection.delete(instance);
+        resolve();
+      }, ms);
+      waiting.add(wake);
+    });
   }
 
   /**
@@ -191,7 +263,7 @@ export class PullConnections implements PullTransport {
     const instance = pullInstanceOf(request.address);
     const socket = instance === undefined ? undefined : this.sockets.get(instance);
     if (socket === undefined) {
-      return failure('connection', `no pull connection of ${request.address} on node ${this.options.nodeId}`);
+      return failure('connection', `${NOT_CONNECTED_HERE} ${request.address} on node ${this.options.nodeId}`);
     }
     return this.callSocket(socket, request.call, JSON.stringify(request.body ?? null), request.timeoutMs);
   }
@@ -343,14 +415,17 @@ export class PullConnections implements PullTransport {
     }
   }
 
-  /** The call sent to the node holding the instance (from the database, cached briefly). */
+  /**
+   * The call sent to the node holding the instance (from the database, cached briefly);
+   * undefined when no other live node holds it.
+   */
   private async relay(
     instance: string,
     address: string,
     call: PullCall,
     body: string,
     timeoutMs: number,
-  ): Promise<PullCallResult> {
+  ): Promise<PullCallResult | undefined> {
     let holder: PullHolder | undefined;
     try {
       holder = await this.holderOf(instance);
@@ -359,7 +434,7 @@ export class PullConnections implements PullTransport {
     }
     if (holder === undefined || holder.nodeId === this.options.nodeId || holder.address === '') {
       this.holders.delete(instance);
-      return failure('connection', `no pull connection of ${address} on any live server node`);
+      return undefined;
     }
     const relayBody = `{"address":${JSON.stringify(address)},"call":"${call}","body":${body},"timeoutMs":${timeoutMs}}`;
     try {
