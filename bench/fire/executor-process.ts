@@ -28,8 +28,10 @@ const executor = createExecutor({
   appName: 'bench',
   serverAddresses: config.serverUrls,
   accessToken: config.accessToken,
-  host: '127.0.0.1',
-  port: 0,
+  // A pull executor opens no port: it connects out to a server node.
+  ...(config.transport === 'http-pull'
+    ? { transport: 'http-pull' as const }
+    : { host: '127.0.0.1', port: 0 }),
   logDir: config.logDir,
   logRetentionDays: 1,
 });

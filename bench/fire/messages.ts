@@ -15,6 +15,8 @@ export interface ExecutorConfig {
   serverUrls: string[];
   accessToken: string;
   logDir: string;
+  /** How the server reaches the executor: `http` (it listens) or `http-pull` (it connects out). */
+  transport: 'http' | 'http-pull';
 }
 
 /**

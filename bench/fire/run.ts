@@ -7,7 +7,7 @@
  *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
  *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
- *     [--hog 0] [--stages]
+ *     [--hog 0] [--stages] [--transport http|http-pull]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -71,6 +71,7 @@ const { values } = parseArgs({
     'per-second': { type: 'boolean', default: false },
     hog: { type: 'string', default: '0' },
     stages: { type: 'boolean', default: false },
+    transport: { type: 'string', default: 'http' },
   },
 });
 
@@ -85,6 +86,8 @@ const idleDue = positiveInteger(values['idle-due'], '--idle-due');
 const drainMs = positiveInteger(values['drain-seconds'], '--drain-seconds') * 1000;
 const nodeCount = positiveInteger(values.nodes, '--nodes');
 const hogCount = nonNegativeInteger(values.hog, '--hog');
+const [transport] = listOf(values.transport, ['http', 'http-pull'] as const, '--transport');
+if (values.transport.includes(',')) throw new Error('--transport: one of http, http-pull');
 if (nodeCount > 1 && stores.includes('sqlite'))
   throw new Error('--nodes: SQLite is one node; use --stores postgres');
 const profileDir = process.env.TW_BENCH_PROFILE;
@@ -143,6 +146,8 @@ interface CaseResult extends CaseSpec {
   drainMs: number;
   /** Server nodes (their CPU and RSS summed in `server`). */
   nodes: number;
+  /** How the server reached the executors (`--transport`). */
+  transport: 'http' | 'http-pull';
   /** CPU hogs (`--hog`) busy beside the case, one core each. */
   hogs: number;
   server: ChildUsage;
@@ -241,6 +246,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
           serverUrls: urls,
           accessToken: ACCESS_TOKEN,
           logDir: path.join(executorLogDir, `executor-${index + 1}`),
+          transport: transport!,
         },
         logFd,
         execArgv: profileArgs(spec, `executor${index + 1}`),
@@ -324,6 +330,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       },
       drainMs: drained,
       nodes: nodeCount,
+      transport: transport!,
       hogs: hogCount,
       server,
       executors: executorsUsage,
@@ -593,7 +600,8 @@ function tableHeader(): string {
 
 function tableRow(r: CaseResult): string {
   const cells = [
-    r.nodes === 1 ? r.store : `${r.store} × ${r.nodes} nodes`,
+    (r.nodes === 1 ? r.store : `${r.store} × ${r.nodes} nodes`) +
+      (r.transport === 'http' ? '' : `, ${r.transport}`),
     r.shape,
     r.due.toLocaleString('en-US'),
     r.idle.toLocaleString('en-US'),
