@@ -9,5 +9,6 @@ export * from './errors.js';
 export * from './executor-address.js';
 export * from './messages.js';
 export * from './pull.js';
+export * from './redis-transport.js';
 export * from './schedule/index.js';
 export { fieldName, parseWith } from './validation.js';

@@ -48,6 +48,8 @@ export interface PullCallFrame {
   call: PullCall;
   /** The call's body as the HTTP endpoint takes it: TriggerParam, an array of them, KillParam, … */
   body: unknown;
+  /** The `redis` transport only: the channel to publish the answer to (redis-transport.ts). */
+  replyTo?: string;
 }
 
 /** Executor → server: the answer to call `id`, and what the HTTP answer's headers would say. */
@@ -60,6 +62,8 @@ export interface PullAnswerFrame {
   runBatch?: number;
   /** `Tickwheel-Kill: logId`: `kill` takes a logId and stops that run only. */
   killByLogId?: boolean;
+  /** The `redis` transport only: the answering executor's instance id. */
+  instance?: string;
 }
 
 export type PullFrame = PullCallFrame | PullAnswerFrame;
