@@ -58,6 +58,13 @@ export interface ServerOptions {
    */
   advertiseUrl?: string;
   /**
+   * A Redis server (`redis://[user:password@]host:port[/db]`, or `rediss://` for TLS) for the
+   * `redis` transport: runs to executors at `stream://<instance>/` addresses go into their Redis
+   * streams (dispatch/redis-streams.ts). Redis down at start does not stop the server; while it
+   * is unreachable those runs stay pending. Default none: calls to stream executors fail.
+   */
+  redis?: string;
+  /**
    * Networks (CIDRs such as `169.254.10.0/24`, or single addresses) the server connects to although
    * they are in a range it denies: executor addresses and alarm channels (webhooks, robots, SMTP)
    * never reach link-local addresses (169.254.0.0/16, fe80::/10, where cloud metadata services
@@ -226,6 +233,7 @@ export interface ResolvedServerOptions {
   trustProxy: boolean | string[];
   /** Undefined: `http://<host>:<port>` once the port is known. */
   advertiseUrl: string | undefined;
+  redis: string | undefined;
   allowedNetworks: string[];
   dataDir: string;
   database: string;
@@ -323,6 +331,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     host: nonEmptyString('host', options.host) ?? d.host,
     trustProxy: trustProxyOption(options.trustProxy),
     advertiseUrl: advertiseUrlOption(options.advertiseUrl),
+    redis: redisOption(options.redis),
     allowedNetworks: allowedNetworksOption(options.allowedNetworks),
     dataDir,
     database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
@@ -580,6 +589,20 @@ function advertiseUrlOption(value: unknown): string | undefined {
     );
   }
   return url.href;
+}
+
+function redisOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw invalid('redis', 'must be a Redis URL such as redis://127.0.0.1:6379 (or rediss:// for TLS)');
+  }
+  return value as string;
 }
 
 function nodeIdOption(value: unknown, port: number): string {

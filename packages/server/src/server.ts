@@ -25,6 +25,7 @@ import { registerConsole } from './console-static.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { FirePipeline } from './dispatch/fire-pipeline.js';
 import { PullConnections } from './dispatch/pull-connections.js';
+import { RedisStreams } from './dispatch/redis-streams.js';
 import { SendFence } from './dispatch/send-fence.js';
 import { AppCredentials } from './executor-api/app-credentials.js';
 import { ResultRecorder, registerExecutorApi } from './executor-api/index.js';
@@ -214,6 +215,18 @@ async function startOnStore(
     logger: logger.child({ part: 'pull' }),
     pingIntervalMs: o.pullPingIntervalMs,
   });
+  // Redis-stream executors' streams (--redis): connected now; a Redis that is down is logged and
+  // tried again, and runs to those executors wait pending meanwhile.
+  const streams =
+    o.redis === undefined
+      ? undefined
+      : new RedisStreams({
+          url: o.redis,
+          nodeId: o.nodeId,
+          callTimeoutMs: o.executorCallTimeoutMs,
+          logger: logger.child({ part: 'redis' }),
+        });
+  streams?.start();
   const dispatcher = new Dispatcher({
     accessToken,
     // Each app's executors are called with the app's token (the directory, made below, knows it).
@@ -226,6 +239,7 @@ async function startOnStore(
     fence: (send) => sendFence!.admit(send),
     networkRules,
     pull: pulls,
+    ...(streams === undefined ? {} : { stream: streams }),
   });
   const credentials = new AppCredentials({ installationToken: accessToken, apps: store.apps, clock });
   const directory = new ExecutorDirectory({
@@ -251,6 +265,8 @@ async function startOnStore(
     onLoaded: (ms, records) => metrics.stageDone('load', ms, records),
     // Due records the pipeline left pending go back to the planner's recovery.
     onLeftPending: (fireIds) => scheduler?.planner.forgetHandOvers(fireIds),
+    // Records it keeps trying to send (Redis away) are not recovered beside it.
+    onStillSending: (fireIds) => scheduler?.planner.rememberDispatching(fireIds),
     onDispatched: (fire, outcome) => {
       // A refused dispatch finishes no record: the retry monitor decides its retry and alarm.
       if (outcome.triggerCode !== 200) retryMonitor?.noteDispatchFailed(outcome.fireId);
@@ -521,6 +537,7 @@ async function startOnStore(
     for (const stopPart of started.reverse()) await stopPart();
     await app.close();
     await dispatcher.close();
+    await streams?.close();
     throw err;
   }
   const port = listeningPort(app);
@@ -547,6 +564,7 @@ async function startOnStore(
     // Alarms raised by the last results get the rest of the stop time, then are recorded as not sent.
     await alarmQueue.stop(o.stopTimeoutMs);
     await dispatcher.close();
+    await streams?.close();
     await store.close();
     logger.info(
       { leftPending: waiting.length, drained },

@@ -10,7 +10,13 @@
  * // outcome.triggerCode 200 → `dispatched`, else `dispatch_failed`; outcome.triggerMsg goes into the record.
  */
 import { performance } from 'node:perf_hooks';
-import type { BlockStrategy, RouteStrategy, TriggerParam, TriggerType } from '@tickwheel/protocol';
+import {
+  type BlockStrategy,
+  isStreamAddress,
+  type RouteStrategy,
+  type TriggerParam,
+  type TriggerType,
+} from '@tickwheel/protocol';
 import { type CallOutcome, type ExecutorAddress, ExecutorClient } from './executor-client.js';
 import { type KillOutcome, type KillScopeAnswer, killRun, killScopeOf, type RecordedRun } from './kill.js';
 import { DispatchLanes, type LaneName, type LaneStats } from './lanes.js';
@@ -100,9 +106,10 @@ export interface DispatchOutcome {
   /**
    * Set when no run was sent and the record must be left as it is (no mark): `not-pending` — it
    * was marked, finished or skipped meanwhile; `not-owner` — this node no longer holds its shard;
-   * `fence-failed` — the fence could not be asked (the database is away).
+   * `fence-failed` — the fence could not be asked (the database is away); `transport-down` — the
+   * executor's transport could not take the run (Redis is unreachable for a `stream://` executor).
    */
-  notSent?: 'not-pending' | 'not-owner' | 'fence-failed';
+  notSent?: 'not-pending' | 'not-owner' | 'fence-failed' | 'transport-down';
 }
 
 /** One `run` to send: where, under which fire id, as which shard. */
@@ -142,6 +149,7 @@ export class Dispatcher {
       onCall: o.onCall,
       networkRules: o.networkRules,
       ...(o.pull === undefined ? {} : { pull: o.pull }),
+      ...(o.stream === undefined ? {} : { stream: o.stream }),
     });
     this.routes = createRoutes({
       client: this.client,
@@ -224,6 +232,10 @@ export class Dispatcher {
     }
     if (candidates.length === 0) {
       return [this.unrouted(delivery, `no executor online for app ${fire.appName}`)];
+    }
+    if (this.options.stream?.available === false && candidates.every((c) => isStreamAddress(c.address))) {
+      // Nothing could reach them (not even a route's beat): the fire waits for Redis, unrouted.
+      return [this.keptUnrouted(delivery, `not sent: ${NOT_SENT_MESSAGES['transport-down']}`)];
     }
     const route = this.routes[fire.routeStrategy];
     if (route === undefined) return [this.unrouted(delivery, `unknown route strategy ${fire.routeStrategy}`)];
@@ -330,6 +342,14 @@ export class Dispatcher {
     const started = performance.now();
     const trigger = triggerParamOf(delivery.fire, run.fireId, run.shardIndex, run.shardTotal);
     const answer = await this.client.run(run.target, trigger);
+    if (answer.failure === 'connection' && this.isTransportDown(run.target.address)) {
+      return this.notSent(
+        delivery,
+        run,
+        'transport-down',
+        `not sent: ${NOT_SENT_MESSAGES['transport-down']} (${answer.msg})`,
+      );
+    }
     const repeat = !answer.ok && isRepeatOf(answer.msg, run.fireId);
     return {
       fireId: run.fireId,
@@ -371,6 +391,20 @@ export class Dispatcher {
     };
   }
 
+  /**
+   * Whether a run that failed as `connection` to `address` was not sent for want of its transport:
+   * a stream executor's, on a server that has one (Redis is unreachable). Without `--redis` it is
+   * a failed dispatch like any other, which says why.
+   */
+  private isTransportDown(address: string): boolean {
+    return this.options.stream !== undefined && isStreamAddress(address);
+  }
+
+  /** The outcome of a fire kept back before it was routed: nothing was sent, the record is left as it is. */
+  private keptUnrouted(delivery: Delivery, message: string): DispatchOutcome {
+    return { ...this.unrouted(delivery, message), notSent: 'transport-down' };
+  }
+
   /** The one failed outcome of a fire no executor could be picked for. */
   private unrouted(delivery: Delivery, message: string): DispatchOutcome {
     return {
@@ -393,6 +427,7 @@ const NOT_SENT_MESSAGES = {
   'not-pending': 'the record was marked, finished or skipped meanwhile',
   'not-owner': 'this server node no longer holds the fire’s shard; its holder sends it',
   'fence-failed': 'the send fence could not be asked',
+  'transport-down': 'Redis is unreachable; the record stays pending and goes out once Redis answers',
 } as const;
 
 const REPEAT_NOTE = '\n(the executor had accepted this run before: it runs or ran there once)';

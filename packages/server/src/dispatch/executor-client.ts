@@ -26,6 +26,11 @@
  * with the same outcomes: the same timeout, its answer frame's `answer` read as the HTTP body
  * would be (a log page within the same limits), `runBatch` and `killByLogId` read as the
  * headers, and its instance the connection's. Nothing is dialled, so no network rule applies.
+ *
+ * A Redis-stream executor (`stream://<instance>/`, the `redis` transport) is called the same way
+ * through its streams ({@link PullTransport} again, redis-streams.ts): a `run` is answered as soon
+ * as Redis took it, and it never gets `runBatch` (runs go one by one, auto-pipelined); the other
+ * calls' answer frames are read as a pull executor's. Its instance is the stream's.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -48,6 +53,7 @@ import {
   type ReturnT,
   RUN_BATCH_CALL,
   RUN_BATCH_HEADER,
+  streamInstanceOf,
   type TriggerParam,
 } from '@tickwheel/protocol';
 import { Agent, type Dispatcher as UndiciDispatcher } from 'undici';
@@ -117,6 +123,11 @@ export interface ExecutorClientOptions {
   networkRules?: NetworkRules;
   /** The calls to pull executors (`pull://` addresses). Default none: such calls fail as `connection`. */
   pull?: PullTransport;
+  /**
+   * The calls to Redis-stream executors (`stream://` addresses). Default none: such calls fail as
+   * `connection` (the server has no `--redis`).
+   */
+  stream?: PullTransport;
 }
 
 interface Endpoint {
@@ -143,9 +154,41 @@ function instanceOf(headers: UndiciDispatcher.ResponseData['headers']): string |
   return isInstanceId(announced) ? announced : undefined;
 }
 
-/** True for an address of the pull transport (`pull://…`, well-formed or not). */
-function isPullScheme(address: string): boolean {
-  return address.charCodeAt(0) === 112 /* p */ && address.startsWith('pull://');
+/**
+ * The transports whose calls go as frames instead of HTTP requests: `pull://` (http-pull) and
+ * `stream://` (redis). What differs between them is here; the calls share one path.
+ */
+interface FrameScheme {
+  /** The instance id of an address of the scheme; undefined when it is not well-formed. */
+  instanceOf(address: string): string | undefined;
+  /** Why a call fails when the server has no such transport. */
+  missing: string;
+  /** Whether its executors may be sent `runBatch` (as announced in their answers). */
+  batches: boolean;
+  /** Whether a `run`'s answer comes from the executor (else from the transport: it says nothing of the executor). */
+  runAnsweredByExecutor: boolean;
+}
+
+const PULL_SCHEME: FrameScheme = {
+  instanceOf: pullInstanceOf,
+  missing: 'no pull transport on this server',
+  batches: true,
+  runAnsweredByExecutor: true,
+};
+
+const STREAM_SCHEME: FrameScheme = {
+  instanceOf: streamInstanceOf,
+  missing: 'this server has no --redis',
+  batches: false,
+  runAnsweredByExecutor: false,
+};
+
+/** The frame scheme of an address (`pull://…`, `stream://…`, well-formed or not); undefined for HTTP. */
+function frameSchemeOf(address: string): FrameScheme | undefined {
+  const first = address.charCodeAt(0);
+  if (first === 112 /* p */ && address.startsWith('pull://')) return PULL_SCHEME;
+  if (first === 115 /* s */ && address.startsWith('stream://')) return STREAM_SCHEME;
+  return undefined;
 }
 
 /** What a `kill` stops: only the run asked for (a Tickwheel executor), or the job's lane (XXL-JOB). */
@@ -289,8 +332,9 @@ export class ExecutorClient {
   private async sendBatch(address: string, runs: readonly QueuedRun[]): Promise<void> {
     const target = (runs[0] as QueuedRun).target;
     let batch: { answers: RunAnswerOrFailure[]; instance?: string } | undefined;
-    if (isPullScheme(address)) {
-      batch = await this.requestPullBatch(target, runs);
+    const scheme = frameSchemeOf(address);
+    if (scheme !== undefined) {
+      batch = await this.requestFrameBatch(scheme, target, runs);
     } else {
       const endpoint = this.endpointOf(address);
       if (endpoint === null) {
@@ -374,14 +418,16 @@ export class ExecutorClient {
   }
 
   /**
-   * The `runBatch` call over a pull connection: as {@link requestBatch}, the answer frame's
+   * The `runBatch` call over a frame transport: as {@link requestBatch}, the answer frame's
    * `answer` in place of the HTTP body.
    */
-  private async requestPullBatch(
+  private async requestFrameBatch(
+    scheme: FrameScheme,
     target: ExecutorAddress,
     runs: readonly QueuedRun[],
   ): Promise<{ answers: RunAnswerOrFailure[]; instance?: string } | undefined> {
-    const result = await this.callPull(
+    const result = await this.callFrame(
+      scheme,
       target.address,
       'runBatch',
       `[${runs.map((run) => run.body).join(',')}]`,
@@ -390,28 +436,41 @@ export class ExecutorClient {
       const failure = failed('run', target.address, result.failure, result.msg) as RunAnswerOrFailure;
       return { answers: runs.map(() => failure) };
     }
-    this.notePullAnswer(target.address, result.frame);
+    this.noteFrameAnswer(scheme, target.address, 'runBatch', result.frame);
     const answers = batchAnswers(result.frame.answer, runs.length);
     if (answers === undefined) return undefined;
-    const instance = pullInstanceOf(target.address);
+    const instance = scheme.instanceOf(target.address);
     return instance === undefined ? { answers } : { answers, instance };
   }
 
-  /** A call to a pull executor (a failure `connection` when the server has no pull transport). */
-  private callPull(
+  /** A call over a frame transport (a failure `connection` when the server has none of its kind). */
+  private callFrame(
+    scheme: FrameScheme,
     address: string,
     call: PullCall,
     body: string,
   ): Promise<{ ok: true; frame: PullAnswerFrame } | { ok: false; failure: CallFailure; msg: string }> {
-    if (this.options.pull === undefined) {
-      return Promise.resolve({ ok: false, failure: 'connection', msg: 'no pull transport on this server' });
+    const transport = scheme === STREAM_SCHEME ? this.options.stream : this.options.pull;
+    if (transport === undefined) {
+      return Promise.resolve({ ok: false, failure: 'connection', msg: scheme.missing });
     }
-    return this.options.pull.call(address, call, body, this.options.timeoutMs);
+    return transport.call(address, call, body, this.options.timeoutMs);
   }
 
-  /** What a pull answer frame says in place of the HTTP headers: `runBatch` and `killByLogId`. */
-  private notePullAnswer(address: string, frame: PullAnswerFrame): void {
-    this.setBatchLimit(address, Number.isSafeInteger(frame.runBatch) ? (frame.runBatch as number) : 0);
+  /**
+   * What an answer frame says in place of the HTTP headers: `runBatch` and `killByLogId`. A run
+   * the transport answered itself (queued on a stream) says nothing of the executor.
+   */
+  private noteFrameAnswer(
+    scheme: FrameScheme,
+    address: string,
+    call: PullCall,
+    frame: PullAnswerFrame,
+  ): void {
+    if (call === 'run' && !scheme.runAnsweredByExecutor) return;
+    const batchLimit =
+      scheme.batches && Number.isSafeInteger(frame.runBatch) ? (frame.runBatch as number) : 0;
+    this.setBatchLimit(address, batchLimit);
     this.setRunKill(address, frame.killByLogId === true);
   }
 
@@ -451,8 +510,9 @@ export class ExecutorClient {
     readPull: PullAnswerReader = (address, answer) => pullAnswer(call, address, answer),
   ): Promise<CallOutcome> {
     let outcome: CallOutcome;
-    if (isPullScheme(target.address)) {
-      outcome = await this.sendPull(target, call, body, readPull);
+    const scheme = frameSchemeOf(target.address);
+    if (scheme !== undefined) {
+      outcome = await this.sendFrame(scheme, target, call, body, readPull);
     } else {
       const endpoint = this.endpointOf(target.address);
       outcome =
@@ -470,14 +530,15 @@ export class ExecutorClient {
     return outcome;
   }
 
-  /** One call over a pull connection; the answer frame's `answer` is read as the HTTP body. */
-  private async sendPull(
+  /** One call over a frame transport; the answer frame's `answer` is read as the HTTP body. */
+  private async sendFrame(
+    scheme: FrameScheme,
     target: ExecutorAddress,
     call: ExecutorCall,
     body: string,
     read: PullAnswerReader,
   ): Promise<CallOutcome> {
-    const instance = pullInstanceOf(target.address);
+    const instance = scheme.instanceOf(target.address);
     if (instance === undefined) {
       return failed(
         call,
@@ -486,9 +547,9 @@ export class ExecutorClient {
         `invalid executor address ${JSON.stringify(target.address)}`,
       );
     }
-    const result = await this.callPull(target.address, call, body);
+    const result = await this.callFrame(scheme, target.address, call, body);
     if (!result.ok) return failed(call, target.address, result.failure, result.msg);
-    this.notePullAnswer(target.address, result.frame);
+    this.noteFrameAnswer(scheme, target.address, call, result.frame);
     const outcome = await read(target.address, result.frame.answer);
     if (outcome.failure === null) outcome.instance = instance;
     return outcome;

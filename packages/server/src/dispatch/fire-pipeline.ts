@@ -71,6 +71,11 @@ export interface FirePipelineOptions {
    * written), so the planner forgets it handed them over and recovers them again.
    */
   onLeftPending?: (fireIds: readonly number[]) => void;
+  /**
+   * Called with records this pipeline keeps trying to send (their executors' transport is down),
+   * so the planner goes on counting them as being dispatched here and does not recover them too.
+   */
+  onStillSending?: (fireIds: readonly number[]) => void;
 }
 
 /** What a trigger-once (or a retry) adds to its fire's dispatch. */
@@ -445,9 +450,12 @@ export class FirePipeline implements DueFireSink {
   }
 
   /**
-   * Runs the send fence kept back. A planner's fire whose fence could not be asked (the database
-   * away) goes back into the queue after a pause; one whose shard this node lost is left to the
-   * shard's holder, and one that was no longer pending needs nothing.
+   * Runs not sent. A planner's fire whose fence could not be asked (the database away) goes back
+   * into the queue after a pause; one whose shard this node lost is left to the shard's holder,
+   * and one that was no longer pending needs nothing. A fire whose executor's transport was down
+   * (Redis unreachable) is tried again after the same pause, a planner's through the queue and a
+   * trigger-once (or retry) record as it was asked, until it is sent or the server stops: a run
+   * fired by hand during an outage goes out once Redis is back.
    */
   private notSentAgain(fire: DueFire, outcomes: readonly DispatchOutcome[], request: DispatchRequest): void {
     const kept = outcomes.filter((o) => o.notSent !== undefined);
@@ -455,11 +463,30 @@ export class FirePipeline implements DueFireSink {
     this.keptBack.add(kept);
     if (request.leased === true && kept.some((o) => o.notSent === 'not-owner')) {
       this.options.onLeftPending?.([fire.id]);
+      return;
     }
-    if (request.leased === true && kept.some((o) => o.notSent === 'fence-failed')) {
+    const transportDown = kept.some((o) => o.notSent === 'transport-down');
+    if (transportDown) this.options.onStillSending?.([fire.id]);
+    if (request.leased === true && (transportDown || kept.some((o) => o.notSent === 'fence-failed'))) {
       setTimeout(() => {
         if (this.accepting) this.onDue([fire.id]);
       }, LOAD_RETRY_MS).unref();
+    } else if (transportDown) {
+      setTimeout(() => {
+        if (this.accepting) void this.track(this.sendAgain(fire.id, request));
+      }, LOAD_RETRY_MS).unref();
+    }
+  }
+
+  /** A trigger-once (or retry) record sent again as it was asked, while it is still pending. */
+  private async sendAgain(fireId: number, request: DispatchRequest): Promise<void> {
+    try {
+      const fire = await this.options.store.fires.findFireById(fireId);
+      if (fire === undefined || fire.status !== 'pending') return;
+      await this.dispatchRecords([fire], request);
+    } catch (err) {
+      this.options.logger.error({ err, fireId }, 'could not send a fire again; its shard recovers it');
+      this.options.onLeftPending?.([fireId]);
     }
   }
 

@@ -1,7 +1,8 @@
 /**
- * Runs the send fence kept back, reported as a warning at most every KEPT_BACK_WARN_INTERVAL_MS
- * with counts by reason and the first fire ids: a takeover keeps back every fire of the shards
- * that moved, which as a line per fire would flood the log.
+ * Runs kept back (by the send fence, or because their executors' transport was down), reported as
+ * a warning at most every KEPT_BACK_WARN_INTERVAL_MS with counts by reason and the first fire ids:
+ * a takeover keeps back every fire of the shards that moved, and a Redis outage every fire for
+ * stream executors (again at each try), which as a line per fire would flood the log.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
@@ -30,7 +31,7 @@ export class KeptBackReport {
     if (now - this.lastAt < KEPT_BACK_WARN_INTERVAL_MS) return;
     this.logger.warn(
       { notSent: this.counts, firstFireIds: this.fireIds },
-      'runs kept back by the send fence (since the last such line)',
+      'runs kept back, not sent (by reason, since the last such line)',
     );
     this.counts = {};
     this.fireIds = [];

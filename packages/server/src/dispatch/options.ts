@@ -72,6 +72,18 @@ export interface DispatchOptions {
   networkRules?: NetworkRules;
   /** The calls to pull executors (`pull://` addresses; pull-connections.ts). Default none. */
   pull?: PullTransport;
+  /**
+   * The calls to Redis-stream executors (`stream://` addresses; redis-streams.ts). Default none:
+   * such calls fail as `connection` and a run to one is a failed dispatch. With it, a run that
+   * fails as `connection` (Redis unreachable) is not sent: its record stays pending.
+   */
+  stream?: StreamTransport;
+}
+
+/** The Redis-stream transport as the dispatcher sees it. */
+export interface StreamTransport extends PullTransport {
+  /** False while Redis is known to be unreachable: a fire for stream executors only is kept back unrouted. */
+  readonly available?: boolean;
 }
 
 export interface ResolvedDispatchOptions {
@@ -93,6 +105,7 @@ export interface ResolvedDispatchOptions {
   onCall: DispatchOptions['onCall'];
   networkRules: NetworkRules;
   pull: PullTransport | undefined;
+  stream: StreamTransport | undefined;
 }
 
 export const DISPATCH_DEFAULTS = {
@@ -145,6 +158,7 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     onCall: optionalFunction('onCall', options.onCall, undefined),
     networkRules: options.networkRules ?? new NetworkRules(),
     pull: options.pull,
+    stream: options.stream,
   };
 }
 
