@@ -7,7 +7,7 @@
  * `createApp` and `rotateAppToken` and never again: the server keeps it to present to the app's
  * executors, but no read of the API returns it.
  */
-import { isPullAddress } from '@tickwheel/protocol';
+import { isPullAddress, isStreamAddress } from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { randomSecret } from '../security/api-tokens.js';
@@ -362,7 +362,7 @@ async function appExecutors(ctx: ApiContext, row: AppGroupRow): Promise<AppExecu
     address: entry.registry_value,
     protocol: entry.protocol,
     lastBeatAt: entry.updated_at,
-    transport: isPullAddress(entry.registry_value) ? 'http-pull' : 'http',
+    transport: transportOf(entry.registry_value),
   });
   if (row.address_type !== 'MANUAL') {
     return (await onlineAddresses(ctx, row.app_name)).map(toExecutor).sort(byAddress);
@@ -384,6 +384,12 @@ async function appExecutors(ctx: ApiContext, row: AppGroupRow): Promise<AppExecu
         : { ...toExecutor(entry), address };
     })
     .sort(byAddress);
+}
+
+/** How the server reaches an executor registered at `address`. */
+function transportOf(address: string): AppExecutor['transport'] {
+  if (isPullAddress(address)) return 'http-pull';
+  return isStreamAddress(address) ? 'redis' : 'http';
 }
 
 const byAddress = (a: AppExecutor, b: AppExecutor) => a.address.localeCompare(b.address);

@@ -4,7 +4,7 @@
  * child jobs), `nextFireAt` follows its schedule while it runs, and a change of its script
  * saves a script version in the same transaction.
  */
-import { isPullAddress, type TriggerType, validateSchedule } from '@tickwheel/protocol';
+import { isPullAddress, isStreamAddress, type TriggerType, validateSchedule } from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
 import { findChildJobCycle } from '../child-jobs/child-job-cycles.js';
 import { backoffOf, DEFAULT_RETRY_BACKOFF } from '../retries/backoff.js';
@@ -428,14 +428,15 @@ export function checkByteLength(field: string, value: string, maxBytes: number):
 /**
  * The override addresses as the app knows them (online or listed). Anything else is refused,
  * so a trigger cannot make the server call an address of someone's choosing. A pull address
- * (`pull://<instance>/`) is taken only as one of the app's online executors.
+ * (`pull://<instance>/`) or a stream address (`stream://<instance>/`) is taken only as one of the
+ * app's online executors.
  */
 async function knownAddresses(ctx: ApiContext, appId: number, given: readonly string[]): Promise<string[]> {
   const app = await ctx.deps.store.apps.findAppById(appId);
   const online = (await onlineAddresses(ctx, app?.app_name ?? '')).map((row) => row.registry_value);
   const known = [...online, ...splitAddressList(app?.address_list ?? null)];
   return given.map((text, i) => {
-    if (isPullAddress(text.trim())) {
+    if (isPullAddress(text.trim()) || isStreamAddress(text.trim())) {
       const match = online.find((k) => sameAddress(k, text.trim()));
       if (match === undefined) {
         throw invalidField(

@@ -348,9 +348,9 @@ export const AppExecutor = Type.Object({
     description:
       'Its last registry heartbeat; null for a listed address of a MANUAL app that does not register (it is called as G2)',
   }),
-  transport: Type.Union([Type.Literal('http'), Type.Literal('http-pull')], {
+  transport: Type.Union([Type.Literal('http'), Type.Literal('http-pull'), Type.Literal('redis')], {
     description:
-      'How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/)',
+      'How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/)',
   }),
 });
 export type AppExecutor = Static<typeof AppExecutor>;

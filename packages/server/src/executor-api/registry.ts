@@ -18,10 +18,12 @@
  *
  * A pull executor (the `http-pull` transport, protocol pull.ts) registers `pull://<instance>/`
  * as its address: accepted here (and only here, not in an app's typed address list), as the
- * protocol's check takes http(s) URLs only.
+ * protocol's check takes http(s) URLs only. So does a Redis-stream executor (the `redis`
+ * transport, protocol redis-transport.ts) with `stream://<instance>/`.
  */
 import {
   isPullAddress,
+  isStreamAddress,
   isTickwheelError,
   type ProtocolGeneration,
   parseRegistryHandlers,
@@ -176,8 +178,8 @@ export async function unregisterExecutor(
 
 /**
  * The registry body, or null for XXL-JOB's `Illegal Argument.` (a blank, missing or non-string
- * field). A pull address (`pull://<instance>/`) is taken as the address; the other fields are
- * checked as ever.
+ * field). A pull address (`pull://<instance>/`) or a stream address (`stream://<instance>/`) is
+ * taken as the address; the other fields are checked as ever.
  */
 function registryParamOf(body: unknown): RegistryParam | null {
   try {
@@ -186,7 +188,10 @@ function registryParamOf(body: unknown): RegistryParam | null {
         ? (body as { registryValue?: unknown }).registryValue
         : undefined;
     const pull = typeof value === 'string' ? value.trim() : '';
-    if (pull.startsWith('pull://') && isPullAddress(pull)) {
+    if (
+      (pull.startsWith('pull://') && isPullAddress(pull)) ||
+      (pull.startsWith('stream://') && isStreamAddress(pull))
+    ) {
       const param = parseRegistryParam({ ...(body as object), registryValue: PULL_STAND_IN });
       return { ...param, registryValue: pull };
     }
@@ -215,7 +220,7 @@ function handlerNamesOf(deps: RegistryCallDeps, body: unknown, param: RegistryPa
   }
 }
 
-/** An address the protocol's check takes, standing in for a pull address while the rest is checked. */
+/** An address the protocol's check takes, standing in for a pull or stream address while the rest is checked. */
 const PULL_STAND_IN = 'http://pull.invalid/';
 
 function entryOf(param: RegistryParam) {
