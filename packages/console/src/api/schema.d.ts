@@ -1269,8 +1269,8 @@ export interface operations {
                             protocol: string;
                             /** @description Its last registry heartbeat; null for a listed address of a MANUAL app that does not register (it is called as G2) */
                             lastBeatAt: number | null;
-                            /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/) */
-                            transport: "http" | "http-pull";
+                            /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/) */
+                            transport: "http" | "http-pull" | "redis";
                         }[];
                     };
                 };

@@ -2,7 +2,8 @@
  * One app's executors (`listAppExecutors`): address, protocol and last heartbeat, asked again
  * every few seconds while shown. A manual app's are the addresses typed in for it, those that do
  * not register shown without a heartbeat. A pull executor (`transport` http-pull, an address
- * `pull://<instance>/`) has a "pull" tag beside its address.
+ * `pull://<instance>/`) has a "pull" tag beside its address, a Redis-stream executor (`transport`
+ * redis, an address `stream://<instance>/`) a "redis" tag.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Badge, Empty, Flex, Table, Tag, Tooltip, Typography } from 'antd';
@@ -55,6 +56,13 @@ export function AppExecutors({ app }: { app: App }) {
                   <Tooltip title={t('pullTagHint')}>
                     <Tag color="purple" data-testid={`pull-${row.address}`}>
                       {t('pullTag')}
+                    </Tag>
+                  </Tooltip>
+                )}
+                {row.transport === 'redis' && (
+                  <Tooltip title={t('redisTagHint')}>
+                    <Tag color="red" data-testid={`redis-${row.address}`}>
+                      {t('redisTag')}
                     </Tag>
                   </Tooltip>
                 )}
