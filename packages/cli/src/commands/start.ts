@@ -44,6 +44,7 @@ interface StartFlags extends TokenFlags {
   logLevel?: LogLevel;
   trustProxy?: boolean | string[];
   advertiseUrl?: string;
+  redis?: string;
   demo?: boolean;
 }
 
@@ -60,6 +61,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   logLevel: '--log-level',
   trustProxy: '--trust-proxy',
   advertiseUrl: '--advertise-url',
+  redis: '--redis',
   adminPassword: SERVER_ENV.adminPassword,
 };
 
@@ -119,6 +121,12 @@ export function registerStartCommand(program: Command): void {
       '--advertise-url <url>',
       'this node’s base URL as the other nodes of a cluster reach it, to relay calls to pull executors ' +
         'connected here (default http://<host>:<port>, a 0.0.0.0 or :: host as 127.0.0.1)',
+    )
+    .option(
+      '--redis <url>',
+      'a Redis server (redis://[user:password@]host:port[/db], rediss:// for TLS) for executors of the redis ' +
+        'transport (stream://<instance>/ addresses): their runs go into Redis streams; while Redis is ' +
+        'unreachable their fires stay pending (default none: such executors cannot be called)',
     )
     .option('--demo', `also run a demo executor (app "${DEMO_APP}") and create a few demo jobs`)
     .action(async (flags: StartFlags, command: Command) => {
@@ -203,6 +211,7 @@ function serverOptions(
     logLevel: flags.logLevel,
     trustProxy: flags.trustProxy,
     advertiseUrl: flags.advertiseUrl,
+    redis: flags.redis,
     // `tickwheel start` is how people first meet the server: give them a token to script with.
     generateApiToken: true,
     // The demo executor registers before the first fire: runServer starts scheduling after it.
