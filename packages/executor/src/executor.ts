@@ -1,8 +1,9 @@
 /**
  * The Executor: holds the registered handlers, takes the servers' calls (on its endpoint, on its
- * own port or mounted on another server; or, with the http-pull transport, over the connection it
- * keeps to a server), runs triggers through the lane table, reports results through the callback
- * relay and keeps itself registered with the servers.
+ * own port or mounted on another server; with the http-pull transport, over the connection it
+ * keeps to a server; with the redis transport, from its Redis streams), runs triggers through
+ * the lane table, reports results through the callback relay and keeps itself registered with
+ * the servers.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -14,11 +15,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   GLUE_TYPES,
+  type HandleCallbackParam,
   type LogResult,
   pullAddress,
   type ReturnT,
   returnFail,
   returnSuccess,
+  streamAddress,
   TickwheelError,
   type Transport,
   type TriggerParam,
@@ -34,6 +37,7 @@ import { prepareLogDir } from './log-dir.js';
 import { callPathUnder, normalizeMountPrefix } from './mount-path.js';
 import { type ExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { PullConnection } from './pull-connection.js';
+import { RedisStreamReader } from './redis-stream-reader.js';
 import { RegistryHeartbeat } from './registry-heartbeat.js';
 import type { Runner, RunOutcome } from './runner.js';
 import { type HandlerHooks, InProcessRunner } from './runners/in-process.js';
@@ -113,6 +117,8 @@ export class Executor {
   private heartbeat: RegistryHeartbeat | undefined;
   /** The connection to a server that http-pull calls come over. */
   private pull: PullConnection | undefined;
+  /** The reader of the Redis streams that redis-transport runs and calls come from. */
+  private streams: RedisStreamReader | undefined;
   private stopping: Promise<void> | undefined;
   private boundAddress: string | undefined;
   /** The user scripts run as, looked up at start; undefined for the executor's own. */
@@ -163,14 +169,18 @@ export class Executor {
 
   /**
    * The address registered with the servers, known once started: the endpoint's base URL
-   * (`http://127.0.0.1:9999/`, with `port: 0` carrying the port picked), or with the http-pull
-   * transport the pull address `pull://<instanceId>/`.
+   * (`http://127.0.0.1:9999/`, with `port: 0` carrying the port picked), with the http-pull
+   * transport the pull address `pull://<instanceId>/`, with the redis transport the stream
+   * address `stream://<instanceId>/`.
    */
   get address(): string | undefined {
     return this.boundAddress;
   }
 
-  /** How the servers reach this executor: `http` (it listens) or `http-pull` (it connects out). */
+  /**
+   * How the servers reach this executor: `http` (it listens), `http-pull` (it connects out) or
+   * `redis` (it reads its Redis streams).
+   */
   get transport(): Transport {
     return this.options.transport;
   }
@@ -240,9 +250,10 @@ export class Executor {
   }
 
   /**
-   * Opens the endpoint (unless mounted; with http-pull, none), re-sends spilled results, registers
-   * with the servers and starts taking runs (with http-pull, connects to a server for them).
-   * Rejects when the port cannot be opened.
+   * Opens the endpoint (unless mounted; with http-pull or redis, none), re-sends spilled results,
+   * registers with the servers and starts taking runs (with http-pull, connects to a server for
+   * them; with redis, creates its streams' consumer group first and then reads them). Rejects
+   * when the port cannot be opened, or Redis not reached within `serverCallTimeoutMs`.
    */
   async start(): Promise<void> {
     if (this.state !== 'new') {
@@ -255,8 +266,7 @@ export class Executor {
     try {
       await this.prepareScripts();
       await this.lanes.open();
-      this.boundAddress =
-        this.options.transport === 'http-pull' ? pullAddress(this.instanceId) : await this.openEndpoint();
+      this.boundAddress = await this.openWayIn();
     } catch (err) {
       this.state = 'new';
       throw err;
@@ -266,6 +276,7 @@ export class Executor {
     this.state = 'running';
     // Once running, so the first calls over the connection are not refused as too early.
     this.startPull();
+    this.streams?.start();
     this.warnAboutChoices();
     this.options.logger.info(
       {
@@ -294,8 +305,9 @@ export class Executor {
   /**
    * Graceful stop: refuses new runs, unregisters (`registryRemove`), waits up to `timeoutMs` for
    * accepted runs to finish, stops the rest (reported as killed), flushes results to the servers
-   * (or the spill file) and closes the endpoint (or the pull connection). Calling it again
-   * returns the same promise.
+   * (or the spill file) and closes the endpoint (or the pull connection). With redis it first
+   * stops reading runs (calls are still answered during the drain) and closes its Redis
+   * connections last. Calling it again returns the same promise.
    */
   stop(options: StopOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? this.options.stopTimeoutMs;
@@ -316,6 +328,7 @@ export class Executor {
     }
     if (this.state === 'starting') await waitUntil(() => this.state !== 'starting');
     this.state = 'stopping';
+    await this.streams?.stopReadingRuns();
     await this.heartbeat?.stop();
     if (!(await this.lanes.whenIdle(timeoutMs))) {
       this.options.logger.warn({ timeoutMs }, 'runs still going at stop; stopping them');
@@ -342,6 +355,13 @@ export class Executor {
         'transport',
       );
     }
+    if (this.options.transport === 'redis') {
+      throw new TickwheelError(
+        'TW_ERR_INVALID_OPTION',
+        'transport: a redis executor serves no HTTP endpoint, so it cannot be mounted; its calls come from its Redis streams',
+        'transport',
+      );
+    }
     const normalized = normalizeMountPrefix(prefix);
     if (this.mountPrefix !== undefined && this.mountPrefix !== normalized) {
       throw new TickwheelError(
@@ -355,6 +375,30 @@ export class Executor {
     }
     this.mountPrefix = normalized;
     return normalized;
+  }
+
+  /**
+   * The way the servers' calls come in, and the address it gives: the pull address, the stream
+   * address once its consumer groups exist (a run written after registration is never missed),
+   * or the endpoint.
+   */
+  private async openWayIn(): Promise<string | undefined> {
+    const { transport, redis, serverCallTimeoutMs, logger } = this.options;
+    if (transport === 'http-pull') return pullAddress(this.instanceId);
+    if (transport === 'redis') {
+      const streams = new RedisStreamReader({
+        url: redis!,
+        instance: this.instanceId,
+        answerCall: this.answerCall,
+        reportRefusal: (result) => this.reportRefusal(result),
+        connectTimeoutMs: serverCallTimeoutMs,
+        logger,
+      });
+      await streams.open();
+      this.streams = streams;
+      return streamAddress(this.instanceId);
+    }
+    return this.openEndpoint();
   }
 
   /** Listens on the own port, or works out the address of the mounted endpoint. */
@@ -388,6 +432,7 @@ export class Executor {
 
   private async closeEndpoint(): Promise<void> {
     await this.pull?.stop();
+    await this.streams?.stop();
     this.mountedServer?.unmount();
     const server = this.ownServer;
     if (!server) return;
@@ -451,10 +496,14 @@ export class Executor {
   }
 
   private warnAboutChoices(): void {
-    const { logger, accessToken, serverAddresses } = this.options;
-    if (accessToken === undefined && this.options.transport === 'http-pull') {
+    const { logger, accessToken, serverAddresses, transport } = this.options;
+    if (accessToken === undefined && transport === 'http-pull') {
       logger.warn(
         'executor running without an access token (insecure: true): it connects and registers with an empty token, which a server holding tokens refuses',
+      );
+    } else if (accessToken === undefined && transport === 'redis') {
+      logger.warn(
+        'executor running without an access token (insecure: true): it registers with an empty token, which a server holding tokens refuses; anyone who can write to its Redis streams can run its jobs',
       );
     } else if (accessToken === undefined) {
       logger.warn(
@@ -521,6 +570,30 @@ export class Executor {
     }
     // registeredHandler() guarantees a function for in-process handlers.
     return new InProcessRunner(registered.name, registered.handler!, registered.hooks);
+  }
+
+  /**
+   * Sends the failed result of a run refused as it was read from Redis (no caller waits for the
+   * refusal), so its record fails at once with the reason. Flushed at stop like the others.
+   */
+  private reportRefusal(result: HandleCallbackParam): void {
+    const relay = this.relay;
+    if (!relay) return;
+    const done: Promise<void> = relay
+      .push(result)
+      .then((delivery) => {
+        if (!delivery.delivered) {
+          this.options.logger.debug(
+            { logId: result.logId, reason: delivery.reason },
+            'refusal result kept to re-send',
+          );
+        }
+      })
+      .catch((err: unknown) =>
+        this.options.logger.error({ err, logId: result.logId }, 'reporting a refusal failed'),
+      )
+      .finally(() => this.reports.delete(done));
+    this.reports.add(done);
   }
 
   /** Sends a run's result; the run's log gets a line saying whether it was delivered, then closes. */

@@ -21,7 +21,7 @@
 import { Executor } from './executor.js';
 import type { ExecutorOptions } from './options.js';
 
-/** The values of the `transport` option: `http` (it listens) and `http-pull` (it connects out). */
+/** The values of the `transport` option: `http` (it listens), `http-pull` (it connects out) and `redis` (it reads Redis streams). */
 export type { Transport } from '@tickwheel/protocol';
 /** Errors the executor throws (bad options, a second start), with `code` and `field`. */
 export { isTickwheelError, TickwheelError } from '@tickwheel/protocol';

@@ -54,11 +54,25 @@ export interface ExecutorOptions {
    * `pull://<instanceId>/`, and refuses `host`, `port`, `advertisedAddress` and mounting, which
    * only mean something for a listening endpoint.
    *
+   * `redis`: the executor opens no port either; the servers write its runs and calls to Redis
+   * streams of its own (`tickwheel:run:<instanceId>`, `tickwheel:call:<instanceId>`) and it reads
+   * them from the Redis at `redis`, answering calls on the channel each names. It registers as
+   * `stream://<instanceId>/`, needs `serverAddresses` (registration and results stay on HTTP)
+   * and refuses what http-pull refuses.
+   *
    * @example
    * createExecutor({ appName: 'etl', transport: 'http-pull',
    *   serverAddresses: ['https://scheduler.example.com/'], accessTokenFile: '/etc/tickwheel/token' });
+   * createExecutor({ appName: 'etl', transport: 'redis', redis: 'redis://redis.internal:6379',
+   *   serverAddresses: ['https://scheduler.example.com/'], accessTokenFile: '/etc/tickwheel/token' });
    */
   transport?: Transport;
+  /**
+   * With `transport: 'redis'` (required then, refused otherwise): the URL of the Redis the servers
+   * write runs to, `redis://[[user]:password@]host[:port][/db]` or `rediss://` for TLS, as
+   * ioredis reads it. The password is never logged.
+   */
+  redis?: string;
   /**
    * Interface the endpoint listens on, also used in the registered address. Default
    * `127.0.0.1` (safe by default: set it, or `advertisedAddress`, to be reachable from other hosts).
@@ -150,6 +164,8 @@ export interface ResolvedOptions {
   accessToken: string | undefined;
   insecure: boolean;
   transport: Transport;
+  /** The Redis URL with `transport: 'redis'`, else undefined. */
+  redis: string | undefined;
   host: string;
   port: number;
   advertisedAddress: string | undefined;
@@ -211,6 +227,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     accessToken,
     insecure,
     transport,
+    redis: resolveRedis(options.redis, transport),
     host: resolveHost(options.host),
     port: integerIn('port', options.port, DEFAULT_PORT, 0, 65_535),
     advertisedAddress:
@@ -295,29 +312,71 @@ function invalid(option: string, reason: string): TickwheelError {
 }
 
 /**
- * The transport, refusing with it the options of a listening endpoint: an http-pull executor
- * given a port would leave its operator believing something listens there. It needs a server to
- * connect to, as it can be reached in no other way.
+ * The transport, refusing with it the options of a listening endpoint: an executor that opens no
+ * port (http-pull, redis) given a port would leave its operator believing something listens
+ * there. It needs a server to register with, as no server could find it otherwise.
  */
 function resolveTransport(options: ExecutorOptions, serverAddresses: readonly string[]): Transport {
   const { transport } = options;
   if (transport === undefined || transport === 'http') return 'http';
-  if (transport !== 'http-pull') throw invalid('transport', `must be one of ${TRANSPORTS.join(', ')}`);
+  if (transport !== 'http-pull' && transport !== 'redis') {
+    throw invalid('transport', `must be one of ${TRANSPORTS.join(', ')}`);
+  }
+  const how =
+    transport === 'http-pull'
+      ? 'the executor connects out to its servers'
+      : 'the executor reads its runs from Redis';
   for (const option of ['port', 'host', 'advertisedAddress'] as const) {
     if (options[option] !== undefined) {
       throw invalid(
         option,
-        'must not be given with the http-pull transport, which opens no port (the executor connects out to its servers)',
+        `must not be given with the ${transport} transport, which opens no port (${how})`,
       );
     }
   }
   if (serverAddresses.length === 0) {
     throw invalid(
       'serverAddresses',
-      'at least one is required with the http-pull transport (the executor is reached only through its connection to a server)',
+      transport === 'http-pull'
+        ? 'at least one is required with the http-pull transport (the executor is reached only through its connection to a server)'
+        : 'at least one is required with the redis transport (the executor registers and reports results over HTTP)',
     );
   }
-  return 'http-pull';
+  return transport;
+}
+
+/** The Redis URL: required with the redis transport and meaningless, so refused, with the others. */
+function resolveRedis(redis: unknown, transport: Transport): string | undefined {
+  if (transport !== 'redis') {
+    if (redis !== undefined) {
+      throw invalid('redis', `is only for the redis transport (transport is ${transport})`);
+    }
+    return undefined;
+  }
+  if (redis === undefined) {
+    throw invalid(
+      'redis',
+      'is required with the redis transport: the URL of the Redis the servers write runs to (redis://host:6379)',
+    );
+  }
+  if (typeof redis !== 'string' || redis.trim() === '') {
+    throw invalid('redis', 'must be a redis:// or rediss:// URL');
+  }
+  let url: URL;
+  try {
+    url = new URL(redis.trim());
+  } catch {
+    // Not echoed: the text may hold a password.
+    throw invalid('redis', 'must be a redis:// or rediss:// URL (this one cannot be read)');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw invalid('redis', `must be a redis:// or rediss:// URL, not ${url.protocol}//`);
+  }
+  if (url.hostname === '') throw invalid('redis', 'must name a host (redis://host:6379)');
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) {
+    throw invalid('redis', 'its path must be a database number (redis://host:6379/0) or nothing');
+  }
+  return redis.trim();
 }
 
 function resolveAppName(appName: unknown): string {

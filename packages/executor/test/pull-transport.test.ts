@@ -364,7 +364,10 @@ describe('options', () => {
     expect(() =>
       createExecutor({ appName: 'x', accessToken: TOKEN, transport: 'carrier-pigeon' as 'http' }),
     ).toThrow(
-      expect.objectContaining({ field: 'transport', message: 'transport: must be one of http, http-pull' }),
+      expect.objectContaining({
+        field: 'transport',
+        message: 'transport: must be one of http, http-pull, redis',
+      }),
     );
   });
 

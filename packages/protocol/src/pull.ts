@@ -33,8 +33,8 @@ export const PULL_RECONNECT_MAX_MS = 15_000;
 /** The largest frame either side takes (the executor's HTTP body limit). */
 export const MAX_PULL_FRAME_BYTES = 5 * 1024 * 1024;
 
-/** The transports an executor can be reached by. */
-export const TRANSPORTS = ['http', 'http-pull'] as const;
+/** The transports an executor can be reached by (`redis`: redis-transport.ts). */
+export const TRANSPORTS = ['http', 'http-pull', 'redis'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 /** The calls a server makes over a pull connection: the HTTP endpoint's call paths. */
