@@ -1,15 +1,23 @@
 /**
  * `tickwheel executor --transport`: with http-pull the process holds no listening socket at all
  * (read from the kernel's own tables, /proc/<pid>/net/tcp{,6} and /proc/<pid>/fd), registers its
- * pull address and runs what comes over its connection; with http it listens, as the control.
+ * pull address and runs what comes over its connection; with redis likewise, under its stream
+ * address, running what is written to its run stream on the real Redis; with http it listens, as
+ * the control.
  */
 import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pullAddress } from '@tickwheel/protocol';
+import { pullAddress, runStreamKey, streamAddress } from '@tickwheel/protocol';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { trigger } from '../../executor/test/helpers/executor-client.js';
 import { type PullTestServer, startPullTestServer } from '../../executor/test/helpers/pull-server.js';
+import {
+  connectionNameOf,
+  REDIS_URL,
+  type RedisStreamsServer,
+  startRedisStreamsServer,
+} from '../../executor/test/helpers/redis-streams.js';
 import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
 
 const TOKEN = 'cli-transport-token-0123456789abcdef';
@@ -27,6 +35,7 @@ let dir: string;
 let tokenFile: string;
 let server: PullTestServer | undefined;
 let cli: InspectedCli | undefined;
+let redis: RedisStreamsServer | undefined;
 
 beforeAll(() => assertCliBuilt());
 
@@ -40,8 +49,10 @@ beforeEach(async () => {
 afterEach(async () => {
   await cli?.kill();
   await server?.stop();
+  await redis?.close();
   cli = undefined;
   server = undefined;
+  redis = undefined;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -140,6 +151,93 @@ describe('tickwheel executor --transport', () => {
   it('refuses an unknown transport with the allowed choices', () => {
     const { code, stderr } = runCli(executorArgs('carrier-pigeon'));
     expect(code).toBe(2);
-    expect(stderr).toContain("argument 'carrier-pigeon' is invalid. Allowed choices are http, http-pull.");
+    expect(stderr).toContain(
+      "argument 'carrier-pigeon' is invalid. Allowed choices are http, http-pull, redis.",
+    );
+  });
+});
+
+describe('tickwheel executor --transport redis', () => {
+  it('holds no listening socket, registers its stream address and runs a job written to its run stream', async () => {
+    redis = await startRedisStreamsServer();
+    cli = new InspectedCli(executorArgs('redis', '--redis', REDIS_URL));
+    const [, address, from] = await cli.waitForOutput(
+      /started as (stream:\/\/\S+), opening no port \(transport redis, reading (\S+)\)/,
+    );
+    const instance = address!.slice('stream://'.length, -1);
+    redis.watch(instance);
+    expect(address).toBe(streamAddress(instance));
+    expect(from).toBe(`${REDIS_URL}`.replace(/\/?$/, ''));
+    await server!.waitFor(() => server!.registrations.length > 0, 10_000, 'registration');
+    expect(server!.registrations[0]).toMatchObject({ registryKey: 'cli-pull', registryValue: address });
+    expect(await redis.clientIds(connectionNameOf(instance))).toHaveLength(2);
+
+    const sockets = await tcpSocketsOf(cli.pid);
+    // Its Redis connections are there: the check sees its sockets.
+    expect(sockets.length).toBeGreaterThan(0);
+    expect(sockets.filter((s) => s.state === TCP_LISTEN)).toEqual([]);
+
+    await redis.writeRun(
+      instance,
+      trigger({ logId: 902, glueType: 'GLUE_SHELL', glueSource: 'echo streamed', glueUpdatetime: 1 }),
+    );
+    expect(await server!.callbackFor(902)).toMatchObject({ logId: 902, handleCode: 200 });
+    expect(server!.requestsTo('/api/callback').at(-1)!.headers['tickwheel-address']).toBe(address);
+    await redis.allAcknowledged(runStreamKey(instance));
+
+    cli.signal('SIGTERM');
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(server!.removals).toEqual([
+      { registryGroup: 'EXECUTOR', registryKey: 'cli-pull', registryValue: address },
+    ]);
+  });
+
+  it('does not print the Redis password', async () => {
+    redis = await startRedisStreamsServer();
+    const url = new URL(REDIS_URL);
+    url.username = 'default';
+    // The test Redis's default user has no password, so it takes any.
+    url.password = 'not-the-password';
+    cli = new InspectedCli(executorArgs('redis', '--redis', url.href));
+    const [line] = await cli.waitForOutput(/started as stream:\/\/(\S+)\/, opening no port .*/);
+    redis.watch(line!.split('stream://')[1]!.split('/')[0]!);
+    expect(line).toContain('reading redis://default:***@127.0.0.1');
+    cli.signal('SIGTERM');
+    await cli.exited;
+    expect(`${cli.stdout}${cli.stderr}`).not.toContain('not-the-password');
+  });
+
+  it('refuses --transport redis without --redis', () => {
+    const { code, stderr } = runCli(executorArgs('redis'));
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'error: --redis: is required with the redis transport: the URL of the Redis the servers write runs to (redis://host:6379)',
+    );
+  });
+
+  it('refuses --redis without --transport redis', () => {
+    for (const args of [
+      executorArgs('http-pull', '--redis', REDIS_URL),
+      executorArgs('http', '--redis', REDIS_URL).filter(
+        (a, i, all) => a !== '--transport' && all[i - 1] !== '--transport',
+      ),
+    ]) {
+      const { code, stderr } = runCli(args);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /error: --redis is only for --transport redis \(the transport is (http-pull|http)\); add --transport redis/,
+      );
+    }
+  });
+
+  it('refuses --port and a bad --redis URL with redis, naming the flag', () => {
+    const port = runCli(executorArgs('redis', '--redis', REDIS_URL, '--port', '9999'));
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain(
+      'error: --port: must not be given with the redis transport, which opens no port (the executor reads its runs from Redis)',
+    );
+    const url = runCli(executorArgs('redis', '--redis', 'http://127.0.0.1:6379'));
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain('error: --redis: must be a redis:// or rediss:// URL, not http://');
   });
 });

@@ -8,7 +8,9 @@
  *
  * `--transport http-pull` opens no port: the executor connects out to `--server` and takes its
  * calls over that connection, so `--host`, `--port` and `--advertised-address` are refused with
- * it (the executor's own option check, reported under the flag's name).
+ * it (the executor's own option check, reported under the flag's name). `--transport redis`
+ * opens none either: it reads its runs and calls from the Redis at `--redis`, and refuses the
+ * same flags; `--redis` is refused with any other transport.
  */
 import type { Executor, ExecutorOptions } from '@tickwheel/executor';
 import type { ProtocolGeneration, Transport } from '@tickwheel/protocol';
@@ -28,12 +30,13 @@ export const ACCESS_TOKEN_ENV = 'TICKWHEEL_ACCESS_TOKEN';
  * The protocol's TRANSPORTS, spelled out so that `--help` does not load the protocol package
  * (its enums entry point has no transports); the type keeps the two lists the same.
  */
-const TRANSPORT_CHOICES = ['http', 'http-pull'] as const satisfies readonly Transport[];
+const TRANSPORT_CHOICES = ['http', 'http-pull', 'redis'] as const satisfies readonly Transport[];
 
 interface ExecutorFlags extends TokenFlags {
   app: string;
   server?: string[];
   transport?: Transport;
+  redis?: string;
   host?: string;
   port?: number;
   advertisedAddress?: string;
@@ -51,6 +54,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   appName: '--app',
   serverAddresses: '--server',
   transport: '--transport',
+  redis: '--redis',
   accessToken: '--token',
   accessTokenFile: '--token-file',
   host: '--host',
@@ -74,8 +78,12 @@ export function registerExecutorCommand(program: Command): void {
     .addOption(
       new Option(
         '--transport <transport>',
-        'how the servers reach the executor: http (it listens on --port) or http-pull (it opens no port and connects out to --server) (default http)',
+        'how the servers reach the executor: http (it listens on --port), http-pull (it opens no port and connects out to --server) or redis (it opens no port and reads its runs from --redis) (default http)',
       ).choices(TRANSPORT_CHOICES),
+    )
+    .option(
+      '--redis <url>',
+      'with --transport redis: the Redis the servers write runs to (redis://[user:password@]host:port[/db], rediss:// for TLS)',
     )
     .option(
       '--token-file <path>',
@@ -125,6 +133,12 @@ async function runExecutor(flags: ExecutorFlags, command: Command): Promise<void
     import('@tickwheel/protocol'),
   ]);
   const tokenSource = takeTokenFlags(flags, command, ACCESS_TOKEN_ENV);
+  if (flags.redis !== undefined && flags.transport !== 'redis') {
+    // Said here in the flags' words: a --redis without --transport redis is a forgotten flag.
+    command.error(
+      `error: --redis is only for --transport redis (the transport is ${flags.transport ?? 'http'}); add --transport redis`,
+    );
+  }
   let executor: Executor;
   try {
     executor = createExecutor(executorOptions(flags));
@@ -168,6 +182,9 @@ function startedLine(flags: ExecutorFlags, executor: Executor): string {
   if (executor.transport === 'http-pull') {
     return `Tickwheel executor "${flags.app}" started as ${address}, opening no port (transport http-pull)`;
   }
+  if (executor.transport === 'redis') {
+    return `Tickwheel executor "${flags.app}" started as ${address}, opening no port (transport redis, reading ${redactedRedisUrl(flags.redis ?? '')})`;
+  }
   return flags.advertisedAddress === undefined
     ? `Tickwheel executor "${flags.app}" listening on ${address}`
     : `Tickwheel executor "${flags.app}" started, advertised as ${address}`;
@@ -178,6 +195,7 @@ function executorOptions(flags: ExecutorFlags): ExecutorOptions {
     appName: flags.app,
     serverAddresses: flags.server,
     transport: flags.transport,
+    redis: flags.redis,
     accessToken: flags.token,
     accessTokenFile: flags.tokenFile,
     host: flags.host,
@@ -208,4 +226,15 @@ function flagMessage(message: string, field: string | undefined, tokenSource: To
   const reason = message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
   const which = match?.[2] === undefined ? '' : ` (address ${Number(match[2]) + 1})`;
   return `${flag}${which}: ${reason}`;
+}
+
+/** The Redis URL as printed: its password, if any, left out (the output may be collected in logs). */
+function redactedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return 'Redis';
+  }
 }
