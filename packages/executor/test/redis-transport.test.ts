@@ -407,6 +407,22 @@ describe('losing Redis', () => {
     await redis.allAcknowledged(key);
     expect(server.callbacks.filter((c) => c.logId === logId)).toHaveLength(1);
   });
+  it('a run stream gone under it (expired) is made again, and a run written to it meanwhile is read', async () => {
+    const { instance, server, redis, logLines } = await startRedisExecutor((e) =>
+      e.handle('hello', async () => 'again'),
+    );
+    const key = runStreamKey(instance);
+    await redis.blockedReader(connectionNameOf(instance));
+    await redis.redis.del(key);
+    // Written as the server does, to a stream with no group yet.
+    const logId = freshLogId();
+    await redis.writeRun(instance, trigger({ logId }));
+    expect(await server.callbackFor(logId)).toMatchObject({ handleCode: 200, handleMsg: 'again' });
+    await redis.allAcknowledged(key);
+    expect(logLines.some((l) => l.msg === 'redis stream or group gone (expired?); making them again')).toBe(
+      true,
+    );
+  });
 });
 
 describe('stopping', () => {
