@@ -372,7 +372,7 @@ export class RedisStreamReader {
   }
 
   private async waitForRoom(): Promise<void> {
-    while (this.inFlight.size >= MAX_IN_FLIGHT) await sleep(10);
+    while (this.inFlight.size >= MAX_IN_FLIGHT && !this.stopped) await sleep(10);
   }
 
   /** Both groups, from the beginning of their streams, which expire a day after it as the server's writes do. */
@@ -394,7 +394,8 @@ export class RedisStreamReader {
     const iteration = this.iteration;
     if (iteration === undefined) return;
     if (this.readerClientId !== undefined && this.reader.status === 'ready') {
-      await this.writer.client('UNBLOCK', this.readerClientId).catch(() => undefined);
+      // Not awaited: with the other connection away it would wait as long; the race below bounds it.
+      this.writer.client('UNBLOCK', this.readerClientId).catch(() => undefined);
     }
     // Bounded: with Redis away the read waits for its return.
     await Promise.race([iteration.catch(() => undefined), sleep(READ_BLOCK_MS + 500)]);

@@ -17,6 +17,7 @@ import {
   WireMessages,
 } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTcpProxy } from '../../server/test/helpers/tcp-proxy.js';
 import { RedisStreamReader } from '../src/redis-stream-reader.js';
 import { freshLogId, trigger } from './helpers/executor-client.js';
 import { capturingLogger, startExecutor, TOKEN, tempDir, until } from './helpers/executor-fixture.js';
@@ -382,6 +383,29 @@ describe('losing Redis', () => {
     expect((await redis.call(instance, 'beat', {})).answer).toMatchObject({ code: 200 });
     expect(logLines.filter((l) => l.msg?.toString().startsWith('redis unreachable'))).toHaveLength(1);
     expect(await redis.clientIds(connectionNameOf(instance))).toHaveLength(2);
+  });
+
+  it('through a Redis outage nothing fails: the run written meanwhile is read once Redis answers, and the outage is logged once', async () => {
+    const proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379), new URL(REDIS_URL).hostname);
+    cleanups.push(() => proxy.close());
+    const { instance, server, redis, logLines } = await startRedisExecutor(
+      (e) => e.handle('hello', async () => 'after the outage'),
+      { redis: `redis://127.0.0.1:${proxy.port}` },
+    );
+    await redis.blockedReader(connectionNameOf(instance));
+    proxy.outage();
+    const logId = freshLogId();
+    await redis.writeRun(instance, trigger({ logId }));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(server.callbacks.some((c) => c.logId === logId)).toBe(false);
+    proxy.restore();
+    expect(await server.callbackFor(logId)).toMatchObject({ handleCode: 200, handleMsg: 'after the outage' });
+    await redis.allAcknowledged(runStreamKey(instance));
+    const warnings = logLines.filter((l) => l.msg?.toString().startsWith('redis unreachable'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 40, redis: `redis://127.0.0.1:${proxy.port}` });
+    expect(warnings[0]!.reason).toEqual(expect.any(String));
+    expect(logLines.filter((l) => l.msg?.toString().startsWith('redis connection back'))).toHaveLength(1);
   });
 
   it('after a reconnect it first reads the entries delivered to it before the loss and never acknowledged', async () => {
