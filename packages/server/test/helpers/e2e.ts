@@ -88,8 +88,10 @@ export async function startExecutor(
     appName,
     serverAddresses: [server.url],
     accessToken: server.accessToken,
-    // A pull executor listens nowhere.
-    ...(options.transport === 'http-pull' ? {} : { host: '127.0.0.1', port: 0 }),
+    // A pull or Redis-stream executor listens nowhere.
+    ...(options.transport === undefined || options.transport === 'http'
+      ? { host: '127.0.0.1', port: 0 }
+      : {}),
     logDir,
     logger: pino({ level: process.env.TW_E2E_LOG_LEVEL ?? 'silent' }),
     ...options,

@@ -1,16 +1,17 @@
 /**
- * The http-pull transport end to end: real executors that open no port and connect out to the
- * server, a real server sending them every call over that connection. Everything push executors
- * do must work the same: schedules, every route strategy, block strategies, timeouts, kill, the
- * live log, broadcast shards, the lost-run rule with a retry, a server restart with runs in
- * flight, and push and pull executors of one app routed together.
+ * The transports beside push, end to end: `http-pull` (real executors that open no port and keep
+ * a WebSocket to the server, which sends every call over it) and `redis` (runs and calls through
+ * each executor's Redis streams, on the real Redis). Everything push executors do must work the
+ * same on each: schedules, every route strategy, block strategies, timeouts, kill, the live log,
+ * broadcast shards, the lost-run rule with a retry, a server restart with runs in flight, and
+ * push executors and these in one app, routed together.
  */
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Executor, ExecutorOptions } from '@tickwheel/executor';
-import { isPullAddress, WireMessages } from '@tickwheel/protocol';
+import { isPullAddress, isStreamAddress, WireMessages } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/index.js';
 import {
@@ -32,7 +33,29 @@ import {
 } from './helpers/e2e.js';
 
 const API_TOKEN = 'e2e-api-token-0123456789abcdef';
-const PULL: Partial<ExecutorOptions> = { transport: 'http-pull' };
+const REDIS_URL = process.env.TW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Each transport: what its executors and the server are given, and what its addresses look like. */
+const TRANSPORTS = [
+  {
+    transport: 'http-pull',
+    executor: { transport: 'http-pull' } as Partial<ExecutorOptions>,
+    server: {},
+    env: { TW_TRANSPORT: 'http-pull' } as Record<string, string>,
+    cliArgs: [] as string[],
+    isAddress: isPullAddress,
+    deadAddress: 'pull://0-dead-instance/',
+  },
+  {
+    transport: 'redis',
+    executor: { transport: 'redis', redis: REDIS_URL } as unknown as Partial<ExecutorOptions>,
+    server: { redis: REDIS_URL },
+    env: { TW_TRANSPORT: 'redis', TW_REDIS: REDIS_URL } as Record<string, string>,
+    cliArgs: ['--redis', REDIS_URL],
+    isAddress: isStreamAddress,
+    deadAddress: 'stream://0-dead-instance/',
+  },
+] as const;
 
 let server: E2eServer | undefined;
 const executors: E2eExecutor[] = [];
@@ -68,19 +91,16 @@ async function waitStatus(fireId: number, status: string, timeoutMs = 8_000) {
   return fire(fireId);
 }
 
-/** `count` pull executors of `appName`, each with `register`, sorted by address. */
-async function startPullExecutors(
+/** `count` executors of `appName` on `transport`, each with `register`, sorted by address. */
+async function startTransportExecutors(
+  transport: Partial<ExecutorOptions>,
   appName: string,
   count: number,
   register: (ex: Executor) => void,
-  options: Partial<ExecutorOptions> = {},
 ): Promise<E2eExecutor[]> {
   const started: E2eExecutor[] = [];
   for (let i = 0; i < count; i++) {
-    const executor = await startExecutor(server!.server, appName, register, {
-      ...PULL,
-      ...options,
-    });
+    const executor = await startExecutor(server!.server, appName, register, transport);
     started.push(executor);
     executors.push(executor);
   }
@@ -101,9 +121,12 @@ async function manualJob(appName: string, fields: Record<string, unknown>): Prom
   return job.id;
 }
 
-describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
+describe.each(TRANSPORTS)('the $transport transport end to end', { timeout: 60_000 }, (t) => {
+  const startPullExecutors = (appName: string, count: number, register: (ex: Executor) => void) =>
+    startTransportExecutors(t.executor, appName, count, register);
+
   it('runs an every-second job on an executor that opens no port, every result recorded', async () => {
-    server = await startServer({ apiToken: API_TOKEN });
+    server = await startServer({ ...t.server, apiToken: API_TOKEN });
     const ran: number[] = [];
     const [executor] = await startPullExecutors('pull-cron', 1, (ex) =>
       ex.handle('tick', async (ctx) => {
@@ -111,8 +134,8 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
         return 'ticked';
       }),
     );
-    expect(isPullAddress(executor!.address)).toBe(true);
-    expect(executor!.ex.transport).toBe('http-pull');
+    expect(t.isAddress(executor!.address)).toBe(true);
+    expect(executor!.ex.transport).toBe(t.transport);
     const appId =
       (await server.store.apps.findAppByName('pull-cron'))?.id ??
       (await createApp(server.store, 'pull-cron'));
@@ -142,12 +165,12 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
       items: Array<{ address: string; transport: string }>;
     };
     expect(listed.items).toContainEqual(
-      expect.objectContaining({ address: executor!.address, transport: 'http-pull' }),
+      expect.objectContaining({ address: executor!.address, transport: t.transport }),
     );
   });
 
   it('routes FIRST, LAST, ROUND, RANDOM, CONSISTENT_HASH, LEAST_FREQUENTLY_USED, LEAST_RECENTLY_USED to pull executors', async () => {
-    server = await startServer();
+    server = await startServer({ ...t.server });
     const ranOn = new Map<number, string>();
     const pulled = await startPullExecutors('pull-routes', 3, (ex) =>
       ex.handle('work', async (ctx) => {
@@ -174,13 +197,14 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
     for (const address of await runs('RANDOM', 3)) expect(addresses).toContain(address);
     const hashed = await runs('CONSISTENT_HASH', 3);
     expect(new Set(hashed).size).toBe(1);
-    // Counts start at random in [0, 3): within six runs each executor has had its turn.
-    expect(new Set(await runs('LEAST_FREQUENTLY_USED', 6)).size).toBe(3);
+    // Counts start at random in [0, 3) and ties go to the earlier executor: at worst (0, 0, 2)
+    // the third has its first turn at the seventh run.
+    expect(new Set(await runs('LEAST_FREQUENTLY_USED', 7)).size).toBe(3);
     expect(new Set(await runs('LEAST_RECENTLY_USED', 3)).size).toBe(3);
   });
 
   it('FAILOVER skips a pull executor whose connection is gone; BUSYOVER skips the busy one', async () => {
-    server = await startServer();
+    server = await startServer({ ...t.server });
     const ranOn: string[] = [];
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => {
@@ -194,7 +218,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
       }),
     );
     // Registered, but no executor holds a connection for it: it sorts first.
-    const dead = 'pull://0-dead-instance/';
+    const dead = t.deadAddress;
     await registerAddress(server.server, 'pull-over', dead);
     const failover = await manualJob('pull-over', { executor_route_strategy: 'FAILOVER' });
     const { fireId } = await server.server.triggerJob({ jobId: failover });
@@ -220,7 +244,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
   });
 
   it('DISCARD_LATER refuses a run while one runs; COVER_EARLY kills the running one for the new', async () => {
-    server = await startServer();
+    server = await startServer({ ...t.server });
     const started: number[] = [];
     const finish = new Map<number, () => void>();
     await startPullExecutors('pull-block', 1, (ex) =>
@@ -236,9 +260,15 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
     const running = (await server.server.triggerJob({ jobId: discard })).fireId;
     await waitFor(() => started.includes(running), { what: 'the first run' });
     const later = (await server.server.triggerJob({ jobId: discard })).fireId;
-    const refused = await fire(later);
-    expect(refused.status).toBe('dispatch_failed');
-    expect(refused.trigger_msg).toContain(WireMessages.discardLater);
+    if (t.transport === 'redis') {
+      // Written to the stream, the run is dispatched; the executor's refusal comes back as its result.
+      const refused = await waitStatus(later, 'failed');
+      expect(refused.handle_msg).toContain(WireMessages.discardLater);
+    } else {
+      const refused = await fire(later);
+      expect(refused.status).toBe('dispatch_failed');
+      expect(refused.trigger_msg).toContain(WireMessages.discardLater);
+    }
     finish.get(running)!();
     await waitStatus(running, 'succeeded');
 
@@ -255,7 +285,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
   });
 
   it('times a run out, kills a run through the API, and reads its live log', async () => {
-    server = await startServer({ apiToken: API_TOKEN });
+    server = await startServer({ ...t.server, apiToken: API_TOKEN });
     const aborted: number[] = [];
     await startPullExecutors('pull-control', 1, (ex) =>
       ex.handle('work', async (ctx) => {
@@ -298,7 +328,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
   });
 
   it('broadcasts over three pull executors with each its shard index and total', async () => {
-    server = await startServer();
+    server = await startServer({ ...t.server });
     const shards: Array<{ address: string; index: number; total: number }> = [];
     const pulled = await startPullExecutors('pull-broadcast', 3, (ex) =>
       ex.handle('work', async (ctx) => {
@@ -321,7 +351,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
   });
 
   it('routes push and pull executors of one app together', async () => {
-    server = await startServer();
+    server = await startServer({ ...t.server });
     const ranOn: string[] = [];
     const work = (ex: Executor) =>
       ex.handle('work', async () => {
@@ -346,6 +376,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
 
   it('fails by the lost-run rule a run whose pull executor was killed with SIGKILL, and its retry runs once elsewhere', async () => {
     server = await startServer({
+      ...t.server,
       executorDeadAfterMs: 1_000,
       lostRunAfterMs: 500,
       // The executor list is read every 100 ms: the retry goes only to executors still online.
@@ -355,10 +386,10 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
         directoryRefreshIntervalMs: 100,
       },
     });
-    const env = { TW_HEARTBEAT_MS: '300', TW_TRANSPORT: 'http-pull', TW_SLEEP_MS: '60000' };
+    const env = { ...t.env, TW_HEARTBEAT_MS: '300', TW_SLEEP_MS: '60000' };
     const doomed = await spawnExecutor(server.server, 'pull-lost', env);
     processes.push(doomed);
-    expect(isPullAddress(doomed.address)).toBe(true);
+    expect(t.isAddress(doomed.address)).toBe(true);
     const jobId = await manualJob('pull-lost', {
       executor_handler: 'sleep',
       executor_fail_retry_count: 1,
@@ -388,7 +419,7 @@ describe('the http-pull transport end to end', { timeout: 60_000 }, () => {
   });
 });
 
-describe('the http-pull transport across a server restart', { timeout: 60_000 }, () => {
+describe.each(TRANSPORTS)('the $transport transport across a server restart', { timeout: 60_000 }, (t) => {
   let store: Store | undefined;
   let dataDir: string | undefined;
   const servers: ChildProcess[] = [];
@@ -419,12 +450,12 @@ describe('the http-pull transport across a server restart', { timeout: 60_000 },
     });
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/`;
-    const first = await startCli(port, dataDir);
+    const first = await startCli(port, dataDir, t.cliArgs);
     servers.push(first);
     const executor = await spawnExecutor({ url, accessToken: E2E_TOKEN, store }, 'pull-restart', {
       TW_RECORD_FILE: recordFile,
+      ...t.env,
       TW_HEARTBEAT_MS: '300',
-      TW_TRANSPORT: 'http-pull',
     });
     processes.push(executor);
     await waitFor(() => executions(recordFile).size >= 2, { what: 'two runs before the crash' });
@@ -433,7 +464,7 @@ describe('the http-pull transport across a server restart', { timeout: 60_000 },
     await first.kill();
     const killedAt = Date.now();
     await sleep(500);
-    servers.push(await startCli(port, dataDir));
+    servers.push(await startCli(port, dataDir, t.cliArgs));
     // The executor reconnects by itself; runs go on after the restart.
     await waitFor(() => [...executions(recordFile).keys()].some((at) => at > killedAt + 1_000), {
       timeoutMs: 15_000,
@@ -456,7 +487,11 @@ describe('the http-pull transport across a server restart', { timeout: 60_000 },
 const CLI_BIN = fileURLToPath(new URL('../../cli/bin/tickwheel.js', import.meta.url));
 
 /** `tickwheel start` on `dataDir` (SQLite there); resolves once it listens. */
-async function startCli(port: number, dataDir: string): Promise<ChildProcess> {
+async function startCli(
+  port: number,
+  dataDir: string,
+  extraArgs: readonly string[] = [],
+): Promise<ChildProcess> {
   const cli = new ChildProcess(
     [
       CLI_BIN,
@@ -471,6 +506,7 @@ async function startCli(port: number, dataDir: string): Promise<ChildProcess> {
       E2E_TOKEN,
       '--log-level',
       'warn',
+      ...extraArgs,
     ],
     {},
   );
