@@ -7,6 +7,8 @@ export interface ServerConfig {
   accessToken: string;
   /** The node's id in a cluster (`--nodes`); default `bench-fire`. */
   nodeId?: string;
+  /** The Redis the server writes runs to (`--transport redis`). */
+  redis?: string;
 }
 
 /** The executor child's configuration, passed as one JSON argument. */
@@ -15,8 +17,10 @@ export interface ExecutorConfig {
   serverUrls: string[];
   accessToken: string;
   logDir: string;
-  /** How the server reaches the executor: `http` (it listens) or `http-pull` (it connects out). */
-  transport: 'http' | 'http-pull';
+  /** How the server reaches the executor: `http` (it listens), `http-pull` (it connects out) or `redis` (its stream). */
+  transport: 'http' | 'http-pull' | 'redis';
+  /** The Redis of `redis`. */
+  redis?: string;
 }
 
 /**

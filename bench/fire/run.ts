@@ -7,7 +7,7 @@
  *     [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
  *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
- *     [--hog 0] [--stages] [--transport http|http-pull]
+ *     [--hog 0] [--stages] [--transport http|http-pull|redis] [--redis redis://127.0.0.1:6379]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -72,6 +72,7 @@ const { values } = parseArgs({
     hog: { type: 'string', default: '0' },
     stages: { type: 'boolean', default: false },
     transport: { type: 'string', default: 'http' },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
 });
 
@@ -86,8 +87,10 @@ const idleDue = positiveInteger(values['idle-due'], '--idle-due');
 const drainMs = positiveInteger(values['drain-seconds'], '--drain-seconds') * 1000;
 const nodeCount = positiveInteger(values.nodes, '--nodes');
 const hogCount = nonNegativeInteger(values.hog, '--hog');
-const [transport] = listOf(values.transport, ['http', 'http-pull'] as const, '--transport');
-if (values.transport.includes(',')) throw new Error('--transport: one of http, http-pull');
+const [transport] = listOf(values.transport, ['http', 'http-pull', 'redis'] as const, '--transport');
+if (values.transport.includes(',')) throw new Error('--transport: one of http, http-pull, redis');
+/** The Redis of `--transport redis`, which server and executors share. */
+const redisUrl = transport === 'redis' ? values.redis : undefined;
 if (nodeCount > 1 && stores.includes('sqlite'))
   throw new Error('--nodes: SQLite is one node; use --stores postgres');
 const profileDir = process.env.TW_BENCH_PROFILE;
@@ -147,7 +150,7 @@ interface CaseResult extends CaseSpec {
   /** Server nodes (their CPU and RSS summed in `server`). */
   nodes: number;
   /** How the server reached the executors (`--transport`). */
-  transport: 'http' | 'http-pull';
+  transport: 'http' | 'http-pull' | 'redis';
   /** CPU hogs (`--hog`) busy beside the case, one core each. */
   hogs: number;
   server: ChildUsage;
@@ -224,6 +227,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
           dataDir: nodeCount === 1 ? database.dir : path.join(database.dir, `node-${index + 1}`),
           accessToken: ACCESS_TOKEN,
           ...(nodeCount === 1 ? {} : { nodeId: `bench-fire-${index + 1}` }),
+          ...(redisUrl === undefined ? {} : { redis: redisUrl }),
         },
         logFd,
         execArgv: profileArgs(spec, nodeCount === 1 ? 'server' : `server${index + 1}`),
@@ -247,6 +251,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
           accessToken: ACCESS_TOKEN,
           logDir: path.join(executorLogDir, `executor-${index + 1}`),
           transport: transport!,
+          ...(redisUrl === undefined ? {} : { redis: redisUrl }),
         },
         logFd,
         execArgv: profileArgs(spec, `executor${index + 1}`),

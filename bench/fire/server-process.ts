@@ -29,6 +29,7 @@ const server = await createServer({
   dataDir: config.dataDir,
   accessToken: config.accessToken,
   nodeId: config.nodeId ?? 'bench-fire',
+  ...(config.redis === undefined ? {} : { redis: config.redis }),
   logLevel: 'warn',
   ...(process.env.TW_BENCH_METRICS ? { apiToken: METRICS_TOKEN } : {}),
   // Experiments: the server's internal options as JSON (e.g. '{"claimBatchSize":100}').
