@@ -33,6 +33,8 @@ export interface App {
   addressType: 'AUTO' | 'MANUAL';
   addressList: string[];
   onlineAddresses: string[];
+  /** `onlineAddresses` with how the server reaches each. */
+  onlineExecutors?: Array<{ address: string; transport: 'http' | 'http-pull' | 'redis' }>;
   /** Which executor token the app's executors use: its own, or the installation-wide one. */
   credential?: 'app' | 'installation';
   /** While a rotation overlaps: until when the replaced token is still accepted. */

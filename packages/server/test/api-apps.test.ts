@@ -28,7 +28,11 @@ describe('apps', () => {
     );
     const read = await api.call('GET', `/api/v1/apps/${app.id}`);
     expect(read.statusCode).toBe(200);
-    expect(read.json()).toEqual({ ...app, onlineAddresses: ['http://127.0.0.1:9999/'] });
+    expect(read.json()).toEqual({
+      ...app,
+      onlineAddresses: ['http://127.0.0.1:9999/'],
+      onlineExecutors: [{ address: 'http://127.0.0.1:9999/', transport: 'http' }],
+    });
   });
 
   it('does not count an executor whose heartbeat is older than 90 s as online', async () => {

@@ -167,6 +167,10 @@ describe.each(TRANSPORTS)('the $transport transport end to end', { timeout: 60_0
     expect(listed.items).toContainEqual(
       expect.objectContaining({ address: executor!.address, transport: t.transport }),
     );
+    const app = (await api('GET', `apps/${appId}`)).body as {
+      onlineExecutors: Array<{ address: string; transport: string }>;
+    };
+    expect(app.onlineExecutors).toEqual([{ address: executor!.address, transport: t.transport }]);
   });
 
   it('routes FIRST, LAST, ROUND, RANDOM, CONSISTENT_HASH, LEAST_FREQUENTLY_USED, LEAST_RECENTLY_USED to pull executors', async () => {

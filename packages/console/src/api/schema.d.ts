@@ -741,6 +741,12 @@ export interface operations {
                             addressList: string[];
                             /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                             onlineAddresses: string[];
+                            /** @description onlineAddresses with how the server reaches each (listAppExecutors has their heartbeats too) */
+                            onlineExecutors: {
+                                address: string;
+                                /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/) */
+                                transport: "http" | "http-pull" | "redis";
+                            }[];
                             /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                             credential: "app" | "installation";
                             previousTokenValidUntil: number | null;
@@ -832,6 +838,12 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description onlineAddresses with how the server reaches each (listAppExecutors has their heartbeats too) */
+                        onlineExecutors: {
+                            address: string;
+                            /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/) */
+                            transport: "http" | "http-pull" | "redis";
+                        }[];
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
@@ -940,6 +952,12 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description onlineAddresses with how the server reaches each (listAppExecutors has their heartbeats too) */
+                        onlineExecutors: {
+                            address: string;
+                            /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/) */
+                            transport: "http" | "http-pull" | "redis";
+                        }[];
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
@@ -1164,6 +1182,12 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description onlineAddresses with how the server reaches each (listAppExecutors has their heartbeats too) */
+                        onlineExecutors: {
+                            address: string;
+                            /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/) */
+                            transport: "http" | "http-pull" | "redis";
+                        }[];
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;
@@ -1476,6 +1500,12 @@ export interface operations {
                         addressList: string[];
                         /** @description Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering) */
                         onlineAddresses: string[];
+                        /** @description onlineAddresses with how the server reaches each (listAppExecutors has their heartbeats too) */
+                        onlineExecutors: {
+                            address: string;
+                            /** @description How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/) */
+                            transport: "http" | "http-pull" | "redis";
+                        }[];
                         /** @description Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own) */
                         credential: "app" | "installation";
                         previousTokenValidUntil: number | null;

@@ -449,6 +449,7 @@ function toApp(row: AppGroupRow, online: string[], nowMs: number): App {
     addressType: row.address_type,
     addressList: splitAddressList(row.address_list),
     onlineAddresses: online,
+    onlineExecutors: online.map((address) => ({ address, transport: transportOf(address) })),
     credential: credentialOf(row),
     previousTokenValidUntil: previousUntil !== null && previousUntil > nowMs ? previousUntil : null,
     origin: row.origin,

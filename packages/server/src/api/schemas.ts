@@ -281,6 +281,10 @@ const AddressList = Type.Array(Type.String({ minLength: 1, maxLength: 255, ...ON
   description: 'Executor base URLs, http(s)://host:port/ (MANUAL apps)',
 });
 
+/** How the server reaches an executor (listAppExecutors, an app's onlineExecutors). */
+const TRANSPORT_DESCRIPTION =
+  'How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/)';
+
 export const App = Type.Object({
   id: Id,
   appName: Type.String(),
@@ -293,6 +297,18 @@ export const App = Type.Object({
     description:
       "Where the app's fires go: AUTO, the addresses with a live registry heartbeat; MANUAL, the addresses typed in (called without registering)",
   }),
+  onlineExecutors: Type.Array(
+    Type.Object({
+      address: Type.String(),
+      transport: Type.Union([Type.Literal('http'), Type.Literal('http-pull'), Type.Literal('redis')], {
+        description: TRANSPORT_DESCRIPTION,
+      }),
+    }),
+    {
+      description:
+        'onlineAddresses with how the server reaches each (listAppExecutors has their heartbeats too)',
+    },
+  ),
   credential: Type.Union([Type.Literal('app'), Type.Literal('installation')], {
     description:
       "Which executor token the app's executors use: 'app', its own (createApp and rotateAppToken answer it once); 'installation', the installation-wide token (compatibility mode: every app created before per-app tokens, or with useInstallationToken, until rotateAppToken gives it its own)",
@@ -349,8 +365,7 @@ export const AppExecutor = Type.Object({
       'Its last registry heartbeat; null for a listed address of a MANUAL app that does not register (it is called as G2)',
   }),
   transport: Type.Union([Type.Literal('http'), Type.Literal('http-pull'), Type.Literal('redis')], {
-    description:
-      'How the server reaches it: http, called at its address; http-pull, an executor that opens no port and keeps a connection to a server node (its address is pull://<instance>/); redis, an executor that opens no port and reads its runs from a Redis stream (its address is stream://<instance>/)',
+    description: TRANSPORT_DESCRIPTION,
   }),
 });
 export type AppExecutor = Static<typeof AppExecutor>;
