@@ -1,6 +1,7 @@
 /**
- * `tickwheel import jobs.json`: applies an export document, idempotently by name (an app by
- * appName, a job by appName and name), and reports what it created, updated and left unchanged.
+ * `tickwheel import jobs.json`: applies an export document, idempotently (an app by appName, a
+ * job by its origin when the file gives one, else by appName and name), and reports what it
+ * created, updated and left unchanged.
  * New jobs are created stopped; an import never starts or stops a job. Exits 1 when anything
  * could not be imported.
  */
