@@ -188,8 +188,15 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await goto('tokens');
     await page.getByRole('heading', { name: 'API tokens' }).waitFor();
     await page.getByRole('button', { name: 'New token' }).click();
-    await dialog().getByLabel('Name').fill('deploy script');
+    const name = dialog().getByLabel('Name');
+    await name.fill('deploy script');
+    // The field holds the name before Create is pressed (a fill during the dialog's opening can be lost).
+    await expect.poll(() => name.inputValue(), { timeout: 5_000 }).toBe('deploy script');
+    const created = page.waitForResponse(
+      (answer) => answer.request().method() === 'POST' && answer.url().endsWith('/api/v1/tokens'),
+    );
     await dialog().getByRole('button', { name: 'Create' }).click();
+    expect((await created).status()).toBe(201);
 
     await page.getByText('it is shown only this once').waitFor();
     const token = (await page.getByTestId('new-token').innerText()).trim();

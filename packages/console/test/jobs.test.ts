@@ -250,10 +250,28 @@ describe('console: jobs', () => {
     await expect(status.getAttribute('aria-checked')).resolves.toBe('true');
     const confirm = page.locator('.ant-popconfirm:visible');
     const stopConfirmed = async () => {
-      const stopped = page.waitForResponse((answer) => answer.url().endsWith(`/api/v1/jobs/${jobId}/stop`));
-      await status.click();
-      await confirm.getByRole('button', { name: 'Stop', exact: true }).click();
-      await stopped;
+      // Up to three tries: a click that lands while the row is drawn again (the list is read again
+      // after each change) can open no confirmation, or one that is gone before Stop is clicked.
+      for (let attempt = 1; ; attempt++) {
+        const stopped = page.waitForResponse(
+          (answer) => answer.url().endsWith(`/api/v1/jobs/${jobId}/stop`),
+          {
+            timeout: 5_000,
+          },
+        );
+        stopped.catch(() => undefined);
+        try {
+          await status.click();
+          await confirm.getByRole('button', { name: 'Stop', exact: true }).click({ timeout: 3_000 });
+          await stopped;
+          break;
+        } catch (err) {
+          // The stop went out after all (its answer was slow): clicking again would start the job.
+          if ((await jobNamed(platform, JOB_NAME))?.triggerStatus === 0) break;
+          if (attempt === 3) throw err;
+          await page.keyboard.press('Escape');
+        }
+      }
       await confirm.waitFor({ state: 'hidden' });
       await expect.poll(() => status.getAttribute('aria-checked'), { timeout: 10_000 }).toBe('false');
     };
