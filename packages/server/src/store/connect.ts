@@ -215,6 +215,32 @@ function connectPostgres(
   return { dialect: 'postgres', db, pool };
 }
 
+/** Marks a pool connection that got its lasting 'error' listener when it was made. */
+const LISTENED = Symbol('tickwheel.listened');
+
+/**
+ * Gives every connection of a mysql2 pool a lasting 'error' listener from the moment it is made,
+ * before it connects. mysql2 listens once itself; a connection that fails twice while connecting
+ * (a stalled network: the connect timeout after an earlier error) would otherwise emit its second
+ * error to nobody, and an unheard 'error' ends the process. The pool keeps no hook for a new
+ * connection before its handshake, so this wraps the push onto its list of connections (mysql2
+ * 3.x internals); without that list, the listener comes at the 'connection' event as before.
+ */
+function listenFromBirth(pool: ReturnType<typeof createMysqlPool>, onError: (err: Error) => void): void {
+  const all = (pool as unknown as { _allConnections?: { push?: (c: unknown) => unknown } })._allConnections;
+  if (typeof all?.push !== 'function') return;
+  const push = all.push.bind(all);
+  all.push = (connection: unknown) => {
+    const emitter = connection as {
+      on(event: 'error', listener: (err: Error) => void): void;
+      [LISTENED]?: boolean;
+    };
+    emitter.on('error', onError);
+    emitter[LISTENED] = true;
+    return push(connection);
+  };
+}
+
 function connectMysql(
   uri: string,
   { poolSize, onConnectionError, connectTimeoutMs, statementTimeoutMs }: ResolvedStoreOptions,
@@ -230,6 +256,7 @@ function connectMysql(
     timezone: 'Z',
     charset: 'utf8mb4',
   });
+  listenFromBirth(pool, (err) => reportSafely(onConnectionError, err));
   // READ COMMITTED, as on PostgreSQL: a locking read takes no gap locks and lets go of the rows
   // it did not match, so two nodes claiming different shards do not block each other.
   pool.on('connection', (connection) => {
@@ -240,7 +267,9 @@ function connectMysql(
     }
     // mysql2 drops a failed connection from the pool itself, but only hears its first error;
     // a lasting listener keeps a second one from ending the process, and reports the fault.
-    connection.on('error', (err) => reportSafely(onConnectionError, err));
+    if (!(connection as { [LISTENED]?: boolean })[LISTENED]) {
+      connection.on('error', (err) => reportSafely(onConnectionError, err));
+    }
     watchMysqlConnection(connection, watchdog);
   });
   pool.on('acquire', (connection) => watchdog.busy(connection));
