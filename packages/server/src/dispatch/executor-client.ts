@@ -772,29 +772,15 @@ async function pullLogPageAnswer(
   fromLineNum: number,
   limits: LogPageLimits,
 ): Promise<CallOutcome<LogPage>> {
-  try {
-    const bytes = Buffer.from(JSON.stringify(json) ?? '', 'utf8');
-    const answer = await readLogPage(
-      (async function* () {
-        yield bytes;
-      })(),
-      fromLineNum,
-      limits,
-    );
-    return {
-      call: 'log',
-      address,
-      ok: answer.code === 200,
-      code: answer.code,
-      msg: answer.msg,
-      content: answer.page,
-      failure: null,
-      latencyMs: 0,
-    };
-  } catch (err) {
-    if (!(err instanceof LogAnswerError)) throw err;
-    return failed('log', address, 'body', err.message) as CallOutcome<LogPage>;
-  }
+  const bytes = Buffer.from(JSON.stringify(json) ?? '', 'utf8');
+  return logPageOutcome(
+    address,
+    (async function* () {
+      yield bytes;
+    })(),
+    fromLineNum,
+    limits,
+  );
 }
 
 /**
@@ -812,7 +798,21 @@ async function readLogPageAnswer(
     return failed('log', address, 'status', `HTTP ${response.statusCode}`) as CallOutcome<LogPage>;
   }
   try {
-    const answer = await readLogPage(response.body as AsyncIterable<Uint8Array>, fromLineNum, limits);
+    return await logPageOutcome(address, response.body as AsyncIterable<Uint8Array>, fromLineNum, limits);
+  } finally {
+    if (!response.body.readableEnded) response.body.destroy();
+  }
+}
+
+/** One page of a `log` answer's body as a call outcome; a body that is no log answer fails as `body`. */
+async function logPageOutcome(
+  address: string,
+  body: AsyncIterable<Uint8Array>,
+  fromLineNum: number,
+  limits: LogPageLimits,
+): Promise<CallOutcome<LogPage>> {
+  try {
+    const answer = await readLogPage(body, fromLineNum, limits);
     return {
       call: 'log',
       address,
@@ -826,8 +826,6 @@ async function readLogPageAnswer(
   } catch (err) {
     if (!(err instanceof LogAnswerError)) throw err;
     return failed('log', address, 'body', err.message) as CallOutcome<LogPage>;
-  } finally {
-    if (!response.body.readableEnded) response.body.destroy();
   }
 }
 
