@@ -52,7 +52,7 @@ export function isScriptGlueType(glueType: string): glueType is ScriptGlueType {
   return Object.hasOwn(SCRIPT_GLUE, glueType);
 }
 
-export const TRIGGER_TYPES = ['CRON', 'MANUAL', 'API', 'RETRY', 'PARENT', 'MISFIRE'] as const;
+export const TRIGGER_TYPES = ['CRON', 'MANUAL', 'API', 'RETRY', 'PARENT', 'MISFIRE', 'WORKFLOW'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
 /** Handle codes a run reports: 200 success, 500 failure, 502 timeout. */

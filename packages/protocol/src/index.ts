@@ -12,3 +12,4 @@ export * from './pull.js';
 export * from './redis-transport.js';
 export * from './schedule/index.js';
 export { fieldName, parseWith } from './validation.js';
+export * from './workflows.js';
