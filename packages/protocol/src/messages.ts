@@ -14,6 +14,7 @@ import {
 import { TickwheelError } from './errors.js';
 import { executorAddressProblem } from './executor-address.js';
 import { parseWith } from './validation.js';
+import { WORKFLOW_LIMITS } from './workflows.js';
 
 const int = () => z.number().int();
 const long = () => z.number().int().min(0);
@@ -38,7 +39,35 @@ export interface TriggerParam {
   glueUpdatetime: number;
   broadcastIndex: number;
   broadcastTotal: number;
+  /**
+   * Tickwheel's optional extension: the workflow run this fire is a node of, and what its upstream
+   * nodes ended with. Sent only for a workflow node's fire; absent otherwise (XXL-JOB executors
+   * ignore it). See {@link WorkflowRunParam}.
+   */
+  workflow?: WorkflowRunParam;
 }
+
+/** The `workflow` extension of a TriggerParam. */
+export interface WorkflowRunParam {
+  runId: number;
+  /** The key of the node this fire runs. */
+  nodeKey: string;
+  /** The workflow run's param; null when it has none. */
+  param: string | null;
+  /**
+   * The nodes with an edge into this one, by key: their status and output (null when they
+   * produced none).
+   */
+  upstream: Record<string, WorkflowUpstreamNode>;
+}
+
+/** One upstream node as a workflow node's fire sees it. */
+export interface WorkflowUpstreamNode {
+  status: string;
+  output: unknown;
+}
+
+const NODE_KEY_RULE = 'must be a workflow node key (a letter, then up to 63 letters, digits, _ and -)';
 
 const nullableString = () =>
   z
@@ -78,11 +107,39 @@ const triggerParamSchema = z.object({
     .min(1)
     .nullish()
     .transform((v) => v ?? 1),
+  workflow: z
+    .object({
+      runId: long(),
+      nodeKey: z.string().regex(WORKFLOW_LIMITS.keyPattern, NODE_KEY_RULE),
+      param: z
+        .string()
+        .nullish()
+        .transform((v) => v ?? null),
+      upstream: z
+        .record(
+          z.string().regex(WORKFLOW_LIMITS.keyPattern, NODE_KEY_RULE),
+          z.object({
+            status: z.string(),
+            output: z
+              .unknown()
+              .optional()
+              .transform((v) => v ?? null),
+          }),
+          { error: NODE_KEY_RULE },
+        )
+        .nullish()
+        .transform((v) => v ?? {}),
+    })
+    .nullish(),
 });
 
-/** Validates a `run`/`trigger` body. Missing optional fields take XXL-JOB's defaults. */
+/**
+ * Validates a `run`/`trigger` body. Missing optional fields take XXL-JOB's defaults; a `workflow`
+ * that is absent or null is left out, one that is sent has its `param` null and its `upstream`
+ * `{}` when missing, and each upstream node's `output` null when missing.
+ */
 export function parseTriggerParam(body: unknown): TriggerParam {
-  const p = parseWith(triggerParamSchema, body, { what: 'TriggerParam' });
+  const { workflow, ...p } = parseWith(triggerParamSchema, body, { what: 'TriggerParam' });
   if (p.broadcastIndex >= p.broadcastTotal) {
     throw new TickwheelError(
       'TW_ERR_INVALID_FIELD',
@@ -90,7 +147,7 @@ export function parseTriggerParam(body: unknown): TriggerParam {
       'broadcastIndex',
     );
   }
-  return p;
+  return workflow == null ? p : { ...p, workflow };
 }
 
 // ---------------------------------------------------------------- idleBeat / kill
@@ -320,6 +377,11 @@ export interface HandleCallbackParam {
   logDateTim: number;
   handleCode: number;
   handleMsg: string | null;
+  /**
+   * Tickwheel's optional extension: the run's output (any JSON value) for the workflow nodes
+   * downstream of it; absent when the run produced none. XXL-JOB admins ignore it.
+   */
+  output?: unknown;
 }
 
 const callbackItemSchema = z.object({
@@ -329,6 +391,7 @@ const callbackItemSchema = z.object({
   handleCode: int().nullish(),
   handleMsg: z.string().nullish(),
   executeResult: z.object({ code: int(), msg: z.string().nullish() }).nullish(),
+  output: z.unknown().optional(),
 });
 
 const callbackBodySchema = z.union([z.array(z.unknown()), z.object({ callbackList: z.array(z.unknown()) })]);
@@ -336,6 +399,7 @@ const callbackBodySchema = z.union([z.array(z.unknown()), z.object({ callbackLis
 /**
  * Validates a callback body: an array (G1–G3) or `{callbackList: [...]}` (G4), each item with
  * `handleCode/handleMsg` or G1's `executeResult: {code, msg}`, and `logDateTim` or `logDateTime`.
+ * An item's `output` (Tickwheel's extension) is carried as sent, and left out when absent.
  */
 export function parseCallbackBody(body: unknown): HandleCallbackParam[] {
   const outer = parseWith(callbackBodySchema, body, { what: 'callback body (an array or {callbackList})' });
@@ -352,31 +416,46 @@ export function parseCallbackBody(body: unknown): HandleCallbackParam[] {
       );
     }
     const handleMsg = item.handleMsg ?? item.executeResult?.msg ?? null;
-    return { logId: item.logId, logDateTim: item.logDateTim ?? item.logDateTime ?? 0, handleCode, handleMsg };
+    const param: HandleCallbackParam = {
+      logId: item.logId,
+      logDateTim: item.logDateTim ?? item.logDateTime ?? 0,
+      handleCode,
+      handleMsg,
+    };
+    if (item.output !== undefined) param.output = item.output;
+    return param;
   });
 }
 
-/** Encodes results for `api/callback` in the given generation's shape. */
+/**
+ * Encodes results for `api/callback` in the given generation's shape. `output` is written only
+ * for a result that has one, so a body without outputs is byte-for-byte XXL-JOB's.
+ */
 export function encodeCallbackBody(
   items: readonly HandleCallbackParam[],
   generation: ProtocolGeneration,
 ): unknown {
   if (generation === 'G4') {
     return {
-      callbackList: items.map((c) => ({
-        logId: c.logId,
-        logDateTime: c.logDateTim,
-        handleCode: c.handleCode,
-        handleMsg: c.handleMsg,
-      })),
+      callbackList: items.map((c) =>
+        withOutput(
+          { logId: c.logId, logDateTime: c.logDateTim, handleCode: c.handleCode, handleMsg: c.handleMsg },
+          c,
+        ),
+      ),
     };
   }
-  return items.map((c) => ({
-    logId: c.logId,
-    logDateTim: c.logDateTim,
-    handleCode: c.handleCode,
-    handleMsg: c.handleMsg,
-  }));
+  return items.map((c) =>
+    withOutput(
+      { logId: c.logId, logDateTim: c.logDateTim, handleCode: c.handleCode, handleMsg: c.handleMsg },
+      c,
+    ),
+  );
+}
+
+function withOutput(encoded: Record<string, unknown>, c: HandleCallbackParam): Record<string, unknown> {
+  if (c.output !== undefined) encoded.output = c.output;
+  return encoded;
 }
 
 /** True for the handle codes Tickwheel emits (200, 500, 502). */

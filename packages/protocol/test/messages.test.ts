@@ -110,6 +110,73 @@ describe('TriggerParam', () => {
   });
 });
 
+describe('TriggerParam workflow extension', () => {
+  const workflow = {
+    runId: 41,
+    nodeKey: 'load',
+    param: 'day=2024-10-04',
+    upstream: {
+      extract: { status: 'succeeded', output: { rows: 3 } },
+      check: { status: 'failed', output: null },
+    },
+  };
+
+  it('carries the workflow run, its param and the upstream outputs of a workflow node fire', () => {
+    expect(parseTriggerParam({ ...trigger, workflow })).toStrictEqual({ ...trigger, workflow });
+  });
+
+  it('leaves workflow out when it is absent or null, as every XXL-JOB admin sends', () => {
+    expect(parseTriggerParam(trigger)).not.toHaveProperty('workflow');
+    expect(parseTriggerParam({ ...trigger, workflow: null })).not.toHaveProperty('workflow');
+  });
+
+  it('fills a missing param and upstream, and a missing upstream output, with null and {}', () => {
+    expect(parseTriggerParam({ ...trigger, workflow: { runId: 1, nodeKey: 'A' } }).workflow).toStrictEqual({
+      runId: 1,
+      nodeKey: 'A',
+      param: null,
+      upstream: {},
+    });
+    const upstream = { A: { status: 'skipped' } };
+    expect(
+      parseTriggerParam({ ...trigger, workflow: { runId: 1, nodeKey: 'B', upstream } }).workflow?.upstream,
+    ).toStrictEqual({ A: { status: 'skipped', output: null } });
+  });
+
+  it('drops fields of the workflow it does not know', () => {
+    const p = parseTriggerParam({
+      ...trigger,
+      workflow: { ...workflow, later: 1, upstream: { A: { status: 'succeeded', output: 2, at: 3 } } },
+    });
+    expect(p.workflow).toStrictEqual({
+      runId: 41,
+      nodeKey: 'load',
+      param: 'day=2024-10-04',
+      upstream: { A: { status: 'succeeded', output: 2 } },
+    });
+  });
+
+  it('names the field of a workflow that cannot be read', () => {
+    expect(
+      errorOf(() => parseTriggerParam({ ...trigger, workflow: { ...workflow, runId: 'x' } })).field,
+    ).toBe('workflow.runId');
+    expect(
+      errorOf(() => parseTriggerParam({ ...trigger, workflow: { ...workflow, nodeKey: '9x' } })).field,
+    ).toBe('workflow.nodeKey');
+    const badKey = errorOf(() =>
+      parseTriggerParam({ ...trigger, workflow: { ...workflow, upstream: { 'no key': { status: 'x' } } } }),
+    );
+    expect(badKey.field).toBe('workflow.upstream.no key');
+    expect(badKey.message).toContain('must be a workflow node key');
+    expect(
+      errorOf(() =>
+        parseTriggerParam({ ...trigger, workflow: { ...workflow, upstream: { A: { output: 1 } } } }),
+      ).field,
+    ).toBe('workflow.upstream.A.status');
+    expect(errorOf(() => parseTriggerParam({ ...trigger, workflow: 'run 41' })).field).toBe('workflow');
+  });
+});
+
 describe('log messages', () => {
   it('reads logDateTim (G2/G3) and logDateTime (G4)', () => {
     expect(parseLogParam({ logDateTim: 5, logId: 7, fromLineNum: 3 })).toEqual({
@@ -255,6 +322,37 @@ describe('callbacks', () => {
     expect(encodeCallbackBody(items, 'G4')).toHaveProperty('callbackList');
   });
 
+  it('carries an output of any JSON value through each generation, and leaves it out when absent', () => {
+    const outputs: unknown[] = [{ rows: 3, files: ['a', 'b'] }, [1, 2], 'text', 0, false, null];
+    for (const g of ['G2', 'G3', 'G4'] as const) {
+      for (const output of outputs) {
+        const items = [{ logId: 9, logDateTim: 99, handleCode: 200, handleMsg: 'ok', output }];
+        expect(parseCallbackBody(encodeCallbackBody(items, g))).toStrictEqual(items);
+      }
+      const none = [{ logId: 9, logDateTim: 99, handleCode: 200, handleMsg: 'ok' }];
+      expect(JSON.stringify(encodeCallbackBody(none, g))).not.toContain('output');
+      expect(parseCallbackBody(encodeCallbackBody(none, g))[0]).not.toHaveProperty('output');
+    }
+  });
+
+  it('reads an output on G1 executeResult items too', () => {
+    expect(
+      parseCallbackBody([
+        { logId: 3, logDateTim: 12, executeResult: { code: 200, msg: null }, output: { n: 1 } },
+      ]),
+    ).toStrictEqual([{ logId: 3, logDateTim: 12, handleCode: 200, handleMsg: null, output: { n: 1 } }]);
+  });
+
+  it('encodes a result with an output after the XXL-JOB fields, which XXL-JOB admins ignore', () => {
+    const items = [{ logId: 1, logDateTim: 2, handleCode: 500, handleMsg: 'x', output: { why: 'disk' } }];
+    expect(JSON.stringify(encodeCallbackBody(items, 'G2'))).toBe(
+      '[{"logId":1,"logDateTim":2,"handleCode":500,"handleMsg":"x","output":{"why":"disk"}}]',
+    );
+    expect(JSON.stringify(encodeCallbackBody(items, 'G4'))).toBe(
+      '{"callbackList":[{"logId":1,"logDateTime":2,"handleCode":500,"handleMsg":"x","output":{"why":"disk"}}]}',
+    );
+  });
+
   it('caps a handler message at 50,000 characters', () => {
     expect(capHandleMsg('x'.repeat(60_000))?.length).toBe(50_003);
     expect(capHandleMsg(null)).toBeNull();
@@ -284,7 +382,7 @@ describe('enums and wire constants', () => {
   it('keeps XXL-JOB names', () => {
     expect(ROUTE_STRATEGIES).toHaveLength(10);
     expect(BLOCK_STRATEGIES).toEqual(['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY']);
-    expect(TRIGGER_TYPES).toEqual(['CRON', 'MANUAL', 'API', 'RETRY', 'PARENT', 'MISFIRE']);
+    expect(TRIGGER_TYPES).toEqual(['CRON', 'MANUAL', 'API', 'RETRY', 'PARENT', 'MISFIRE', 'WORKFLOW']);
     expect(SCRIPT_GLUE.GLUE_PYTHON2.command).toBe('python');
   });
 
