@@ -84,6 +84,79 @@ export interface Fire {
   [field: string]: unknown;
 }
 
+/** A workflow's node as the REST API carries it (see `WorkflowNode` in @tickwheel/protocol). */
+export interface WorkflowNode {
+  key: string;
+  type?: 'JOB' | 'DECISION' | 'WORKFLOW';
+  jobId?: number;
+  workflowId?: number;
+  [field: string]: unknown;
+}
+
+export interface WorkflowEdge {
+  from: string;
+  to: string;
+  condition?: 'SUCCESS' | 'FAILURE' | 'ALWAYS';
+  value?: string;
+}
+
+/** A workflow as the server returns it; fields added by later server versions pass through. */
+export interface Workflow {
+  id: number;
+  appId: number;
+  name: string;
+  description: string;
+  scheduleType: string;
+  scheduleConf: string;
+  timeZone: string;
+  misfireStrategy: string;
+  concurrency: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  alarmChannelIds: number[];
+  alarmEmail: string;
+  triggerStatus: number;
+  nextFireAt: number | null;
+  origin?: string | null;
+  [field: string]: unknown;
+}
+
+export interface WorkflowRunSummary {
+  id: number;
+  workflowId: number;
+  workflowName: string;
+  appId: number;
+  status: string;
+  triggerType: string;
+  param: string | null;
+  scheduledAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  parentRunId: number | null;
+  parentNodeKey: string | null;
+}
+
+/** One node of a run: how it went, and the fires that ran it. */
+export interface WorkflowRunNode {
+  key: string;
+  type: string;
+  status: string;
+  fireIds: number[];
+  output?: unknown;
+  decision?: string;
+  childRunId?: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  message?: string | null;
+  markedBy?: string | null;
+}
+
+export interface WorkflowRun extends WorkflowRunSummary {
+  nodes: WorkflowRunNode[];
+  /** The graph as it was when the run started. */
+  definition: { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
+}
+
 export interface ScriptVersionItem {
   id: number;
   jobId: number;
@@ -251,6 +324,49 @@ export class ApiClient {
   }
   killFire(id: number): Promise<Fire> {
     return this.request('POST', `fires/${id}/kill`);
+  }
+
+  // ---------------------------------------------------------------- workflows
+  listWorkflows(query: Query = {}): Promise<Page<Workflow>> {
+    return this.request('GET', 'workflows', { query });
+  }
+  getWorkflow(id: number): Promise<Workflow> {
+    return this.request('GET', `workflows/${id}`);
+  }
+  createWorkflow(body: Record<string, unknown>): Promise<Workflow> {
+    return this.request('POST', 'workflows', { body });
+  }
+  updateWorkflow(id: number, body: Record<string, unknown>): Promise<Workflow> {
+    return this.request('PATCH', `workflows/${id}`, { body });
+  }
+  deleteWorkflow(id: number): Promise<void> {
+    return this.request('DELETE', `workflows/${id}`);
+  }
+  startWorkflow(id: number): Promise<Workflow> {
+    return this.request('POST', `workflows/${id}/start`);
+  }
+  stopWorkflow(id: number): Promise<Workflow> {
+    return this.request('POST', `workflows/${id}/stop`);
+  }
+  triggerWorkflow(id: number, body: { param?: string }): Promise<{ runId: number }> {
+    return this.request('POST', `workflows/${id}/trigger`, { body });
+  }
+  listWorkflowRuns(query: Query = {}): Promise<Page<WorkflowRunSummary>> {
+    return this.request('GET', 'workflow-runs', { query });
+  }
+  getWorkflowRun(id: number): Promise<WorkflowRun> {
+    return this.request('GET', `workflow-runs/${id}`);
+  }
+  stopWorkflowRun(id: number): Promise<WorkflowRun> {
+    return this.request('POST', `workflow-runs/${id}/stop`);
+  }
+  retryWorkflowNode(id: number, key: string): Promise<WorkflowRun> {
+    return this.request('POST', `workflow-runs/${id}/nodes/${encodeURIComponent(key)}/retry`);
+  }
+  markWorkflowNode(id: number, key: string, status: 'succeeded' | 'skipped'): Promise<WorkflowRun> {
+    return this.request('POST', `workflow-runs/${id}/nodes/${encodeURIComponent(key)}/mark`, {
+      body: { status },
+    });
   }
 
   // ---------------------------------------------------------------- alarm channels

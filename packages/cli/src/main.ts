@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
   app: async () => (await import('./commands/app.js')).registerAppCommand,
   job: async () => (await import('./commands/job.js')).registerJobCommand,
   fire: async () => (await import('./commands/fire.js')).registerFireCommand,
+  workflow: async () => (await import('./commands/workflow.js')).registerWorkflowCommand,
   script: async () => (await import('./commands/script.js')).registerScriptCommand,
   channel: async () => (await import('./commands/channel.js')).registerChannelCommand,
   user: async () => (await import('./commands/user.js')).registerUserCommand,
@@ -60,7 +61,7 @@ async function createProgram(name: string | undefined): Promise<Command> {
     .description(
       'Tickwheel, a distributed job scheduler that speaks the XXL-JOB executor protocol: the scheduling ' +
         'server (`start`, `migrate`, `admin reset-password`), a standalone script executor (`executor`) and the example executor ' +
-        '(`demo`). Manage jobs, apps and fires through the REST API (/api/v1/openapi.json).',
+        '(`demo`). Manage jobs, workflows, apps and fires through the REST API (/api/v1/openapi.json).',
     )
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')

@@ -93,11 +93,21 @@ export function action<Args extends unknown[]>(
             : { code: err.code, message: err.message };
         console.error(JSON.stringify({ error }));
       } else {
-        console.error(`error: ${err.message}`);
+        console.error(`error: ${messageWithField(err)}`);
       }
       process.exitCode = err.exitCode;
     }
   };
+}
+
+/**
+ * The message, led by the field the server blames when the message does not name it already
+ * (the server's own messages mostly start with it: `edges: the graph has a cycle: A → B → A`).
+ */
+function messageWithField(err: ApiClientError | CliFailure): string {
+  if (!(err instanceof ApiClientError) || err.field === undefined || err.message.includes(err.field))
+    return err.message;
+  return `${err.field}: ${err.message}`;
 }
 
 /** `7` → 7; anything but a positive whole number is a usage error. */
