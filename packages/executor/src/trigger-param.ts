@@ -3,9 +3,17 @@
  * server sends — is checked field by field in plain code (the schema validation costs several
  * µs a run); anything else, a missing optional field included, goes to the protocol package's
  * `parseTriggerParam`, which fills the defaults or throws the error naming the field. Both give
- * the same TriggerParam for the same body.
+ * the same TriggerParam for the same body, the `workflow` extension of a workflow node's fire
+ * included.
  */
-import { BLOCK_STRATEGIES, parseTriggerParam, type TriggerParam } from '@tickwheel/protocol';
+import {
+  BLOCK_STRATEGIES,
+  parseTriggerParam,
+  type TriggerParam,
+  WORKFLOW_LIMITS,
+  type WorkflowRunParam,
+  type WorkflowUpstreamNode,
+} from '@tickwheel/protocol';
 
 const BLOCK_STRATEGY_SET: ReadonlySet<unknown> = new Set(BLOCK_STRATEGIES);
 
@@ -15,7 +23,9 @@ export function readTriggerParam(body: unknown): TriggerParam {
   const b = body as Record<string, unknown>;
   const { jobId, logId, logDateTime, executorTimeout, glueUpdatetime, broadcastIndex, broadcastTotal } = b;
   const { executorHandler, executorParams, executorBlockStrategy, glueType, glueSource } = b;
+  const workflow = b.workflow == null ? undefined : usualWorkflow(b.workflow);
   if (
+    workflow !== null &&
     isCount(jobId, Number.MIN_SAFE_INTEGER) &&
     typeof executorHandler === 'string' &&
     typeof executorParams === 'string' &&
@@ -30,7 +40,7 @@ export function readTriggerParam(body: unknown): TriggerParam {
     isCount(broadcastTotal, 1) &&
     broadcastIndex < broadcastTotal
   ) {
-    return {
+    const trigger: TriggerParam = {
       jobId,
       executorHandler,
       executorParams,
@@ -44,8 +54,36 @@ export function readTriggerParam(body: unknown): TriggerParam {
       broadcastIndex,
       broadcastTotal,
     };
+    if (workflow !== undefined) trigger.workflow = workflow;
+    return trigger;
   }
   return parseTriggerParam(body);
+}
+
+/**
+ * The `workflow` extension as the protocol parser gives it, when it has the shape a Tickwheel
+ * server sends; null for anything else (the parser then reads it or names what is wrong).
+ */
+function usualWorkflow(value: unknown): WorkflowRunParam | null {
+  if (typeof value !== 'object' || Array.isArray(value)) return null;
+  const { runId, nodeKey, param, upstream } = value as Record<string, unknown>;
+  if (!isCount(runId, 0) || !isNodeKey(nodeKey)) return null;
+  if (param != null && typeof param !== 'string') return null;
+  const nodes: Record<string, WorkflowUpstreamNode> = {};
+  if (upstream != null) {
+    if (typeof upstream !== 'object' || Array.isArray(upstream)) return null;
+    for (const [key, node] of Object.entries(upstream)) {
+      if (!isNodeKey(key) || typeof node !== 'object' || node === null || Array.isArray(node)) return null;
+      const { status, output } = node as Record<string, unknown>;
+      if (typeof status !== 'string') return null;
+      nodes[key] = { status, output: output ?? null };
+    }
+  }
+  return { runId, nodeKey, param: (param as string | null | undefined) ?? null, upstream: nodes };
+}
+
+function isNodeKey(value: unknown): value is string {
+  return typeof value === 'string' && WORKFLOW_LIMITS.keyPattern.test(value);
 }
 
 function isCount(value: unknown, min: number): value is number {

@@ -48,6 +48,53 @@ describe('readTriggerParam', () => {
     });
   });
 
+  it('reads the workflow of a workflow node fire as the protocol parser does', () => {
+    const workflow = {
+      runId: 41,
+      nodeKey: 'load',
+      param: 'day=1',
+      upstream: {
+        extract: { status: 'succeeded', output: { rows: [1, 2] }, extra: 1 },
+        check: { status: 'skipped' },
+      },
+      later: true,
+    };
+    const body = { ...usual, workflow };
+    expect(readTriggerParam(body)).toStrictEqual(parseTriggerParam(body));
+    expect(readTriggerParam(body).workflow).toStrictEqual({
+      runId: 41,
+      nodeKey: 'load',
+      param: 'day=1',
+      upstream: {
+        extract: { status: 'succeeded', output: { rows: [1, 2] } },
+        check: { status: 'skipped', output: null },
+      },
+    });
+    const bare = { ...usual, workflow: { runId: 2, nodeKey: 'A', param: null } };
+    expect(readTriggerParam(bare)).toStrictEqual(parseTriggerParam(bare));
+    expect(readTriggerParam(bare).workflow).toStrictEqual({
+      runId: 2,
+      nodeKey: 'A',
+      param: null,
+      upstream: {},
+    });
+  });
+
+  it('leaves workflow out when it is absent or null, as the protocol parser does', () => {
+    for (const body of [usual, { ...usual, workflow: null }]) {
+      expect(readTriggerParam(body)).toStrictEqual(parseTriggerParam(body));
+      expect(readTriggerParam(body)).not.toHaveProperty('workflow');
+    }
+  });
+
+  it('leaves an upstream key that no node may have to the protocol parser', () => {
+    const body = JSON.parse(
+      `{"jobId":7,"logId":1,"executorHandler":"h","executorParams":"","workflow":{"runId":1,"nodeKey":"B","upstream":{"__proto__":{"status":"succeeded"},"A":{"status":"failed"}}}}`,
+    );
+    expect(readTriggerParam(body)).toStrictEqual(parseTriggerParam(body));
+    expect(Object.getPrototypeOf(readTriggerParam(body).workflow?.upstream)).not.toHaveProperty('status');
+  });
+
   it.each([
     ['a logId that is not an integer', { ...usual, logId: '123' }],
     ['a negative timeout', { ...usual, executorTimeout: -1 }],
@@ -55,6 +102,18 @@ describe('readTriggerParam', () => {
     ['a shard index past the total', { ...usual, broadcastIndex: 3 }],
     ['no jobId', { ...usual, jobId: undefined }],
     ['a body that is no object', 'run'],
+    ['a workflow that is no object', { ...usual, workflow: 'run 41' }],
+    ['a workflow without a runId', { ...usual, workflow: { nodeKey: 'A' } }],
+    ['a workflow node key that is not one', { ...usual, workflow: { runId: 1, nodeKey: 'a b' } }],
+    [
+      'an upstream key that is not one',
+      { ...usual, workflow: { runId: 1, nodeKey: 'A', upstream: { '1': {} } } },
+    ],
+    [
+      'an upstream node without a status',
+      { ...usual, workflow: { runId: 1, nodeKey: 'A', upstream: { B: {} } } },
+    ],
+    ['an upstream that is a list', { ...usual, workflow: { runId: 1, nodeKey: 'A', upstream: [] } }],
   ])('refuses %s with the protocol parser’s error naming the field', (_what, body) => {
     const error = errorOf(() => readTriggerParam(body));
     expect(error).not.toBe('no error');

@@ -117,8 +117,9 @@ function callbackItems(body: unknown): unknown[] | null {
  * One item, normalised by the protocol package's parser; null (logged) when it cannot be read.
  * Every result passes here, so the usual shape — what Tickwheel and XXL-JOB executors send: an
  * integer `logId` and `handleCode`, a string or null `handleMsg`, a `logDateTim` or
- * `logDateTime` — is read directly (the schema validation costs several µs a result); anything
- * else goes to the parser, which reads the other generations' shapes or names what is wrong.
+ * `logDateTime`, an optional `output` — is read directly (the schema validation costs several µs
+ * a result); anything else goes to the parser, which reads the other generations' shapes or names
+ * what is wrong.
  */
 function callbackParamOf(
   item: unknown,
@@ -142,7 +143,7 @@ function callbackParamOf(
 /** The item when it has the usual shape (see `callbackParamOf`), else undefined. */
 function usualCallbackParam(item: unknown): HandleCallbackParam | undefined {
   if (typeof item !== 'object' || item === null) return undefined;
-  const { logId, handleCode, handleMsg, logDateTim, logDateTime, executeResult } = item as Record<
+  const { logId, handleCode, handleMsg, logDateTim, logDateTime, executeResult, output } = item as Record<
     string,
     unknown
   >;
@@ -151,12 +152,15 @@ function usualCallbackParam(item: unknown): HandleCallbackParam | undefined {
   if ((logDateTim != null && !isCount(logDateTim)) || (logDateTime != null && !isCount(logDateTime))) {
     return undefined;
   }
-  return {
+  const param: HandleCallbackParam = {
     logId,
     logDateTim: (logDateTim ?? logDateTime ?? 0) as number,
     handleCode: handleCode as number,
     handleMsg: (handleMsg as string | null | undefined) ?? null,
   };
+  // A workflow node's output (Tickwheel's extension), carried as sent like the parser does.
+  if (output !== undefined) param.output = output;
+  return param;
 }
 
 function isCount(value: unknown): value is number {
