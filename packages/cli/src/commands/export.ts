@@ -1,6 +1,6 @@
 /**
- * `tickwheel export > jobs.json`: every app and job the token's user may see, by name, with
- * their scripts, as a document `tickwheel import` applies to this or another server.
+ * `tickwheel export > jobs.json`: every app, job and workflow the token's user may see, by name,
+ * with the jobs' scripts, as a document `tickwheel import` applies to this or another server.
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -11,7 +11,7 @@ export function registerExportCommand(program: Command): void {
   withServerOptions(
     program
       .command('export')
-      .description('write every app and job (with its script) as JSON, for tickwheel import')
+      .description('write every app, job (with its script) and workflow as JSON, for tickwheel import')
       .option('-o, --output <file>', 'write to the file instead of stdout'),
   ).action(
     action(async (flags: { output?: string }, command: Command) => {
@@ -22,7 +22,10 @@ export function registerExportCommand(program: Command): void {
         return;
       }
       await writeFile(flags.output, text);
-      console.error(`exported ${doc.apps.length} apps and ${doc.jobs.length} jobs to ${flags.output}`);
+      const workflows = doc.workflows === undefined ? '' : `, ${doc.workflows.length} workflows`;
+      console.error(
+        `exported ${doc.apps.length} apps, ${doc.jobs.length} jobs${workflows} to ${flags.output}`,
+      );
     }),
   );
 }

@@ -1,8 +1,12 @@
 /**
- * The export document of `tickwheel export` / `tickwheel import`: apps and jobs named by name,
- * never by id, so it moves between servers. A job carries every writable field the server
- * returned (fields of newer servers pass through), its current script, the child jobs by
- * (appName, name), and optionally earlier script versions to replay when it is created.
+ * The export document of `tickwheel export` / `tickwheel import`: apps, jobs and workflows named
+ * by name, never by id, so it moves between servers. A job carries every writable field the
+ * server returned (fields of newer servers pass through), its current script, the child jobs by
+ * (appName, name), and optionally earlier script versions to replay when it is created. A
+ * workflow's JOB nodes name their job, and its WORKFLOW nodes their workflow, by (appName, name).
+ *
+ * `workflows` came with version 1 unchanged: a document without it (written before workflows)
+ * imports as it always did.
  *
  * @example
  * { "format": "tickwheel-export", "version": 1, "exportedAt": "2026-05-01T09:30:00.000Z",
@@ -46,12 +50,45 @@ export interface ExportedJob extends JobRef {
   [field: string]: unknown;
 }
 
+/** A workflow named across servers, as a job is. */
+export type WorkflowRef = JobRef;
+
+/** A node whose `jobId` is `job` and whose `workflowId` is `workflow`, by name. */
+export interface ExportedWorkflowNode {
+  key: string;
+  type?: 'JOB' | 'DECISION' | 'WORKFLOW';
+  job?: JobRef;
+  workflow?: WorkflowRef;
+  /** The node's other fields, as the REST API names them (param, expression, position, …). */
+  [field: string]: unknown;
+}
+
+export interface ExportedWorkflow extends WorkflowRef {
+  description?: string;
+  scheduleType?: string;
+  scheduleConf?: string;
+  timeZone?: string;
+  misfireStrategy?: string;
+  concurrency?: string;
+  /** 1 when the schedule was on where it was exported; informational: an import never starts one. */
+  triggerStatus?: number;
+  alarmEmail?: string;
+  /** The alarm channels by name (their ids mean nothing on another server). */
+  alarmChannels?: string[];
+  nodes: ExportedWorkflowNode[];
+  edges: Array<{ from: string; to: string; condition?: string; value?: string }>;
+  /** The workflow's other fields, as the REST API's workflow body names them. */
+  [field: string]: unknown;
+}
+
 export interface ExportDocument {
   format: typeof EXPORT_FORMAT;
   version: number;
   exportedAt: string;
   apps: ExportedApp[];
   jobs: ExportedJob[];
+  /** Absent in documents written before workflows. */
+  workflows?: ExportedWorkflow[];
 }
 
 /** Reads and checks an export document. @throws CliFailure naming what is wrong. */
@@ -89,7 +126,29 @@ export function parseDocument(text: string, source: string): ExportDocument {
       );
     }
   });
+  if (doc.workflows !== undefined) checkWorkflows(doc.workflows, source);
   return doc as ExportDocument;
+}
+
+function checkWorkflows(workflows: unknown, source: string): void {
+  if (!Array.isArray(workflows))
+    throw new CliFailure('TW_ERR_INVALID_FIELD', `${source}: "workflows" must be an array`);
+  workflows.forEach((workflow: Partial<ExportedWorkflow> | null, i) => {
+    const at = `${source}: workflows[${i}]`;
+    if (typeof workflow?.appName !== 'string' || typeof workflow.name !== 'string')
+      throw new CliFailure('TW_ERR_INVALID_FIELD', `${at} needs appName and name`);
+    if (!Array.isArray(workflow.nodes) || !Array.isArray(workflow.edges))
+      throw new CliFailure('TW_ERR_INVALID_FIELD', `${at} needs "nodes" and "edges" arrays`);
+    workflow.nodes.forEach((node, j) => {
+      if (typeof node?.key !== 'string')
+        throw new CliFailure('TW_ERR_INVALID_FIELD', `${at}.nodes[${j}] needs a key`);
+      for (const ref of ['job', 'workflow'] as const) {
+        const value = node[ref];
+        if (value !== undefined && (typeof value?.appName !== 'string' || typeof value.name !== 'string'))
+          throw new CliFailure('TW_ERR_INVALID_FIELD', `${at}.nodes[${j}].${ref} must be { appName, name }`);
+      }
+    });
+  });
 }
 
 /** The key of a job across servers. */

@@ -9,9 +9,11 @@ import {
   type JobRef,
 } from './document.js';
 import { listAllApps, listAllJobs, serverCapabilities } from './server-state.js';
+import { exportWorkflows } from './workflow-export.js';
 
 export async function exportDocument(client: ApiClient, now: Date = new Date()): Promise<ExportDocument> {
-  const { jobFields: fields, operations } = await serverCapabilities(client);
+  const capabilities = await serverCapabilities(client);
+  const { jobFields: fields, operations } = capabilities;
   const apps = (await listAllApps(client)).sort((a, b) => a.appName.localeCompare(b.appName));
   const jobsByApp = await Promise.all(apps.map((app) => listAllJobs(client, app.id)));
   const appNameById = new Map(apps.map((app) => [app.id, app.appName]));
@@ -34,12 +36,17 @@ export async function exportDocument(client: ApiClient, now: Date = new Date()):
     exportedJobs.push(exported);
   }
   exportedJobs.sort((a, b) => a.appName.localeCompare(b.appName) || a.name.localeCompare(b.name));
+  // A server without workflows writes the document it always did.
+  const workflows = operations.has('listWorkflows')
+    ? { workflows: await exportWorkflows(client, capabilities, appNameById, refById) }
+    : {};
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     exportedAt: now.toISOString(),
     apps: exportedApps,
     jobs: exportedJobs,
+    ...workflows,
   };
 }
 

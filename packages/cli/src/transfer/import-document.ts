@@ -1,7 +1,8 @@
 /**
  * Applies an export document to a server, idempotently: an app is matched by appName (the name
  * its executors register with), a job by its `origin` when the document gives one (where an
- * importer found it: a renamed job is found again) and otherwise by (appName, name). What is
+ * importer found it: a renamed job is found again) and otherwise by (appName, name), a workflow
+ * by (appName, name) once the jobs are written (see workflow-import.ts). What is
  * missing is created, what differs is updated (only the fields that differ), the rest is left
  * alone — so a second import of the same document changes nothing, and an import from another
  * source with the same names takes the jobs over (their origin then names the new source) rather
@@ -22,6 +23,7 @@ import { type ApiClient, ApiClientError, type App, type Job } from '../api-clien
 import { CliFailure } from '../rest-command.js';
 import { type ExportDocument, type ExportedApp, type ExportedJob, type JobRef, jobKey } from './document.js';
 import { listAllApps, listAllJobs, serverCapabilities } from './server-state.js';
+import { importWorkflows } from './workflow-import.js';
 
 export interface Outcomes {
   created: string[];
@@ -32,15 +34,16 @@ export interface Outcomes {
 export interface ImportReport {
   apps: Outcomes;
   jobs: Outcomes;
+  workflows: Outcomes;
   /** What could not be written, with the server's reason. */
-  failed: Array<{ kind: 'app' | 'job'; name: string; message: string }>;
+  failed: Array<{ kind: 'app' | 'job' | 'workflow'; name: string; message: string }>;
   notes: string[];
   /** The executor tokens of the apps created with their own: shown this once. */
   appTokens: Array<{ appName: string; accessToken: string }>;
 }
 
 export interface ImportOptions {
-  /** Called after each app and job: `done` of `total`. */
+  /** Called after each app, job and workflow: `done` of `total`. */
   onProgress?(done: number, total: number): void;
   /**
    * The executor token of each app created: `'app'`, its own (default); `'installation'`, the
@@ -61,15 +64,18 @@ export async function importDocument(
   const report: ImportReport = {
     apps: { created: [], updated: [], unchanged: [] },
     jobs: { created: [], updated: [], unchanged: [] },
+    workflows: { created: [], updated: [], unchanged: [] },
     failed: [],
     notes: [],
     appTokens: [],
   };
-  const total = doc.apps.length + doc.jobs.length;
+  const docWorkflows = doc.workflows ?? [];
+  const total = doc.apps.length + doc.jobs.length + docWorkflows.length;
   let done = 0;
   const step = () => options.onProgress?.(++done, total);
 
-  const writable = new Set((await serverCapabilities(client)).jobFields);
+  const capabilities = await serverCapabilities(client);
+  const writable = new Set(capabilities.jobFields);
   noteUnknownFields(doc.jobs, writable, report);
 
   const existingApps = new Map((await listAllApps(client)).map((app) => [app.appName, app]));
@@ -120,6 +126,25 @@ export async function importDocument(
     const outcome = outcomeOf.get(jobKey(job));
     if (outcome !== undefined) report.jobs[outcome].push(label(job));
   }
+
+  await importWorkflows(docWorkflows, {
+    client,
+    capabilities,
+    apps,
+    jobs,
+    dryRun,
+    done(workflow, outcome) {
+      if (typeof outcome === 'string') report.workflows[outcome].push(label(workflow));
+      else report.failed.push({ kind: 'workflow', name: label(workflow), message: outcome.failed });
+      step();
+    },
+    note: (text) => report.notes.push(text),
+    guard: async (workflow, write) => {
+      const written = await guarded(report, 'workflow', label(workflow), write);
+      if (written === undefined) step();
+      return written;
+    },
+  });
   options.onJobs?.(jobs);
   return report;
 }
@@ -332,7 +357,7 @@ function noteUnknownFields(jobs: ExportedJob[], writable: Set<string>, report: I
 /** Runs one write; a refusal is recorded in the report and the import goes on. */
 async function guarded<T>(
   report: ImportReport,
-  kind: 'app' | 'job',
+  kind: 'app' | 'job' | 'workflow',
   name: string,
   write: () => Promise<T>,
 ): Promise<T | undefined> {

@@ -9,9 +9,15 @@ export function printImportReport(
   out: (line: string) => void = console.log,
   options: { dryRun?: boolean } = {},
 ): void {
-  const { apps, jobs } = report;
+  const { apps, jobs, workflows } = report;
   const dryRun = options.dryRun === true;
-  const changes = apps.created.length + apps.updated.length + jobs.created.length + jobs.updated.length;
+  const changes =
+    apps.created.length +
+    apps.updated.length +
+    jobs.created.length +
+    jobs.updated.length +
+    workflows.created.length +
+    workflows.updated.length;
   const [created, updated] = dryRun ? ['to create', 'to update'] : ['created', 'updated'];
   if (dryRun) out('dry run: nothing was written; this is what the import would do');
   out(
@@ -20,11 +26,23 @@ export function printImportReport(
   out(
     `jobs: ${jobs.created.length} ${created}, ${jobs.updated.length} ${updated}, ${jobs.unchanged.length} unchanged`,
   );
+  // A document without workflows (from before them, or from XXL-JOB) reports as it always did.
+  const workflowCount =
+    workflows.created.length +
+    workflows.updated.length +
+    workflows.unchanged.length +
+    report.failed.filter((failure) => failure.kind === 'workflow').length;
+  if (workflowCount > 0)
+    out(
+      `workflows: ${workflows.created.length} ${created}, ${workflows.updated.length} ${updated}, ${workflows.unchanged.length} unchanged`,
+    );
   const itemized = [
     ...apps.created.map((name) => `  + app ${name}`),
     ...apps.updated.map((name) => `  ~ app ${name}`),
     ...jobs.created.map((name) => `  + job ${name}`),
     ...jobs.updated.map((name) => `  ~ job ${name}`),
+    ...workflows.created.map((name) => `  + workflow ${name}`),
+    ...workflows.updated.map((name) => `  ~ workflow ${name}`),
   ];
   for (const line of itemized.slice(0, ITEMIZED_MAX)) out(line);
   if (itemized.length > ITEMIZED_MAX)

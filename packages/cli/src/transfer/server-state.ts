@@ -1,9 +1,9 @@
 /**
- * What a server holds, read whole for export and import: every app, every job of an app, and the
- * job fields its `createJob` body accepts (read from its OpenAPI document, so fields that later
- * servers add travel without a new CLI).
+ * What a server holds, read whole for export and import: every app, every job of an app, every
+ * workflow, and the job and workflow fields its `createJob` and `createWorkflow` bodies accept
+ * (read from its OpenAPI document, so fields that later servers add travel without a new CLI).
  */
-import type { ApiClient, App, Job, OpenApiDocument, Page } from '../api-client.js';
+import type { ApiClient, App, Job, OpenApiDocument, Page, Workflow } from '../api-client.js';
 
 /** Fields of a job body that are not carried by name in an export document. */
 const NOT_EXPORTED = new Set(['appId', 'childJobIds', 'triggerStatus']);
@@ -36,6 +36,23 @@ const BASE_JOB_FIELDS = [
   'glueRemark',
 ];
 
+/**
+ * Fields of a workflow body that the document carries otherwise: by name (appId, the nodes' and
+ * channels' ids), or not written by an import (triggerStatus).
+ */
+const NOT_EXPORTED_OF_WORKFLOWS = new Set(['appId', 'name', 'triggerStatus', 'nodes', 'edges']);
+
+/** The workflow fields of the contract, for a server whose OpenAPI document does not list them. */
+const BASE_WORKFLOW_FIELDS = [
+  'description',
+  'scheduleType',
+  'scheduleConf',
+  'timeZone',
+  'misfireStrategy',
+  'concurrency',
+  'alarmEmail',
+];
+
 /** Every item of a paged listing, 200 at a time. */
 export async function listAll<T>(
   fetchPage: (limit: number, offset: number) => Promise<Page<T>>,
@@ -55,6 +72,20 @@ export function listAllApps(client: ApiClient): Promise<App[]> {
 
 export function listAllJobs(client: ApiClient, appId: number): Promise<Job[]> {
   return listAll((limit, offset) => client.listJobs({ appId, limit, offset }));
+}
+
+export function listAllWorkflows(client: ApiClient): Promise<Workflow[]> {
+  return listAll((limit, offset) => client.listWorkflows({ limit, offset }));
+}
+
+/**
+ * The scalar fields of a workflow its `createWorkflow` accepts, the export carries and the import
+ * writes: all but the name, app, graph, ids and schedule state, which travel otherwise.
+ */
+export function workflowFields(capabilities: ServerCapabilities): string[] {
+  const fields = capabilities.bodyFields('createWorkflow');
+  if (fields.length === 0) return BASE_WORKFLOW_FIELDS;
+  return fields.filter((field) => !NOT_EXPORTED_OF_WORKFLOWS.has(field) && !isLocalIds(field));
 }
 
 /** What a server offers, from its OpenAPI document. */
