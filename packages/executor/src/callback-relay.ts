@@ -5,7 +5,7 @@
  *
  * Spill format: one file per batch no server accepted, `<spillDir>/callback-<epochMs>-<uuid>.json`,
  * holding `{"version":1,"results":[HandleCallbackParam, ...]}` (normalised, so a restart with
- * another `protocol` re-encodes them). Crash safety: the batch is written to `<name>.tmp`, fsynced,
+ * another `protocol` re-encodes them; a workflow node's `output` is kept with its result). Crash safety: the batch is written to `<name>.tmp`, fsynced,
  * renamed to its final name and the folder fsynced, so a spill file is either whole or absent (a
  * whole temp file left by a crash before its rename is adopted at start); a file is deleted only
  * after a server accepted its results. A crash between that acceptance and
@@ -376,13 +376,15 @@ export class CallbackRelay {
 /**
  * A result's size in a callback body, without encoding the whole result (every result passes
  * here): the fixed fields take at most 128 bytes, and a message its UTF-8 length plus quotes
- * unless it has characters JSON escapes, which are rare and are then counted exactly.
+ * unless it has characters JSON escapes, which are rare and are then counted exactly. A workflow
+ * node's output (up to 64 KiB) is counted exactly.
  */
 function encodedBytes(result: HandleCallbackParam): number {
   const msg = result.handleMsg;
-  if (msg === null) return FIXED_FIELDS_BYTES;
+  const outputBytes = result.output === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.output));
+  if (msg === null) return FIXED_FIELDS_BYTES + outputBytes;
   const text = JSON_ESCAPED.test(msg) ? JSON.stringify(msg) : msg;
-  return FIXED_FIELDS_BYTES + Buffer.byteLength(text) + 2;
+  return FIXED_FIELDS_BYTES + Buffer.byteLength(text) + 2 + outputBytes;
 }
 
 const FIXED_FIELDS_BYTES = 128;

@@ -1,10 +1,26 @@
 /**
  * The context a job handler receives, and how a handler's return value, thrown error or
- * `success()`/`fail()` call become the run's result. Shared by the in-process runner and the
- * worker entry, so both isolations give handlers the same contract.
+ * `success()`/`fail()` call become the run's result, and its return value or `setOutput()` the
+ * output of a workflow node's run. Shared by the in-process runner and the worker entry, so both
+ * isolations give handlers the same contract.
  */
-import { capHandleMsg, HandleCode, type TriggerParam } from '@tickwheel/protocol';
+import {
+  capHandleMsg,
+  HandleCode,
+  type TriggerParam,
+  WORKFLOW_LIMITS,
+  type WorkflowUpstreamNode,
+} from '@tickwheel/protocol';
 import type { RunOutcome } from './runner.js';
+
+/** The workflow run a run belongs to, when it runs a workflow node. */
+export interface JobWorkflow {
+  readonly runId: number;
+  /** The key of the node this run is. */
+  readonly nodeKey: string;
+  /** The workflow run's param; null when it has none. */
+  readonly param: string | null;
+}
 
 /**
  * What a handler gets for one run.
@@ -38,9 +54,39 @@ export interface JobContext {
   success(msg?: string): void;
   /** Sets the result to failure (code 500), with an optional message. */
   fail(msg?: string): void;
+  /**
+   * The workflow run this run is a node of; undefined outside a workflow.
+   *
+   * @example
+   * if (ctx.workflow) ctx.log('node', ctx.workflow.nodeKey, 'of workflow run', ctx.workflow.runId);
+   */
+  readonly workflow?: JobWorkflow;
+  /**
+   * The outputs of the nodes with an edge into this one, by node key: `{status, output}`, output
+   * null when that node produced none. `{}` outside a workflow.
+   *
+   * @example
+   * const rows = (ctx.upstream.extract?.output as { rows: number } | null)?.rows ?? 0;
+   */
+  readonly upstream: Readonly<Record<string, Readonly<WorkflowUpstreamNode>>>;
+  /**
+   * Sets the output this workflow node hands to the nodes downstream of it, in place of the
+   * handler's return value (the last call wins; `undefined` means none). Any JSON value of at most
+   * `WORKFLOW_LIMITS.outputBytes` bytes of JSON; a larger one, or one JSON cannot write (a BigInt,
+   * a cycle), is dropped with a line in the run's log, and the result is unchanged. Outside a
+   * workflow nothing is sent (the run's log says so).
+   *
+   * @example
+   * ctx.setOutput({ files: written.length });
+   * return `${written.length} files written`; // the message; the output is the object above
+   */
+  setOutput(value: unknown): void;
 }
 
-/** A job handler: its return value (string → message, object → JSON message) or thrown error sets the result. */
+/**
+ * A job handler: its return value (string → message, object → JSON message) or thrown error sets
+ * the result; in a workflow, its return value is also the node's output unless `setOutput` set one.
+ */
 export type JobHandler = (ctx: JobContext) => unknown;
 
 /** A context plus the means to turn how the handler ended into an outcome. */
@@ -63,7 +109,9 @@ export function createHandlerRun(
   signal: AbortSignal | (() => AbortSignal),
 ): HandlerRun {
   let explicit: RunOutcome | undefined;
+  let setOutput: { value: unknown } | undefined;
   const signalOf = typeof signal === 'function' ? signal : () => signal;
+  const workflow = trigger.workflow;
   const context: JobContext = {
     jobId: trigger.jobId,
     logId: trigger.logId,
@@ -81,14 +129,69 @@ export function createHandlerRun(
     fail(msg?: string) {
       explicit = { code: HandleCode.FAIL, msg: capHandleMsg(msg ?? null) };
     },
+    ...(workflow === undefined
+      ? {}
+      : { workflow: { runId: workflow.runId, nodeKey: workflow.nodeKey, param: workflow.param } }),
+    upstream: workflow?.upstream ?? NO_UPSTREAM,
+    setOutput(value: unknown) {
+      setOutput = { value };
+    },
+  };
+  /**
+   * The outcome with the run's output: what `setOutput` set, else `returned`. Only a workflow
+   * node's run has one: outside a workflow nothing is downstream, and sending every return value
+   * would double the callback of every job that returns its message.
+   */
+  const withOutput = (outcome: RunOutcome, returned: unknown): RunOutcome => {
+    if (workflow === undefined) {
+      if (setOutput !== undefined) writeLog(`${OUTPUT_LINE} not sent: this run is not a workflow node's`);
+      return outcome;
+    }
+    const output = outputOf(setOutput === undefined ? returned : setOutput.value, writeLog);
+    return output === undefined ? outcome : { ...outcome, output };
   };
   return {
     context,
     // An explicit success()/fail() wins over the return value: the handler said so on purpose.
-    outcomeOfReturn: (value) => explicit ?? { code: HandleCode.SUCCESS, msg: capHandleMsg(messageOf(value)) },
-    // A thrown error always fails the run, even after success(): the handler did not finish.
-    outcomeOfError: (err) => ({ code: HandleCode.FAIL, msg: capHandleMsg(errorMessage(err)) }),
+    outcomeOfReturn: (value) =>
+      withOutput(explicit ?? { code: HandleCode.SUCCESS, msg: capHandleMsg(messageOf(value)) }, value),
+    // A thrown error always fails the run, even after success(): the handler did not finish. An
+    // output it set before throwing still goes downstream (a FAILURE edge may want to read it).
+    outcomeOfError: (err) =>
+      withOutput({ code: HandleCode.FAIL, msg: capHandleMsg(errorMessage(err)) }, undefined),
   };
+}
+
+const NO_UPSTREAM: JobContext['upstream'] = Object.freeze({});
+const OUTPUT_LINE = '----------- tickwheel output';
+
+/**
+ * `value` as the JSON value the server will store, or undefined when there is none: undefined
+ * itself, or a value that is not JSON or is over `WORKFLOW_LIMITS.outputBytes` (logged). The
+ * value goes through its JSON text so what travels (over postMessage, into a spill file) is
+ * exactly what the server stores, whatever classes or `toJSON` methods it had.
+ */
+function outputOf(value: unknown, writeLog: (...args: unknown[]) => void): unknown {
+  if (value === undefined) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    writeLog(`${OUTPUT_LINE} dropped: it cannot be written as JSON (${errorMessage(err)})`);
+    return undefined;
+  }
+  if (text === undefined) {
+    writeLog(`${OUTPUT_LINE} dropped: a ${typeof value} cannot be written as JSON`);
+    return undefined;
+  }
+  const bytes = Buffer.byteLength(text);
+  if (bytes > WORKFLOW_LIMITS.outputBytes) {
+    writeLog(
+      `${OUTPUT_LINE} dropped: its JSON is ${bytes} bytes, over the limit of ${WORKFLOW_LIMITS.outputBytes} bytes`,
+    );
+    return undefined;
+  }
+  return JSON.parse(text);
 }
 
 function messageOf(value: unknown): string | null {

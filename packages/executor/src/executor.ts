@@ -612,12 +612,14 @@ export class Executor {
         log.log('----------- result not reported: no serverAddresses configured');
         return;
       }
-      const pushed = this.relay.push({
+      const result: HandleCallbackParam = {
         logId: trigger.logId,
         logDateTim: trigger.logDateTime,
         handleCode: outcome.code,
         handleMsg: outcome.msg,
-      });
+      };
+      if (outcome.output !== undefined) result.output = outcome.output;
+      const pushed = this.relay.push(result);
       // While the servers answer quickly the run's file stays open for the delivery line (one
       // open per run). When they are slow or down, thousands of runs could each hold a
       // descriptor for the whole call timeout: close now, and append the line when it settles.

@@ -25,7 +25,7 @@ import type { ExecutorOptions } from './options.js';
 export type { Transport } from '@tickwheel/protocol';
 /** Errors the executor throws (bad options, a second start), with `code` and `field`. */
 export { isTickwheelError, TickwheelError } from '@tickwheel/protocol';
-export type { JobContext, JobHandler } from './context.js';
+export type { JobContext, JobHandler, JobWorkflow } from './context.js';
 export type { ExecutorRequestListener, HandleOptions, StopOptions } from './executor.js';
 export { callPathUnder, normalizeMountPrefix } from './mount-path.js';
 export type { ExecutorOptions, InternalOptions } from './options.js';

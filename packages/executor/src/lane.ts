@@ -172,7 +172,9 @@ export class Lane {
     clearTimeout(timer);
     // A handler still running after its stop must not write into a log that is being closed.
     runLog.detach();
-    return { code: outcome.code, msg: capHandleMsg(outcome.msg) };
+    const capped: RunOutcome = { code: outcome.code, msg: capHandleMsg(outcome.msg) };
+    if (outcome.output !== undefined) capped.output = outcome.output;
+    return capped;
   }
 
   private reportNotExecuted(trigger: TriggerParam, msg: string): void {
@@ -203,7 +205,8 @@ function startLine(t: TriggerParam, runner: string): string {
   return (
     `----------- tickwheel run start: jobId=${t.jobId} logId=${t.logId} runner=${runner} glueType=${t.glueType}` +
     ` param=${JSON.stringify(t.executorParams)} shard=${t.broadcastIndex}/${t.broadcastTotal}` +
-    ` blockStrategy=${t.executorBlockStrategy} timeout=${t.executorTimeout}s`
+    ` blockStrategy=${t.executorBlockStrategy} timeout=${t.executorTimeout}s` +
+    (t.workflow ? ` workflowRun=${t.workflow.runId} node=${t.workflow.nodeKey}` : '')
   );
 }
 

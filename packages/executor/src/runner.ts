@@ -10,6 +10,11 @@ import type { JobLogWriter } from './job-log.js';
 export interface RunOutcome {
   code: number;
   msg: string | null;
+  /**
+   * A workflow node's output, as a JSON value of at most `WORKFLOW_LIMITS.outputBytes` bytes;
+   * absent when the run produced none (always, outside a workflow and for scripts).
+   */
+  output?: unknown;
 }
 
 export interface RunRequest {

@@ -124,6 +124,15 @@ describe('CallbackRelay delivery', () => {
     });
   });
 
+  it("sends a workflow node's output with its result, and counts it toward maxBatchBytes", async () => {
+    const s = await server();
+    const r = relay([s.address], { maxBatchBytes: 3_000 });
+    const withOutput = (logId: number) => ({ ...result(logId), output: { text: 'x'.repeat(1_200) } });
+    await Promise.all([1, 2, 3].map((id) => r.push(withOutput(id))));
+    expect(s.requestsTo(CALLBACK).map((req) => (req.body as unknown[]).length)).toEqual([2, 1]);
+    expect(s.callbacks).toEqual([withOutput(1), withOutput(2), withOutput(3)]);
+  });
+
   it('delivers to the second server when the first is down', async () => {
     const down = await downServer();
     const s = await server();
@@ -175,6 +184,30 @@ describe('CallbackRelay spill', () => {
     second.start();
     await s.waitFor(() => s.callbacks.length === 2, 5_000, 'both spilled results');
     expect(s.callbacks.map((c) => c.logId)).toEqual([1, 2]);
+  });
+
+  it("keeps a workflow node's output in the spill file across a relay restart", async () => {
+    const down = await downServer();
+    const first = relay([down.address], { protocol: 'G4' });
+    const spilled = { ...result(5, 500, 'upload failed'), output: { step: 'upload', files: ['a', 'b'] } };
+    await Promise.all([first.push(spilled), first.push(result(6))]);
+    await first.stop();
+    expect(await spillFileNames()).toHaveLength(1);
+
+    const s = await revive(down);
+    relay([s.address], { retryIntervalMs: 60_000 }).start();
+    await s.waitFor(() => s.callbacks.length === 2, 5_000, 'both spilled results');
+    expect(s.callbacks).toEqual([spilled, result(6)]);
+    expect(s.requestsTo(CALLBACK)[0]?.body).toEqual([
+      {
+        logId: 5,
+        logDateTim: 1_728_027_839_906,
+        handleCode: 500,
+        handleMsg: 'upload failed',
+        output: spilled.output,
+      },
+      { logId: 6, logDateTim: 1_728_027_839_906, handleCode: 200, handleMsg: null },
+    ]);
   });
 
   it('does not re-send results after a server accepted them', async () => {

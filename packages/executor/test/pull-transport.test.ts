@@ -156,6 +156,28 @@ describe('calls over the connection', () => {
     expect(callback.headers['tickwheel-address']).toBe(pullAddress(ex.instanceId));
   });
 
+  it("a workflow node's run frame gives the handler its upstream, and its output comes by callback", async () => {
+    const { server } = await startPullExecutor((e) =>
+      e.handle('hello', async (ctx) => ({
+        sum: (ctx.upstream.A?.output as number) + 1,
+        node: ctx.workflow?.nodeKey,
+      })),
+    );
+    const logId = freshLogId();
+    const workflow = {
+      runId: 3,
+      nodeKey: 'B',
+      param: null,
+      upstream: { A: { status: 'succeeded', output: 41 } },
+    };
+    expect((await server.call('run', trigger({ logId, workflow }))).answer).toMatchObject({ code: 200 });
+    expect(await server.callbackFor(logId)).toMatchObject({
+      logId,
+      handleCode: 200,
+      output: { sum: 42, node: 'B' },
+    });
+  });
+
   it('a kill frame with a logId stops that run', async () => {
     const { server } = await startPullExecutor((e) =>
       e.handle(

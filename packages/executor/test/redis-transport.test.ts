@@ -155,6 +155,29 @@ describe('runs from the run stream', () => {
     await redis.allAcknowledged(runStreamKey(instance));
   });
 
+  it("a workflow node's run entry gives the handler its upstream, and its output comes by callback", async () => {
+    const { instance, server, redis } = await startRedisExecutor((e) =>
+      e.handle('hello', async (ctx) => {
+        ctx.setOutput({ sum: (ctx.upstream.A?.output as number) + 1, run: ctx.workflow?.runId });
+        return 'added';
+      }),
+    );
+    const logId = freshLogId();
+    const workflow = {
+      runId: 3,
+      nodeKey: 'B',
+      param: null,
+      upstream: { A: { status: 'succeeded', output: 41 } },
+    };
+    await redis.writeRun(instance, trigger({ logId, workflow }));
+    expect(await server.callbackFor(logId)).toMatchObject({
+      logId,
+      handleCode: 200,
+      handleMsg: 'added',
+      output: { sum: 42, run: 3 },
+    });
+  });
+
   it('runs written together do not wait for each other: all are acknowledged while the first still runs', async () => {
     const running = gate();
     let started = 0;
