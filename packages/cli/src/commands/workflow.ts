@@ -208,13 +208,13 @@ function registerRunCommands(workflow: Command): void {
     .description('list workflow runs, newest first')
     .option('--workflow <id>', 'only the runs of this workflow', parseId)
     .option('--app <app>', 'only the runs of this app’s workflows (id or appName)')
-    .addOption(new Option('--status <status...>', 'only runs in these statuses').choices(RUN_STATUSES))
+    .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
     .option('--limit <n>', 'at most this many (default 50, at most 200)', parseWholeNumber)
     .option('--offset <n>', 'skip this many', parseWholeNumber)
     .action(
       action(
         async (
-          flags: { workflow?: number; app?: string; status?: string[]; limit?: number; offset?: number },
+          flags: { workflow?: number; app?: string; status?: string; limit?: number; offset?: number },
           command: Command,
         ) => {
           const client = clientOf(command);
