@@ -15,6 +15,10 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 1500,
     rollupOptions: {
+      // @tickwheel/protocol's modules only declare things, but its package does not say so: without
+      // this, the workflow pages' one import of it (the graph check) would carry every zod schema of
+      // the wire protocol along.
+      treeshake: { moduleSideEffects: (id) => !id.includes('/packages/protocol/') },
       output: {
         // Long-lived vendor chunks: an app change does not make browsers fetch React or antd again.
         manualChunks(id) {
