@@ -15,6 +15,10 @@ const DashboardPage = lazy(() => import('./pages/dashboard/DashboardPage'));
 const AppsPage = lazy(() => import('./pages/apps/AppsPage'));
 const JobsPage = lazy(() => import('./pages/jobs/JobsPage'));
 const JobEditPage = lazy(() => import('./pages/jobs/JobEditPage'));
+const WorkflowsPage = lazy(() => import('./pages/workflows/WorkflowsPage'));
+const WorkflowEditPage = lazy(() => import('./pages/workflows/WorkflowEditPage'));
+const WorkflowRunsPage = lazy(() => import('./pages/workflows/WorkflowRunsPage'));
+const WorkflowRunPage = lazy(() => import('./pages/workflows/WorkflowRunPage'));
 const ScriptPage = lazy(() => import('./pages/scripts/ScriptPage'));
 const FiresPage = lazy(() => import('./pages/fires/FiresPage'));
 const FireDetailPage = lazy(() => import('./pages/fires/FireDetailPage'));
@@ -65,6 +69,11 @@ export function App() {
             <Route path="jobs/new" element={<JobEditPage />} />
             <Route path="jobs/:id" element={<JobEditPage />} />
             <Route path="jobs/:id/script" element={<ScriptPage />} />
+            <Route path="workflows" element={<WorkflowsPage />} />
+            <Route path="workflows/new" element={<WorkflowEditPage />} />
+            <Route path="workflows/:id" element={<WorkflowEditPage />} />
+            <Route path="workflow-runs" element={<WorkflowRunsPage />} />
+            <Route path="workflow-runs/:id" element={<WorkflowRunPage />} />
             <Route path="fires" element={<FiresPage />} />
             <Route path="fires/:id" element={<FireDetailPage />} />
             <Route

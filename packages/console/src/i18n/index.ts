@@ -15,6 +15,7 @@ import login from '../pages/login/messages';
 import scripts from '../pages/scripts/messages';
 import tokens from '../pages/tokens/messages';
 import users from '../pages/users/messages';
+import workflows from '../pages/workflows/messages';
 import common from './common';
 
 export const LANGUAGES = ['en', 'zh'] as const;
@@ -27,6 +28,7 @@ const namespaces = {
   dashboard,
   apps,
   jobs,
+  workflows,
   scripts,
   fires,
   users,
