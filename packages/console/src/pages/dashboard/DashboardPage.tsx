@@ -30,6 +30,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { call, client } from '../../api/client';
 import type { Dashboard } from '../../api/types';
+import { workflowFigures } from '../../api/workflows';
 import { useAuth } from '../../auth/AuthContext';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { PageLoading } from '../../components/PageLoading';
@@ -219,6 +220,7 @@ function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
           />
         </Col>
       </Row>
+      <WorkflowFigures data={data} />
       <Typography.Text type="secondary" data-testid="dashboard-computed-at">
         {t('inPeriod', { count: data.totals.total })} ·{' '}
         {data.computedAt === null ? t('notComputed') : t('computedAt', { time: formatTime(data.computedAt) })}
@@ -274,6 +276,63 @@ function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
         </Row>
       )}
     </Flex>
+  );
+}
+
+/** Workflows and today's runs by status; nothing from a server that does not count them yet. */
+function WorkflowFigures({ data }: { data: Dashboard }) {
+  const { t } = useTranslation('dashboard');
+  const figures = workflowFigures(data);
+  if (figures === undefined) return null;
+  const runs = [
+    { key: 'succeeded', color: RESULT_COLORS.succeeded, value: figures.runsToday.succeeded },
+    { key: 'failed', color: RESULT_COLORS.failed, value: figures.runsToday.failed },
+    { key: 'running', color: RESULT_COLORS.running, value: figures.runsToday.running },
+  ] as const;
+  return (
+    <Row gutter={[16, 16]} data-testid="dashboard-workflows">
+      <Col xs={24} sm={12} xl={6}>
+        <FigureCard
+          title={t('workflows')}
+          value={figures.total}
+          testId="figure-workflows"
+          footer={
+            <Typography.Text type="secondary">
+              {t('enabledWorkflows', { count: figures.running })} ·{' '}
+              <Link to="/workflows">{t('seeWorkflows')}</Link>
+            </Typography.Text>
+          }
+        />
+      </Col>
+      <Col xs={24} sm={12} xl={6}>
+        <FigureCard
+          title={t('workflowRunsToday')}
+          hint={t('workflowRunsTodayHint')}
+          value={runs.reduce((sum, run) => sum + run.value, 0)}
+          testId="figure-workflow-runs"
+          footer={
+            <Flex wrap gap="small" data-testid="workflow-runs-by-status">
+              {runs.map((run) => (
+                <Link key={run.key} to={`/workflow-runs?status=${run.key}`} style={{ whiteSpace: 'nowrap' }}>
+                  <span
+                    aria-hidden
+                    style={{
+                      display: 'inline-block',
+                      width: 8,
+                      height: 8,
+                      borderRadius: 4,
+                      marginRight: 4,
+                      background: run.color,
+                    }}
+                  />
+                  {t(`result.${run.key}`)} {run.value}
+                </Link>
+              ))}
+            </Flex>
+          }
+        />
+      </Col>
+    </Row>
   );
 }
 

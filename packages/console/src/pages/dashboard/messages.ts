@@ -45,6 +45,11 @@ export default {
     emptyText:
       'No job has fired in the last {{days}} days. Create a job and start it to see its figures here.',
     createJob: 'Create a job',
+    workflows: 'Workflows',
+    enabledWorkflows: '{{count}} running on schedule',
+    seeWorkflows: 'see all',
+    workflowRunsToday: 'Workflow runs today',
+    workflowRunsTodayHint: 'Runs started today, by status',
   },
   zh: {
     title: '运行报表',
@@ -90,5 +95,10 @@ export default {
     emptyTitle: '暂无调度',
     emptyText: '最近 {{days}} 天没有任务被调度。新建任务并启动后，这里会显示统计数据。',
     createJob: '新建任务',
+    workflows: '工作流数量',
+    enabledWorkflows: '{{count}} 个正在调度',
+    seeWorkflows: '查看全部',
+    workflowRunsToday: '今日工作流运行',
+    workflowRunsTodayHint: '今天开始的运行，按状态统计',
   },
 };

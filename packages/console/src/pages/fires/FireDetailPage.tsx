@@ -43,6 +43,29 @@ function Preformatted({ text, testId }: { text: string | null; testId?: string }
   );
 }
 
+/** A workflow node's fire names its run and node (fields a server before workflows does not send). */
+function workflowItems(
+  record: Fire,
+  t: (key: string, options?: Record<string, unknown>) => string,
+): NonNullable<DescriptionsProps['items']> {
+  const { workflowRunId, workflowNodeKey } = record as {
+    workflowRunId?: number | null;
+    workflowNodeKey?: string | null;
+  };
+  if (workflowRunId === undefined || workflowRunId === null) return [];
+  return [
+    {
+      key: 'workflowRun',
+      label: t('detail.workflowRun'),
+      children: (
+        <Link to={`/workflow-runs/${workflowRunId}`}>
+          {t('detail.workflowRunLink', { id: workflowRunId, key: workflowNodeKey ?? '' })}
+        </Link>
+      ),
+    },
+  ];
+}
+
 function FireLink({ id }: { id: number | null }) {
   return id === null ? <span>—</span> : <Link to={`/fires/${id}`}>#{id}</Link>;
 }
@@ -153,6 +176,7 @@ export default function FireDetailPage() {
     },
     item('retryFireId', <FireLink id={record.retryFireId} />),
     item('triggeredByFireId', <FireLink id={record.triggeredByFireId} />),
+    ...workflowItems(record, t),
     item('alarmStatus', t(`alarmStatus.${record.alarmStatus}`, { defaultValue: record.alarmStatus })),
     item('alarmMsg', <Preformatted text={record.alarmMsg} />, 2),
   ];

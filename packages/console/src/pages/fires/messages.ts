@@ -56,6 +56,7 @@ export default {
       RETRY: 'Retry',
       PARENT: 'Parent job',
       MISFIRE: 'Misfire',
+      WORKFLOW: 'Workflow',
     },
     alarmStatus: {
       NONE: 'No alarm',
@@ -83,6 +84,8 @@ export default {
       parentFireId: 'Parent record',
       retriesFireId: 'Retries record',
       retryFireId: 'Retried by',
+      workflowRun: 'Workflow run',
+      workflowRunLink: 'Run #{{id}}, node {{key}}',
       triggeredByFireId: "Triggered by (parent job's record)",
       alarmStatus: 'Alarm',
       alarmMsg: 'Alarm message',
@@ -187,6 +190,7 @@ export default {
       RETRY: '失败重试',
       PARENT: '父任务触发',
       MISFIRE: '过期补偿',
+      WORKFLOW: '工作流',
     },
     alarmStatus: {
       NONE: '无告警',
@@ -214,6 +218,8 @@ export default {
       parentFireId: '上级记录',
       retriesFireId: '重试的记录',
       retryFireId: '重试记录',
+      workflowRun: '工作流运行',
+      workflowRunLink: '运行 #{{id}} 的节点 {{key}}',
       triggeredByFireId: '触发来源（父任务记录）',
       alarmStatus: '告警',
       alarmMsg: '告警信息',
