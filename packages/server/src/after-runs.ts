@@ -6,22 +6,34 @@
  * the record before this hook runs (the failure's decision by the retry sweep, the success's
  * children by `children_status`), so a node that dies before or during it loses neither: the
  * retry monitor and the owed-children sweep pay what it did not.
+ *
+ * A workflow node's record moves its run on (workflows/engine.ts) once its failure is decided:
+ * whether a retry is to come is what tells a failed node from a node still trying. A node that
+ * dies first leaves the run to the workflow sweep.
  */
 import type { ChildTrigger } from './child-jobs/child-trigger.js';
 import type { FailureDecisions } from './retries/failure-decisions.js';
 import { type FinishedFire, RETRYABLE_STATUSES } from './store/index.js';
+import type { WorkflowEngine } from './workflows/engine.js';
 
 const RETRYABLE: ReadonlySet<string> = new Set(RETRYABLE_STATUSES);
 
 export interface AfterRunsDeps {
   decisions: Pick<FailureDecisions, 'decide'>;
   children: Pick<ChildTrigger, 'afterSuccess'>;
+  workflows?: Pick<WorkflowEngine, 'afterRuns'>;
 }
 
 /** The hook: decides the failures and fires the children of the successes among `finished`. Never rejects. */
 export function afterRuns(deps: AfterRunsDeps): (finished: readonly FinishedFire[]) => Promise<void> {
   return async (finished) => {
     const failed = finished.filter((fire) => RETRYABLE.has(fire.status)).map((fire) => fire.fireId);
-    await Promise.all([deps.decisions.decide(failed), deps.children.afterSuccess(finished)]);
+    const inWorkflows = finished.filter((fire) => fire.workflowRunId !== null);
+    await Promise.all([
+      deps.decisions.decide(failed).then(() => {
+        if (inWorkflows.length > 0) return deps.workflows?.afterRuns(inWorkflows);
+      }),
+      deps.children.afterSuccess(finished),
+    ]);
   };
 }

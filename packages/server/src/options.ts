@@ -225,6 +225,12 @@ export interface ServerInternalOptions {
   owedChildrenMonitorIntervalMs?: number;
   /** How often the owed-alarm sweep sends alarms a stopped node left owed. Default 60,000 ms. */
   owedAlarmMonitorIntervalMs?: number;
+  /** How often each node looks for workflows due within the next poll. Default 1,000 ms. */
+  workflowPollIntervalMs?: number;
+  /** How often the workflow sweep moves on runs a stopped node left. Default 10,000 ms. */
+  workflowSweepIntervalMs?: number;
+  /** A run changed less than this long ago is left to the node moving it. Default 10,000 ms. */
+  workflowSweepGraceMs?: number;
 }
 
 export interface ResolvedServerOptions {
@@ -285,6 +291,9 @@ export interface ResolvedServerOptions {
   retentionBatchBudgetMs: number;
   owedChildrenMonitorIntervalMs: number;
   owedAlarmMonitorIntervalMs: number;
+  workflowPollIntervalMs: number;
+  workflowSweepIntervalMs: number;
+  workflowSweepGraceMs: number;
 }
 
 export const SERVER_DEFAULTS = {
@@ -314,6 +323,9 @@ export const SERVER_DEFAULTS = {
   retentionBatchBudgetMs: 0,
   owedChildrenMonitorIntervalMs: 60_000,
   owedAlarmMonitorIntervalMs: 60_000,
+  workflowPollIntervalMs: 1_000,
+  workflowSweepIntervalMs: 10_000,
+  workflowSweepGraceMs: 10_000,
 } as const;
 
 const MAX_NODE_ID_LENGTH = 64;
@@ -479,6 +491,27 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       d.retentionBatchBudgetMs,
       0,
       60_000,
+    ),
+    workflowPollIntervalMs: integerIn(
+      'internal.workflowPollIntervalMs',
+      internal.workflowPollIntervalMs,
+      d.workflowPollIntervalMs,
+      10,
+      60_000,
+    ),
+    workflowSweepIntervalMs: integerIn(
+      'internal.workflowSweepIntervalMs',
+      internal.workflowSweepIntervalMs,
+      d.workflowSweepIntervalMs,
+      10,
+      3_600_000,
+    ),
+    workflowSweepGraceMs: integerIn(
+      'internal.workflowSweepGraceMs',
+      internal.workflowSweepGraceMs,
+      d.workflowSweepGraceMs,
+      0,
+      3_600_000,
     ),
     owedChildrenMonitorIntervalMs: integerIn(
       'internal.owedChildrenMonitorIntervalMs',

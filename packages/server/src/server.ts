@@ -60,6 +60,10 @@ import { warnConnectionErrors } from './store/connection-faults.js';
 import type { FinishedFire, Store } from './store/index.js';
 import { waitForDatabase } from './store/wait-for-database.js';
 import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
+import { WorkflowEngine } from './workflows/engine.js';
+import { WorkflowSweep } from './workflows/monitor.js';
+import { WorkflowScheduler } from './workflows/scheduler.js';
+import { stopFire } from './workflows/stop-fire.js';
 
 /** Secrets generated at this start; print them once (only hashes are kept of some). */
 export interface FirstStartSecrets {
@@ -332,7 +336,23 @@ async function startOnStore(
     clock,
     logger: logger.child({ part: 'child-jobs' }),
   });
-  const retriesAlarmsChildren = afterRuns({ decisions, children: childTrigger });
+  // Workflows: runs move on when their nodes' records finish (the result hook below).
+  const workflowEngine = new WorkflowEngine({
+    store,
+    pipeline: firePipeline,
+    planner: scheduler.planner,
+    clock,
+    logger: logger.child({ part: 'workflows' }),
+    stopFire: stopFire({
+      store,
+      dispatcher,
+      finishFires: (results) => recorder.record(results),
+      clock,
+      logger: logger.child({ part: 'workflows' }),
+    }),
+    alarmRunFailed: (workflow, run, reason) => alarmQueue.raiseWorkflowRun(workflow, run, reason),
+  });
+  const retriesAlarmsChildren = afterRuns({ decisions, children: childTrigger, workflows: workflowEngine });
   const onFiresFinished = async (finished: readonly FinishedFire[]) => {
     for (const fire of finished) metrics.resultRecorded(fire.handleCode);
     await firePipeline.onFiresFinished(finished);
@@ -422,6 +442,23 @@ async function startOnStore(
     logger: logger.child({ part: 'owed-children-monitor' }),
     intervalMs: o.owedChildrenMonitorIntervalMs,
   });
+  const workflowScheduler = new WorkflowScheduler({
+    store,
+    engine: workflowEngine,
+    clock,
+    logger: logger.child({ part: 'workflows' }),
+    pollIntervalMs: o.workflowPollIntervalMs,
+    misfireWindowMs: o.misfireWindowMs,
+  });
+  const workflowSweep = new WorkflowSweep({
+    store,
+    engine: workflowEngine,
+    lease,
+    clock,
+    logger: logger.child({ part: 'workflow-sweep' }),
+    intervalMs: o.workflowSweepIntervalMs,
+    graceMs: o.workflowSweepGraceMs,
+  });
   // Only the alarm queue holds owed alarms: with an embedder's sink, nothing is owed to sweep.
   const owedAlarmMonitor =
     o.alarmSink === undefined
@@ -487,6 +524,7 @@ async function startOnStore(
       if (initialSecretsFile === undefined) return;
       if (await forgetInitialSecretsOf(initialSecretsFile, username)) initialSecretsFile = undefined;
     },
+    workflows: workflowEngine,
   });
   let schedulerRunning = false;
   registerOps(app, { store, auth, metrics, schedulerRunning: () => schedulerRunning });
@@ -500,6 +538,8 @@ async function startOnStore(
       schedulerRunning = true;
       retries.start();
       owedChildrenMonitor.start();
+      workflowScheduler.start();
+      workflowSweep.start();
     })();
     return scheduling;
   };
@@ -509,7 +549,13 @@ async function startOnStore(
     await scheduling.catch(() => undefined);
     schedulerRunning = false;
     const waiting = await scheduler.stop();
-    await Promise.all([retries.stop(), owedChildrenMonitor.stop()]);
+    await Promise.all([
+      retries.stop(),
+      owedChildrenMonitor.stop(),
+      workflowScheduler.stop(),
+      workflowSweep.stop(),
+    ]);
+    await workflowEngine.idle();
     return waiting;
   };
   const started: Array<() => Promise<unknown>> = [];

@@ -6,7 +6,7 @@
  * escapes every value for the robot's dialect), the JSON (webhook).
  */
 import type { Fire, Job } from '../api/schemas.js';
-import type { AppGroupRow, FireRow, JobRow } from '../store/index.js';
+import type { AppGroupRow, FireRow, JobRow, WorkflowRow, WorkflowRunRow } from '../store/index.js';
 
 /** The run's own messages are capped: a stack trace belongs in the log, not in a chat group. */
 const DETAILS_MAX_CHARS = 1_500;
@@ -68,6 +68,37 @@ export function buildAlarmMessage(facts: AlarmFacts): AlarmMessage {
     job: jobResource,
     fire: facts.fireResource,
     emailRecipients: splitEmails(job.alarm_email),
+  };
+}
+
+/** The alarm of a failed workflow run. */
+export function buildWorkflowAlarmMessage(facts: {
+  workflow: WorkflowRow;
+  run: WorkflowRunRow;
+  reason: string;
+  app: AppGroupRow | undefined;
+  raisedAt: number;
+}): AlarmMessage {
+  const { workflow, run, app, reason } = facts;
+  const appText = app === undefined ? `#${workflow.app_id}` : `${app.app_name} (${app.title})`;
+  return {
+    event: 'alarm',
+    title: `[Tickwheel] Workflow #${workflow.id} ${workflow.name} failed`,
+    reason,
+    facts: [
+      ['App', appText],
+      ['Workflow', `#${workflow.id} ${workflow.name}`],
+      ['Run', `#${run.id} (${run.trigger_type})`],
+      ['Scheduled at', new Date(run.scheduled_at).toISOString()],
+      ['Status', run.status],
+      ['Reason', reason],
+    ],
+    details: '',
+    raisedAt: facts.raisedAt,
+    app: app === undefined ? null : { id: app.id, appName: app.app_name, title: app.title },
+    job: null,
+    fire: null,
+    emailRecipients: splitEmails(workflow.alarm_email),
   };
 }
 

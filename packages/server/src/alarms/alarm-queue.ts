@@ -23,8 +23,8 @@ import { toFire } from '../api/fires.js';
 import { toJob } from '../api/jobs.js';
 import type { Clock, TimerHandle } from '../scheduling/clock.js';
 import { NetworkRules } from '../security/network-rules.js';
-import type { AlarmChannelRow, Store } from '../store/index.js';
-import { type AlarmMessage, buildAlarmMessage } from './alarm-message.js';
+import type { AlarmChannelRow, Store, WorkflowRow, WorkflowRunRow } from '../store/index.js';
+import { type AlarmMessage, buildAlarmMessage, buildWorkflowAlarmMessage } from './alarm-message.js';
 import { AlarmSendError, toAlarmSendError } from './alarm-send-error.js';
 import type { Alarm, AlarmSink } from './alarm-sink.js';
 import { ALARM_STATUS } from './alarm-status.js';
@@ -59,6 +59,8 @@ export interface DeliveryOutcome {
 /** One alarm on its way: the fire it is about and how its channels did. */
 interface AlarmRun {
   fireId: number;
+  /** A workflow run's alarm: its outcome goes to the log (the run's alarm status was taken before it was raised). */
+  workflowRunId?: number;
   /** Held by this queue until recorded (see `Alarm.owed`). */
   owed: boolean;
   waiting: number;
@@ -125,6 +127,69 @@ export class AlarmQueue implements AlarmSink {
             owed
               ? 'preparing an alarm failed; the owed-alarm sweep sends it later'
               : 'preparing an alarm failed; it is not sent',
+          );
+        }),
+    );
+  }
+
+  /**
+   * Sends the alarm of a failed workflow run through the workflow's channels (its alarm channels
+   * and e-mail addresses, as a job's). Returns at once, like `raise`. The engine raises it once
+   * per run (a compare-and-set of the run's alarm status), so nothing is held here.
+   */
+  raiseWorkflowRun(workflow: WorkflowRow, run: WorkflowRunRow, reason: string): void {
+    if (this.stopping) {
+      this.options.logger.warn(
+        { workflowRunId: run.id },
+        'workflow alarm raised while the server stops; not sent',
+      );
+      return;
+    }
+    this.track(
+      Promise.resolve()
+        .then(async () => {
+          const channels = await channelsForJob(this.options.store.alarmChannels, workflow);
+          this.options.logger.warn(
+            {
+              workflowId: workflow.id,
+              workflowRunId: run.id,
+              channels: channels.map((channel) => channel.name),
+            },
+            `alarm: ${reason}`,
+          );
+          if (channels.length === 0) return;
+          const message = buildWorkflowAlarmMessage({
+            workflow,
+            run,
+            reason,
+            app: await this.options.store.apps.findAppById(workflow.app_id),
+            raisedAt: this.options.clock.now(),
+          });
+          const alarmRun: AlarmRun = {
+            fireId: 0,
+            workflowRunId: run.id,
+            owed: false,
+            waiting: channels.length,
+            outcomes: [],
+          };
+          for (const channel of channels) {
+            const config = parseStoredConfig(channel);
+            const delivery: Delivery = {
+              run: alarmRun,
+              channel,
+              config: config ?? {},
+              message,
+              deliveryId: randomUUID(),
+              attempts: 0,
+            };
+            if (config === undefined) this.settle(delivery, 'the stored config is not valid JSON');
+            else this.push(delivery);
+          }
+        })
+        .catch((err: unknown) => {
+          this.options.logger.error(
+            { err, workflowRunId: run.id },
+            'preparing a workflow alarm failed; it is not sent',
           );
         }),
     );
@@ -308,6 +373,13 @@ export class AlarmQueue implements AlarmSink {
 
   private async record(run: AlarmRun): Promise<void> {
     const sent = run.outcomes.every((outcome) => outcome.sent);
+    if (run.workflowRunId !== undefined) {
+      this.options.logger.info(
+        { workflowRunId: run.workflowRunId, sent, outcome: describeOutcomes(run.outcomes) },
+        'workflow run alarm sent',
+      );
+      return;
+    }
     try {
       await this.options.store.fires.recordAlarmResult(
         run.fireId,

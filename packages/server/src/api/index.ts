@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { NetworkRules } from '../security/network-rules.js';
 import type { FinishedFire, FireResult, JobRow, Store } from '../store/index.js';
+import type { WorkflowEngine } from '../workflows/engine.js';
 import { registerAlarmChannels } from './alarm-channels.js';
 import { registerApps } from './apps.js';
 import { registerAudit } from './audit.js';
@@ -31,6 +32,7 @@ import { registerScripts } from './scripts.js';
 import { registerTokens } from './tokens.js';
 import { registerUsers } from './users.js';
 import { validatorCompiler } from './validator.js';
+import { registerWorkflows } from './workflows.js';
 
 export const API_PREFIX = '/api/v1';
 /** An executor whose last heartbeat is older than this is offline (XXL-JOB: 3 beats of 30 s). */
@@ -77,6 +79,8 @@ export interface RestApiDeps {
   networkRules?: NetworkRules;
   /** Called once an app was created or its executor token rotated on this node (the token caches re-read). */
   onAppCredentialsChanged?: () => Promise<void>;
+  /** Starts workflow runs and carries out the levers on them (workflows/engine.ts). */
+  workflows: Pick<WorkflowEngine, 'trigger' | 'stopRun' | 'retryNode' | 'markNode'>;
 }
 
 export interface ResolvedRestApiDeps extends RestApiDeps {
@@ -122,6 +126,7 @@ export function registerRestApi(app: FastifyInstance, deps: RestApiDeps): void {
         registerAudit(authenticated, ctx);
         registerDashboard(authenticated, ctx);
         registerRetention(authenticated, ctx);
+        registerWorkflows(authenticated, ctx);
         registerOpenApiRoute(authenticated, api);
       });
     },

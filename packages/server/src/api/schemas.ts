@@ -40,11 +40,11 @@ export const LIMITS = {
   maxLogLine: 2_147_483_647,
 } as const;
 
-const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 /** The range of a JavaScript Date: a time filter past it would overflow PostgreSQL's bigint. */
 const EPOCH_MS_BOUNDS = { minimum: 0, maximum: 8_640_000_000_000_000 } as const;
-const EpochMs = Type.Integer(EPOCH_MS_BOUNDS);
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const EpochMs = Type.Integer(EPOCH_MS_BOUNDS);
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The same properties, each optional (bodies where every field has a default or keeps its value). */
 function optionalAll<T extends Record<string, TSchema>>(props: T): { [K in keyof T]: TOptional<T[K]> } {
@@ -71,7 +71,7 @@ export const ErrorEnvelope = Type.Object(
 export const IdParams = Type.Object({ id: Id });
 export type IdParams = Static<typeof IdParams>;
 
-const paging = {
+export const paging = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSize, default: 50 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxOffset, default: 0 })),
 };
@@ -231,8 +231,20 @@ export const AUDIT_ACTIONS = [
   'RESTORE',
   'CHANGE_PASSWORD',
   'ROTATE_TOKEN',
+  'RETRY_NODE',
+  'MARK_NODE',
 ] as const;
-export const AUDIT_TARGETS = ['APP', 'JOB', 'FIRE', 'USER', 'API_TOKEN', 'SCRIPT', 'ALARM_CHANNEL'] as const;
+export const AUDIT_TARGETS = [
+  'APP',
+  'JOB',
+  'FIRE',
+  'USER',
+  'API_TOKEN',
+  'SCRIPT',
+  'ALARM_CHANNEL',
+  'WORKFLOW',
+  'WORKFLOW_RUN',
+] as const;
 
 export const AuditEntry = Type.Object({
   id: Id,
@@ -271,7 +283,7 @@ const AppName = Type.String({
 });
 const Title = Type.String({ minLength: 1, maxLength: 128, ...ONE_LINE });
 /** Where an importer took a job or an app from; one line, null clears it. */
-const Origin = (what: 'job' | 'app') =>
+export const Origin = (what: 'job' | 'app' | 'workflow') =>
   Type.Union([Type.String({ maxLength: 255, ...ONE_LINE }), Type.Null()], {
     description: `Where the ${what} was imported from (set by importers, e.g. \`xxl-job mysql://db:3306/xxl_job #12\`); null for ${what}s made here`,
   });

@@ -67,6 +67,16 @@ export interface FireToDispatch {
    * it if it had arrived.
    */
   resendTo?: ExecutorAddress;
+  /** A workflow node's run: its run, node, the run's param and its upstream nodes' outputs (Tickwheel executors read them). */
+  workflow?: WorkflowRunContext;
+}
+
+/** What a workflow node's run request carries besides the job's fields (the `workflow` field of `run`). */
+export interface WorkflowRunContext {
+  runId: number;
+  nodeKey: string;
+  param: string | null;
+  upstream: Record<string, { status: string; output: unknown }>;
 }
 
 /** One shard of a broadcast, before its fire record exists. */
@@ -461,6 +471,7 @@ function triggerParamOf(
     glueUpdatetime: fire.glueUpdatedAt,
     broadcastIndex: shardIndex,
     broadcastTotal: shardTotal,
+    ...(fire.workflow === undefined ? {} : { workflow: fire.workflow }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { RouteStrategy, TriggerType } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { DueFire, DueJob } from '../store/hot/due-load.js';
 import type { AppGroupRow } from '../store/index.js';
-import type { FireToDispatch } from './dispatcher.js';
+import type { FireToDispatch, WorkflowRunContext } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
 import type { AppExecutors, DispatchRequest } from './fire-pipeline.js';
 
@@ -54,6 +54,7 @@ export function toDispatch(
   request: DispatchRequest,
   resendTo: ExecutorAddress | undefined,
 ): FireToDispatch {
+  const workflow = workflowContextOf(fire);
   return {
     fireId: fire.id,
     jobId: job.id,
@@ -63,7 +64,7 @@ export function toDispatch(
     executorHandler: fire.executor_handler,
     executorParam: fire.executor_param ?? '',
     executorBlockStrategy: job.executor_block_strategy as FireToDispatch['executorBlockStrategy'],
-    executorTimeout: job.executor_timeout,
+    executorTimeout: workflow?.timeoutSeconds ?? job.executor_timeout,
     glueType: job.glue_type,
     glueSource: job.glue_source,
     glueUpdatedAt: job.glue_updated_at,
@@ -72,5 +73,26 @@ export function toDispatch(
     ...(request.shard === undefined ? {} : { shard: request.shard }),
     ...(request.leased === true ? { leased: true } : {}),
     ...(resendTo === undefined ? {} : { resendTo }),
+    ...(workflow === undefined
+      ? {}
+      : {
+          workflow: {
+            runId: workflow.runId,
+            nodeKey: workflow.nodeKey,
+            param: workflow.param,
+            upstream: workflow.upstream,
+          },
+        }),
   };
+}
+
+/** The stored context of a workflow node's record (workflows/engine.ts writes it); undefined for any other record. */
+function workflowContextOf(fire: DueFire): (WorkflowRunContext & { timeoutSeconds?: number }) | undefined {
+  const stored = fire.workflow_context;
+  if (stored === null || stored === undefined) return undefined;
+  try {
+    return JSON.parse(stored) as WorkflowRunContext & { timeoutSeconds?: number };
+  } catch {
+    return undefined;
+  }
 }

@@ -17,6 +17,7 @@ import {
   returnFail,
   returnSuccess,
   WireMessages,
+  WORKFLOW_LIMITS,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { ExecutorMetrics } from '../executors/metrics.js';
@@ -68,6 +69,7 @@ export async function receiveCallback(
       ...(isKillReport(param.handleCode, param.handleMsg) ? { status: 'killed' as const } : {}),
       ...(sender.scope.kind === 'app' ? { fromApp: sender.scope.appId } : {}),
       ...(sender.address === undefined ? {} : { fromAddress: sender.address }),
+      ...outputOf(param.output),
     });
   });
   await deps.recorder.record(
@@ -174,6 +176,17 @@ function isCount(value: unknown): value is number {
  * Those runs were killed, not failed: an XXL-JOB kill stops every run of the job, not only the
  * one a user killed, and the others must not read as failures (nor be retried or alarmed as such).
  */
+/**
+ * A workflow node's output as the record keeps it (JSON text), when the item carries one within
+ * the bound; one over it is left out (the executor drops it first, with a line in the run's log).
+ */
+function outputOf(output: unknown): { output?: string } {
+  if (output === undefined) return {};
+  const text = JSON.stringify(output);
+  if (text === undefined || Buffer.byteLength(text) > WORKFLOW_LIMITS.outputBytes) return {};
+  return { output: text };
+}
+
 function isKillReport(handleCode: number, handleMsg: string | null): boolean {
   return (
     handleCode === HandleCode.FAIL &&

@@ -43,6 +43,8 @@ export interface NewFire {
   triggeredByFireId?: number | null;
   /** Trigger-once: the executors to run on instead of the job's route (checked by the caller). */
   addressOverride?: readonly string[];
+  /** A workflow node's run: the run, the node, and what its run request carries (JSON). */
+  workflow?: { runId: number; nodeKey: string; context: string };
 }
 
 export interface FireFilter {
@@ -166,6 +168,13 @@ export function newFireRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> 
     claimed_by_epoch: 0,
     triggered_by_fire_id: fire.triggeredByFireId ?? null,
     address_override: fire.addressOverride?.length ? JSON.stringify(fire.addressOverride) : null,
+    ...(fire.workflow === undefined
+      ? {}
+      : {
+          workflow_run_id: fire.workflow.runId,
+          workflow_node_key: fire.workflow.nodeKey,
+          workflow_context: fire.workflow.context,
+        }),
     created_at: nowMs,
   };
 }

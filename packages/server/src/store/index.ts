@@ -86,3 +86,15 @@ export type { NewSession, SessionRepository } from './sessions.js';
 export type { SettingRepository } from './settings.js';
 export type { Store } from './store.js';
 export type { NewApiToken, NewUser, UserPatch, UserRepository } from './users.js';
+export type {
+  NewWorkflowRun,
+  RunCommit,
+  StartedRun,
+  StartRunRequest,
+  WorkflowFields,
+  WorkflowFilter,
+  WorkflowFire,
+  WorkflowPatch,
+  WorkflowRepository,
+  WorkflowRunFilter,
+} from './workflows.js';

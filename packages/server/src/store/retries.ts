@@ -85,6 +85,10 @@ export function createRetryRepository(conn: StoreConnection) {
       retry_fire_id: null,
       triggered_by_fire_id: null,
       dispatch_claimed_at: 0,
+      // A workflow node's retry is the same node's next attempt: its run, node and context go with it.
+      workflow_run_id: failed.workflow_run_id ?? null,
+      workflow_node_key: failed.workflow_node_key ?? null,
+      workflow_context: failed.workflow_context ?? null,
       created_at: nowMs,
     };
     if (conn.dialect === 'sqlite') return createRetryFireSqlite(conn, failed.id, retry, alarm);

@@ -200,7 +200,69 @@ export interface FireTable {
    * result arriving later replaces that failure and clears it. Optional on insert: NULL.
    */
   lost_at?: number | null;
+  /** The workflow run this record is a node's run of (migration 0014); NULL otherwise, and on a broadcast's shards. */
+  workflow_run_id?: number | null;
+  /** The node of `workflow_run_id` this record runs. */
+  workflow_node_key?: string | null;
+  /** What the node's run request carries (workflows/node-context.ts), JSON; NULL outside workflows. */
+  workflow_context?: string | null;
+  /** The JSON value a Tickwheel handler returned for a workflow node; NULL when none. */
+  output?: string | null;
   created_at: number;
+}
+
+/** A workflow (migration 0014): a graph of nodes and edges with a schedule like a job's. */
+export interface WorkflowTable {
+  id: Generated<number>;
+  app_id: number;
+  name: string;
+  description: string;
+  schedule_type: string;
+  schedule_conf: string;
+  time_zone: string;
+  misfire_strategy: string;
+  /** SERIAL | DISCARD | PARALLEL. */
+  concurrency: string;
+  /** The graph, JSON `{nodes, edges}` (protocol's WorkflowNode / WorkflowEdge). */
+  definition: string;
+  alarm_email: string;
+  /** Comma-separated ids of the alarm channels a failed run is sent through. */
+  alarm_channel_ids: string;
+  /** 1 = scheduled, 0 = stopped. */
+  trigger_status: number;
+  next_fire_at: number | null;
+  /** Bumped by every run started, under the row's lock (see migration 0014). */
+  run_seq: Generated<number>;
+  origin: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One run of a workflow (migration 0014). */
+export interface WorkflowRunTable {
+  id: Generated<number>;
+  workflow_id: number;
+  app_id: number;
+  /** waiting | running | succeeded | failed | stopped | skipped. */
+  status: string;
+  trigger_type: string;
+  param: string | null;
+  scheduled_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  /** A nested run: the run, and its node, that runs this one as a step. */
+  parent_run_id: number | null;
+  parent_node_key: string | null;
+  /** The graph as it was when the run was made, JSON. */
+  definition: string;
+  /** Each node's state, JSON (workflows/run-state.ts). */
+  state: string;
+  /** Compare-and-set counter of every change of the run. */
+  version: number;
+  /** 0 none, 1 owed (a failed run whose alarm is not sent yet), 2 sent. */
+  alarm_status: number;
+  created_at: number;
+  updated_at: number;
 }
 
 /**
@@ -358,6 +420,8 @@ export interface Database {
   lease: LeaseTable;
   schema_migrations: SchemaMigrationsTable;
   alarm_channel: AlarmChannelTable;
+  workflow: WorkflowTable;
+  workflow_run: WorkflowRunTable;
 }
 
 export type AppGroupRow = Selectable<AppGroupTable>;
@@ -368,6 +432,9 @@ export type NewJobRow = Insertable<JobTable>;
 export type JobUpdate = Updateable<JobTable>;
 export type JobGlueRow = Selectable<JobGlueTable>;
 export type FireRow = Selectable<FireTable>;
+export type WorkflowRow = Selectable<WorkflowTable>;
+export type NewWorkflowRow = Insertable<WorkflowTable>;
+export type WorkflowRunRow = Selectable<WorkflowRunTable>;
 export type DailyAppReportRow = Selectable<DailyAppReportTable>;
 export type UserRow = Selectable<UsersTable>;
 export type ApiTokenRow = Selectable<ApiTokenTable>;

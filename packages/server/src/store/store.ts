@@ -19,6 +19,7 @@ import type { Database } from './schema.js';
 import { createSessionRepository, type SessionRepository } from './sessions.js';
 import { createSettingRepository, type SettingRepository } from './settings.js';
 import { createUserRepository, type UserRepository } from './users.js';
+import { createWorkflowRepository, type WorkflowRepository } from './workflows.js';
 
 export interface Store {
   readonly dialect: DialectName;
@@ -46,6 +47,8 @@ export interface Store {
   readonly settings: SettingRepository;
   readonly reports: ReportRepository;
   readonly alarmChannels: AlarmChannelRepository;
+  /** Workflows and their runs (workflows/). */
+  readonly workflows: WorkflowRepository;
   /** Closes the pool (or the SQLite database). */
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export function createStore(connection: StoreConnection): Store {
     settings: createSettingRepository(connection),
     reports: createReportRepository(connection),
     alarmChannels: createAlarmChannelRepository(connection),
+    workflows: createWorkflowRepository(connection),
     close() {
       // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
       closed ??= (async () => {

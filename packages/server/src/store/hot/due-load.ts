@@ -30,6 +30,7 @@ export const DUE_FIRE_COLUMNS = [
   'created_at',
   'address_override',
   'sent_to',
+  'workflow_context',
 ] as const;
 
 /** What dispatching a fire reads of its job: whether it still runs, how to send it, FIX_DELAY's schedule. */
@@ -109,6 +110,7 @@ function dueFireOf(row: unknown[]): DueFire {
     created_at: r[11],
     address_override: r[12],
     sent_to: r[13],
+    workflow_context: r[14],
   };
 }
 
@@ -146,6 +148,7 @@ type DueFireRow = [
   DueFire['created_at'],
   DueFire['address_override'],
   DueFire['sent_to'],
+  DueFire['workflow_context'],
 ];
 
 type DueJobRow = [

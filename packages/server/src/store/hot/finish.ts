@@ -48,6 +48,8 @@ export interface FireResult {
   fromApp?: number;
   /** The executor that sent the result (a Tickwheel executor names itself): only a record sent there takes it. */
   fromAddress?: string;
+  /** A workflow node's output, JSON text (bounded by the caller); kept when the result has none. */
+  output?: string | null;
 }
 
 /** A record this call finalised, with what the caller needs for child jobs, retries and alarms. */
@@ -64,6 +66,8 @@ export interface FinishedFire {
   retryCount: number;
   /** A success whose job has child jobs: their records are owed (child-jobs/child-trigger.ts). */
   childrenOwed: boolean;
+  /** The workflow run the record is a node's run of, which its end moves on (workflows/engine.ts). */
+  workflowRunId: number | null;
 }
 
 interface FinishedFireRow {
@@ -78,10 +82,11 @@ interface FinishedFireRow {
   handle_code: number;
   retry_count: number;
   children_status: number;
+  workflow_run_id: number | null;
 }
 
 const RETURNED_COLUMNS =
-  'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count, children_status';
+  'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count, children_status, workflow_run_id';
 
 /** True when the job of the fire record `fire` has child jobs (`job.child_job_ids` is never NULL). */
 const HAS_CHILDREN = (fire: string) =>
@@ -140,6 +145,7 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
     handleCode: row.handle_code,
     retryCount: row.retry_count,
     childrenOwed: Number(row.children_status) === CHILDREN_STATUS.OWED,
+    workflowRunId: row.workflow_run_id === null ? null : Number(row.workflow_run_id),
   };
 }
 
@@ -152,10 +158,10 @@ const PG_FINISH = `WITH locked AS (
 )
 UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
-  lost_at = v.lost_at,
+  lost_at = v.lost_at, output = COALESCE(v.output, f.output),
   children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END
-FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[])
-  AS v(id, status, handle_code, handle_msg, handle_at, lost_at, from_app, from_address),
+FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[])
+  AS v(id, status, handle_code, handle_msg, handle_at, lost_at, from_app, from_address, output),
   locked
 WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NULL')}
   AND (v.from_app IS NULL OR f.app_id = v.from_app)
@@ -171,7 +177,7 @@ async function finishPostgres(
 ) {
   return inPostgresTransaction(conn, async (client) => {
     const updated = await client.query<FinishedFireRow>({
-      name: 'tw_finish_fires_from',
+      name: 'tw_finish_fires_output',
       text: PG_FINISH,
       values: [
         results.map((r) => r.fireId),
@@ -182,6 +188,7 @@ async function finishPostgres(
         results.map(lostAtOf),
         results.map((r) => r.fromApp ?? null),
         results.map((r) => r.fromAddress ?? null),
+        results.map((r) => r.output ?? null),
       ],
     });
     return updated.rows;
@@ -260,14 +267,15 @@ async function updateMysql(
   changes: readonly { result: FireResult; status: string; childrenStatus: number }[],
 ) {
   const row =
-    'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status, ? AS lost_at';
-  const rows = [row, ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?, ?')].join(
-    ' UNION ALL ',
-  );
+    'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status, ? AS lost_at, ? AS output';
+  const rows = [
+    row,
+    ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?, ?, ?'),
+  ].join(' UNION ALL ');
   await connection.query(
     `UPDATE fire f JOIN (${rows}) v ON f.id = v.id
 SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_msg, f.handle_at = v.handle_at,
-  f.children_status = v.children_status, f.lost_at = v.lost_at`,
+  f.children_status = v.children_status, f.lost_at = v.lost_at, f.output = COALESCE(v.output, f.output)`,
     changes.flatMap(({ result, status, childrenStatus }) => [
       result.fireId,
       status,
@@ -276,17 +284,18 @@ SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_
       result.handleAt,
       childrenStatus,
       lostAtOf(result),
+      result.output ?? null,
     ]),
   );
 }
 
 // Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at, lost_at, from_app,
-// from_address]; one
+// from_address, output]; one
 // statement per batch. The unary `+` keeps SQLite off the status index: it would scan every open
 // record, not look up the batch's ids.
 export const SQLITE_FINISH = `UPDATE fire
 SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->> 3, handle_at = v.value ->> 4,
-  lost_at = v.value ->> 5,
+  lost_at = v.value ->> 5, output = COALESCE(v.value ->> 8, fire.output),
   children_status = CASE WHEN v.value ->> 1 = 'succeeded' AND ${HAS_CHILDREN('fire')} THEN ${CHILDREN_STATUS.OWED} ELSE fire.children_status END
 FROM json_each(?) AS v
 WHERE fire.id = v.value ->> 0 AND (+fire.status IN (${FINISHABLE_SQL})
@@ -312,6 +321,7 @@ async function finishSqlite(
       lostAtOf(r),
       r.fromApp ?? null,
       r.fromAddress ?? null,
+      r.output ?? null,
     ]),
   );
   return inSqliteWrite(conn, () => prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[]);

@@ -18,6 +18,7 @@ import mysqlSendFence from './mysql/0010_send_fence.js';
 import mysqlAppTokens from './mysql/0011_app_tokens.js';
 import mysqlOriginPasswordChange from './mysql/0012_origin_password_change.js';
 import mysqlPullConnections from './mysql/0013_pull_connections.js';
+import mysqlWorkflows from './mysql/0014_workflows.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -31,6 +32,7 @@ import postgresSendFence from './postgres/0010_send_fence.js';
 import postgresAppTokens from './postgres/0011_app_tokens.js';
 import postgresOriginPasswordChange from './postgres/0012_origin_password_change.js';
 import postgresPullConnections from './postgres/0013_pull_connections.js';
+import postgresWorkflows from './postgres/0014_workflows.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -44,6 +46,7 @@ import sqliteSendFence from './sqlite/0010_send_fence.js';
 import sqliteAppTokens from './sqlite/0011_app_tokens.js';
 import sqliteOriginPasswordChange from './sqlite/0012_origin_password_change.js';
 import sqlitePullConnections from './sqlite/0013_pull_connections.js';
+import sqliteWorkflows from './sqlite/0014_workflows.js';
 
 export interface Migration {
   version: number;
@@ -66,6 +69,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 11, name: 'app_tokens', sql: sqliteAppTokens },
     { version: 12, name: 'origin_password_change', sql: sqliteOriginPasswordChange },
     { version: 13, name: 'pull_connections', sql: sqlitePullConnections },
+    { version: 14, name: 'workflows', sql: sqliteWorkflows },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -81,6 +85,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 11, name: 'app_tokens', sql: postgresAppTokens },
     { version: 12, name: 'origin_password_change', sql: postgresOriginPasswordChange },
     { version: 13, name: 'pull_connections', sql: postgresPullConnections },
+    { version: 14, name: 'workflows', sql: postgresWorkflows },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -96,6 +101,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 11, name: 'app_tokens', sql: mysqlAppTokens },
     { version: 12, name: 'origin_password_change', sql: mysqlOriginPasswordChange },
     { version: 13, name: 'pull_connections', sql: mysqlPullConnections },
+    { version: 14, name: 'workflows', sql: mysqlWorkflows },
   ],
 };
 
