@@ -17,6 +17,10 @@ import { type Static, Type } from 'typebox';
 import { EpochMs, Id, LIMITS, Nullable, Origin, paging } from './schemas.js';
 import { ONE_LINE } from './text-rules.js';
 
+/** `${path}`: a placeholder of a node's param. */
+const placeholder = (path: string) => `\${${path}}`;
+const PARAM_DESCRIPTION = `JOB: the param instead of the job's own; ${placeholder('run.param')}, ${placeholder('A.output')} and ${placeholder('A.output.field')} are filled when the node starts. WORKFLOW: the nested run's param`;
+
 const NodeKey = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -33,9 +37,7 @@ export const WorkflowNode = Type.Object(
       Nullable(
         Type.String({
           maxLength: LIMITS.executorParamBytes,
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholders are the param's syntax
-          description:
-            "JOB: the param instead of the job's own; `${run.param}`, `${A.output}` and `${A.output.field}` are filled when the node starts. WORKFLOW: the nested run's param",
+          description: PARAM_DESCRIPTION,
         }),
       ),
     ),

@@ -35,7 +35,6 @@ const ADMIN_TOKEN = `tw_${randomBytes(32).toString('base64url')}`;
 const INSTALLATION_TOKEN = randomBytes(32).toString('base64url');
 
 /** Template syntaxes of the engines a Java or Node scheduler might pass text through, and a shell's. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: these placeholders are the text under test
 const TEMPLATES = '${7*7} {{7*7}} #{7*7} <%= 7*7 %> ${process.env.HOME} $(id) `id` %{7*7}';
 
 let started: E2eServer;
