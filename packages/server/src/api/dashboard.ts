@@ -34,12 +34,13 @@ export function registerDashboard(api: FastifyInstance, ctx: ApiContext): void {
       const appIds = await appsInScope(ctx, principal, appId);
       const now = clock.now();
       const days = lastDays(now, dayCount);
-      const [apps, jobs, enabledJobs, executorsOnline, rows] = await Promise.all([
+      const [apps, jobs, enabledJobs, executorsOnline, rows, workflows] = await Promise.all([
         appIds === undefined ? store.apps.countApps() : appIds.length,
         countJobs(ctx, appIds),
         countJobs(ctx, appIds, 1),
         countExecutorsOnline(ctx, appIds, now - executorDeadAfterMs),
         store.reports.listDays(days[0]!, days[days.length - 1]!, appIds),
+        workflowFigures(ctx, appIds, now),
       ]);
       const computedAt = rows.reduce<number | null>((at, row) => Math.max(at ?? 0, row.updated_at), null);
       return {
@@ -52,9 +53,32 @@ export function registerDashboard(api: FastifyInstance, ctx: ApiContext): void {
         totals: mergeFigures(rows),
         series: dailySeries(days, rows),
         computedAt,
+        workflows,
       };
     },
   );
+}
+
+/** Workflows in scope, those scheduled, and today's runs by status. */
+async function workflowFigures(ctx: ApiContext, appIds: number[] | undefined, now: number) {
+  const { workflows } = ctx.deps.store;
+  const scope = appIds === undefined ? {} : { appIds };
+  const startOfDay = now - (now % 86_400_000);
+  const [total, running, byStatus] = await Promise.all([
+    workflows.countWorkflows(scope),
+    workflows.countWorkflows({ ...scope, triggerStatus: 1 }),
+    workflows.countRunsByStatus(startOfDay, appIds),
+  ]);
+  return {
+    total,
+    running,
+    runsToday: {
+      succeeded: byStatus.succeeded ?? 0,
+      failed: byStatus.failed ?? 0,
+      running: (byStatus.running ?? 0) + (byStatus.waiting ?? 0),
+      stopped: byStatus.stopped ?? 0,
+    },
+  };
 }
 
 /** The apps the caller sees: undefined = every app (an admin without a filter). */

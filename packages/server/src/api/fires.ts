@@ -246,5 +246,18 @@ export function toFire(row: FireRow): Fire {
     triggeredByFireId: row.triggered_by_fire_id ?? null,
     alarmStatus: alarmStatusName(row.alarm_status),
     alarmMsg: row.alarm_msg ?? null,
+    workflowRunId: row.workflow_run_id ?? null,
+    workflowNodeKey: row.workflow_node_key ?? null,
+    ...outputOf(row.output),
   };
+}
+
+/** The stored output, parsed (left out when the record has none). */
+function outputOf(text: string | null | undefined): { output?: unknown } {
+  if (text === null || text === undefined) return {};
+  try {
+    return { output: JSON.parse(text) };
+  } catch {
+    return { output: text };
+  }
 }

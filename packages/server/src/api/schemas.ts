@@ -679,6 +679,13 @@ export const Fire = Type.Object({
     description: 'NONE: not alarmed; SENT: every alarm channel took it; FAILED: one did not (see alarmMsg)',
   }),
   alarmMsg: Nullable(Type.String({ description: "Each alarm channel's outcome, e.g. `EMAIL ops: sent`" })),
+  workflowRunId: Nullable(
+    Type.Integer({ minimum: 1, description: 'A workflow node’s fire: the workflow run it belongs to' }),
+  ),
+  workflowNodeKey: Nullable(Type.String({ description: 'A workflow node’s fire: the node it runs' })),
+  output: Type.Optional(
+    Type.Unknown({ description: "A workflow node's output, as its handler returned it" }),
+  ),
 });
 export type Fire = Static<typeof Fire>;
 
@@ -837,6 +844,22 @@ export const Dashboard = Type.Object({
     { description: 'One entry per day, oldest first, today last; days without fires count zero' },
   ),
   computedAt: Nullable(EpochMs),
+  workflows: Type.Object(
+    {
+      total: Type.Integer(),
+      running: Type.Integer({ description: 'Workflows whose schedule is on' }),
+      runsToday: Type.Object(
+        {
+          succeeded: Type.Integer(),
+          failed: Type.Integer(),
+          running: Type.Integer({ description: 'Running or waiting' }),
+          stopped: Type.Integer(),
+        },
+        { description: 'Runs made today (UTC), by status' },
+      ),
+    },
+    { description: 'Workflows in scope and their runs' },
+  ),
 });
 
 // ------------------------------------------------------------------ retention
