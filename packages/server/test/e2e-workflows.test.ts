@@ -1,11 +1,12 @@
 /**
- * Workflows end to end: a real server on SQLite, a real Tickwheel executor, the REST API. Every
+ * Workflows end to end on each database: a real server, a real Tickwheel executor, the REST API. Every
  * node is a job run on the executor; what the tests read is what the run view reads
  * (`getWorkflowRun`) and the fire records themselves.
  */
 import type { JobContext } from '@tickwheel/executor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRow } from '../src/index.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   createApp,
   createJob,
@@ -91,55 +92,64 @@ const ended = (run: Run) => !['running', 'waiting'].includes(run.status);
 const node = (run: Run, key: string) => run.nodes.find((n) => n.key === key)!;
 const statuses = (run: Run) => Object.fromEntries(run.nodes.map((n) => [n.key, n.status]));
 
-beforeAll(async () => {
-  server = await startServer({ apiToken: API_TOKEN, internal: { workflowPollIntervalMs: 100 } });
-  executor = await startExecutor(server.server, APP, (ex) => {
-    ex.handle('wf-echo', (ctx) => {
-      remember(ctx);
-      return { node: ctx.workflow?.nodeKey, param: ctx.param, upstream: Object.keys(ctx.upstream).sort() };
+describe.each(DIALECTS)('workflows end to end on %s', (dialect) => {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    // Run ids start at 1 in each database: what a node saw is keyed by them.
+    seen.clear();
+    db = dialect === 'sqlite' ? undefined : await createTestDatabase(dialect);
+    server = await startServer({
+      apiToken: API_TOKEN,
+      ...(db === undefined ? {} : { database: db.url }),
+      internal: { workflowPollIntervalMs: 100 },
     });
-    ex.handle('wf-count', (ctx) => {
-      remember(ctx);
-      return { count: Number(ctx.param) };
-    });
-    ex.handle('wf-maybe-fail', (ctx) => {
-      remember(ctx);
-      if (failing.has(ctx.workflow!.nodeKey)) throw new Error(`${ctx.workflow!.nodeKey} failed as asked`);
-      return { ok: ctx.workflow!.nodeKey };
-    });
-    ex.handle('wf-hold', async (ctx) => {
-      remember(ctx);
-      await new Promise<void>((resolve) => {
-        const release = () => {
-          held.delete(release);
-          resolve();
-        };
-        held.add(release);
-        ctx.signal.addEventListener('abort', release);
+    executor = await startExecutor(server.server, APP, (ex) => {
+      ex.handle('wf-echo', (ctx) => {
+        remember(ctx);
+        return { node: ctx.workflow?.nodeKey, param: ctx.param, upstream: Object.keys(ctx.upstream).sort() };
       });
-      if (ctx.signal.aborted) throw new Error('stopped');
-      return 'released';
+      ex.handle('wf-count', (ctx) => {
+        remember(ctx);
+        return { count: Number(ctx.param) };
+      });
+      ex.handle('wf-maybe-fail', (ctx) => {
+        remember(ctx);
+        if (failing.has(ctx.workflow!.nodeKey)) throw new Error(`${ctx.workflow!.nodeKey} failed as asked`);
+        return { ok: ctx.workflow!.nodeKey };
+      });
+      ex.handle('wf-hold', async (ctx) => {
+        remember(ctx);
+        await new Promise<void>((resolve) => {
+          const release = () => {
+            held.delete(release);
+            resolve();
+          };
+          held.add(release);
+          ctx.signal.addEventListener('abort', release);
+        });
+        if (ctx.signal.aborted) throw new Error('stopped');
+        return 'released';
+      });
     });
+    appId = await createApp(server.store, APP);
+    for (const handler of ['wf-echo', 'wf-count', 'wf-maybe-fail', 'wf-hold']) {
+      jobs[handler] = await createJob(server.store, {
+        app_id: appId,
+        name: handler,
+        schedule_type: 'NONE',
+        schedule_conf: '',
+        executor_handler: handler,
+      });
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const release of [...held]) release();
+    await executor?.close();
+    await server?.close();
+    await db?.drop();
   });
-  appId = await createApp(server.store, APP);
-  for (const handler of ['wf-echo', 'wf-count', 'wf-maybe-fail', 'wf-hold']) {
-    jobs[handler] = await createJob(server.store, {
-      app_id: appId,
-      name: handler,
-      schedule_type: 'NONE',
-      schedule_conf: '',
-      executor_handler: handler,
-    });
-  }
-}, 30_000);
 
-afterAll(async () => {
-  for (const release of [...held]) release();
-  await executor?.close();
-  await server?.close();
-});
-
-describe('workflows end to end', () => {
   it('runs a diamond: D starts only after both B and C ended and sees both outputs', async () => {
     const workflow = await createWorkflow({
       name: 'diamond',
