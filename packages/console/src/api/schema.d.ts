@@ -600,6 +600,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List workflows, newest first */
+        get: operations["listWorkflows"];
+        put?: never;
+        /** Create a workflow (stopped unless triggerStatus is 1) */
+        post: operations["createWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One workflow, with its graph */
+        get: operations["getWorkflow"];
+        put?: never;
+        post?: never;
+        /** Delete a workflow (its runs and their fire records stay; runs under way finish) */
+        delete: operations["deleteWorkflow"];
+        options?: never;
+        head?: never;
+        /** Change a workflow; fields left out keep their value, nodes and edges are replaced whole. Runs under way keep the graph they started with. */
+        patch: operations["updateWorkflow"];
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a workflow's schedule from its next fire time after now */
+        post: operations["startWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a workflow's schedule (it can still be triggered; runs under way go on) */
+        post: operations["stopWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start one run of a workflow now, optionally with a param every node sees (SERIAL: it waits behind a running run; DISCARD: it is skipped) */
+        post: operations["triggerWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List workflow runs, newest first */
+        get: operations["listWorkflowRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One workflow run: each node's state and fire records, and the graph it runs */
+        get: operations["getWorkflowRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow-runs/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a run: its running nodes are killed, the nodes still waiting are marked stopped */
+        post: operations["stopWorkflowRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow-runs/{id}/nodes/{key}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a failed (or stopped) node again; when it succeeds the run carries on from there (its successors skipped because of it get their turn) */
+        post: operations["retryWorkflowNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow-runs/{id}/nodes/{key}/mark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a failed (or stopped) node succeeded or skipped, so the run goes on past it */
+        post: operations["markWorkflowNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3223,6 +3396,10 @@ export interface operations {
                              */
                             alarmStatus: "NONE" | "SENT" | "FAILED";
                             alarmMsg: string | null;
+                            workflowRunId: number | null;
+                            workflowNodeKey: string | null;
+                            /** @description A workflow node's output, as its handler returned it */
+                            output?: unknown;
                         }[];
                         /** @description Items matching the filters, over all pages */
                         total: number;
@@ -3331,6 +3508,10 @@ export interface operations {
                          */
                         alarmStatus: "NONE" | "SENT" | "FAILED";
                         alarmMsg: string | null;
+                        workflowRunId: number | null;
+                        workflowNodeKey: string | null;
+                        /** @description A workflow node's output, as its handler returned it */
+                        output?: unknown;
                     };
                 };
             };
@@ -3713,6 +3894,10 @@ export interface operations {
                          */
                         alarmStatus: "NONE" | "SENT" | "FAILED";
                         alarmMsg: string | null;
+                        workflowRunId: number | null;
+                        workflowNodeKey: string | null;
+                        /** @description A workflow node's output, as its handler returned it */
+                        output?: unknown;
                     };
                 };
             };
@@ -5268,8 +5453,8 @@ export interface operations {
         parameters: {
             query?: {
                 userId?: number;
-                action?: "CREATE" | "UPDATE" | "DELETE" | "START" | "STOP" | "TRIGGER" | "KILL" | "RESTORE" | "CHANGE_PASSWORD" | "ROTATE_TOKEN";
-                targetType?: "APP" | "JOB" | "FIRE" | "USER" | "API_TOKEN" | "SCRIPT" | "ALARM_CHANNEL";
+                action?: "CREATE" | "UPDATE" | "DELETE" | "START" | "STOP" | "TRIGGER" | "KILL" | "RESTORE" | "CHANGE_PASSWORD" | "ROTATE_TOKEN" | "RETRY_NODE" | "MARK_NODE";
+                targetType?: "APP" | "JOB" | "FIRE" | "USER" | "API_TOKEN" | "SCRIPT" | "ALARM_CHANNEL" | "WORKFLOW" | "WORKFLOW_RUN";
                 targetId?: number;
                 appId?: number;
                 /** @description at >= from (epoch ms) */
@@ -5297,9 +5482,9 @@ export interface operations {
                             at: number;
                             userId: number;
                             username: string;
-                            /** @description CREATE | UPDATE | DELETE | START | STOP | TRIGGER | KILL | RESTORE | CHANGE_PASSWORD | ROTATE_TOKEN */
+                            /** @description CREATE | UPDATE | DELETE | START | STOP | TRIGGER | KILL | RESTORE | CHANGE_PASSWORD | ROTATE_TOKEN | RETRY_NODE | MARK_NODE */
                             action: string;
-                            /** @description APP | JOB | FIRE | USER | API_TOKEN | SCRIPT | ALARM_CHANNEL */
+                            /** @description APP | JOB | FIRE | USER | API_TOKEN | SCRIPT | ALARM_CHANNEL | WORKFLOW | WORKFLOW_RUN */
                             targetType: string;
                             targetId: number | null;
                             appId: number | null;
@@ -5431,6 +5616,20 @@ export interface operations {
                             meanRunMs: number | null;
                         }[];
                         computedAt: number | null;
+                        /** @description Workflows in scope and their runs */
+                        workflows: {
+                            total: number;
+                            /** @description Workflows whose schedule is on */
+                            running: number;
+                            /** @description Runs made today (UTC), by status */
+                            runsToday: {
+                                succeeded: number;
+                                failed: number;
+                                /** @description Running or waiting */
+                                running: number;
+                                stopped: number;
+                            };
+                        };
                     };
                 };
             };
@@ -5726,6 +5925,2052 @@ export interface operations {
             };
             /** @description No such resource */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWorkflows: {
+        parameters: {
+            query?: {
+                appId?: number;
+                /** @description Substring of the name */
+                name?: string;
+                triggerStatus?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            appId: number;
+                            name: string;
+                            description: string;
+                            scheduleType: string;
+                            scheduleConf: string;
+                            timeZone: string;
+                            misfireStrategy: string;
+                            concurrency: string;
+                            nodes: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                key: string;
+                                /**
+                                 * @description Default JOB
+                                 * @enum {unknown}
+                                 */
+                                type?: "JOB" | "DECISION" | "WORKFLOW";
+                                jobId?: number;
+                                param?: string | null;
+                                timeoutSeconds?: number | null;
+                                retryCount?: number | null;
+                                /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                                expression?: string;
+                                workflowId?: number;
+                                continueOnFailure?: boolean;
+                                disabled?: boolean;
+                                position?: {
+                                    x: number;
+                                    y: number;
+                                };
+                            }[];
+                            edges: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                from: string;
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                to: string;
+                                /**
+                                 * @description Default SUCCESS
+                                 * @enum {unknown}
+                                 */
+                                condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                                /** @description From a DECISION: followed when the decision's value is this */
+                                value?: string;
+                            }[];
+                            alarmEmail: string;
+                            alarmChannelIds: number[];
+                            /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                            origin: string | null;
+                            /** @description 1 = scheduled, 0 = stopped */
+                            triggerStatus: number;
+                            nextFireAt: number | null;
+                            createdAt: number;
+                            updatedAt: number;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    appId: number;
+                    name: string;
+                    nodes: {
+                        /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                        key: string;
+                        /**
+                         * @description Default JOB
+                         * @enum {unknown}
+                         */
+                        type?: "JOB" | "DECISION" | "WORKFLOW";
+                        jobId?: number;
+                        param?: string | null;
+                        timeoutSeconds?: number | null;
+                        retryCount?: number | null;
+                        /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                        expression?: string;
+                        workflowId?: number;
+                        continueOnFailure?: boolean;
+                        disabled?: boolean;
+                        position?: {
+                            x: number;
+                            y: number;
+                        };
+                    }[];
+                    edges: {
+                        /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                        from: string;
+                        /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                        to: string;
+                        /**
+                         * @description Default SUCCESS
+                         * @enum {unknown}
+                         */
+                        condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                        /** @description From a DECISION: followed when the decision's value is this */
+                        value?: string;
+                    }[];
+                    description?: string;
+                    /** @enum {unknown} */
+                    scheduleType?: "NONE" | "CRON" | "FIX_RATE" | "ONCE";
+                    scheduleConf?: string;
+                    timeZone?: string;
+                    /** @enum {unknown} */
+                    misfireStrategy?: "DO_NOTHING" | "FIRE_ONCE_NOW";
+                    /**
+                     * @description SERIAL: a new run waits for the running one; DISCARD: it is skipped; PARALLEL
+                     * @enum {unknown}
+                     */
+                    concurrency?: "SERIAL" | "DISCARD" | "PARALLEL";
+                    alarmEmail?: string;
+                    alarmChannelIds?: number[];
+                    /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                    origin?: string | null;
+                    /** @description 1 starts the schedule at once; default 0 */
+                    triggerStatus?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        description: string;
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        concurrency: string;
+                        nodes: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            key: string;
+                            /**
+                             * @description Default JOB
+                             * @enum {unknown}
+                             */
+                            type?: "JOB" | "DECISION" | "WORKFLOW";
+                            jobId?: number;
+                            param?: string | null;
+                            timeoutSeconds?: number | null;
+                            retryCount?: number | null;
+                            /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                            expression?: string;
+                            workflowId?: number;
+                            continueOnFailure?: boolean;
+                            disabled?: boolean;
+                            position?: {
+                                x: number;
+                                y: number;
+                            };
+                        }[];
+                        edges: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            from: string;
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            to: string;
+                            /**
+                             * @description Default SUCCESS
+                             * @enum {unknown}
+                             */
+                            condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                            /** @description From a DECISION: followed when the decision's value is this */
+                            value?: string;
+                        }[];
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                        origin: string | null;
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        description: string;
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        concurrency: string;
+                        nodes: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            key: string;
+                            /**
+                             * @description Default JOB
+                             * @enum {unknown}
+                             */
+                            type?: "JOB" | "DECISION" | "WORKFLOW";
+                            jobId?: number;
+                            param?: string | null;
+                            timeoutSeconds?: number | null;
+                            retryCount?: number | null;
+                            /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                            expression?: string;
+                            workflowId?: number;
+                            continueOnFailure?: boolean;
+                            disabled?: boolean;
+                            position?: {
+                                x: number;
+                                y: number;
+                            };
+                        }[];
+                        edges: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            from: string;
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            to: string;
+                            /**
+                             * @description Default SUCCESS
+                             * @enum {unknown}
+                             */
+                            condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                            /** @description From a DECISION: followed when the decision's value is this */
+                            value?: string;
+                        }[];
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                        origin: string | null;
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    appId?: number;
+                    name?: string;
+                    nodes?: {
+                        /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                        key: string;
+                        /**
+                         * @description Default JOB
+                         * @enum {unknown}
+                         */
+                        type?: "JOB" | "DECISION" | "WORKFLOW";
+                        jobId?: number;
+                        param?: string | null;
+                        timeoutSeconds?: number | null;
+                        retryCount?: number | null;
+                        /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                        expression?: string;
+                        workflowId?: number;
+                        continueOnFailure?: boolean;
+                        disabled?: boolean;
+                        position?: {
+                            x: number;
+                            y: number;
+                        };
+                    }[];
+                    edges?: {
+                        /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                        from: string;
+                        /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                        to: string;
+                        /**
+                         * @description Default SUCCESS
+                         * @enum {unknown}
+                         */
+                        condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                        /** @description From a DECISION: followed when the decision's value is this */
+                        value?: string;
+                    }[];
+                    description?: string;
+                    /** @enum {unknown} */
+                    scheduleType?: "NONE" | "CRON" | "FIX_RATE" | "ONCE";
+                    scheduleConf?: string;
+                    timeZone?: string;
+                    /** @enum {unknown} */
+                    misfireStrategy?: "DO_NOTHING" | "FIRE_ONCE_NOW";
+                    /**
+                     * @description SERIAL: a new run waits for the running one; DISCARD: it is skipped; PARALLEL
+                     * @enum {unknown}
+                     */
+                    concurrency?: "SERIAL" | "DISCARD" | "PARALLEL";
+                    alarmEmail?: string;
+                    alarmChannelIds?: number[];
+                    /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                    origin?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        description: string;
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        concurrency: string;
+                        nodes: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            key: string;
+                            /**
+                             * @description Default JOB
+                             * @enum {unknown}
+                             */
+                            type?: "JOB" | "DECISION" | "WORKFLOW";
+                            jobId?: number;
+                            param?: string | null;
+                            timeoutSeconds?: number | null;
+                            retryCount?: number | null;
+                            /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                            expression?: string;
+                            workflowId?: number;
+                            continueOnFailure?: boolean;
+                            disabled?: boolean;
+                            position?: {
+                                x: number;
+                                y: number;
+                            };
+                        }[];
+                        edges: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            from: string;
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            to: string;
+                            /**
+                             * @description Default SUCCESS
+                             * @enum {unknown}
+                             */
+                            condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                            /** @description From a DECISION: followed when the decision's value is this */
+                            value?: string;
+                        }[];
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                        origin: string | null;
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        description: string;
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        concurrency: string;
+                        nodes: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            key: string;
+                            /**
+                             * @description Default JOB
+                             * @enum {unknown}
+                             */
+                            type?: "JOB" | "DECISION" | "WORKFLOW";
+                            jobId?: number;
+                            param?: string | null;
+                            timeoutSeconds?: number | null;
+                            retryCount?: number | null;
+                            /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                            expression?: string;
+                            workflowId?: number;
+                            continueOnFailure?: boolean;
+                            disabled?: boolean;
+                            position?: {
+                                x: number;
+                                y: number;
+                            };
+                        }[];
+                        edges: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            from: string;
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            to: string;
+                            /**
+                             * @description Default SUCCESS
+                             * @enum {unknown}
+                             */
+                            condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                            /** @description From a DECISION: followed when the decision's value is this */
+                            value?: string;
+                        }[];
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                        origin: string | null;
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    stopWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        appId: number;
+                        name: string;
+                        description: string;
+                        scheduleType: string;
+                        scheduleConf: string;
+                        timeZone: string;
+                        misfireStrategy: string;
+                        concurrency: string;
+                        nodes: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            key: string;
+                            /**
+                             * @description Default JOB
+                             * @enum {unknown}
+                             */
+                            type?: "JOB" | "DECISION" | "WORKFLOW";
+                            jobId?: number;
+                            param?: string | null;
+                            timeoutSeconds?: number | null;
+                            retryCount?: number | null;
+                            /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                            expression?: string;
+                            workflowId?: number;
+                            continueOnFailure?: boolean;
+                            disabled?: boolean;
+                            position?: {
+                                x: number;
+                                y: number;
+                            };
+                        }[];
+                        edges: {
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            from: string;
+                            /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                            to: string;
+                            /**
+                             * @description Default SUCCESS
+                             * @enum {unknown}
+                             */
+                            condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                            /** @description From a DECISION: followed when the decision's value is this */
+                            value?: string;
+                        }[];
+                        alarmEmail: string;
+                        alarmChannelIds: number[];
+                        /** @description Where the workflow was imported from (set by importers, e.g. `xxl-job mysql://db:3306/xxl_job #12`); null for workflows made here */
+                        origin: string | null;
+                        /** @description 1 = scheduled, 0 = stopped */
+                        triggerStatus: number;
+                        nextFireAt: number | null;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    triggerWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The run param every node sees */
+                    param?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: number;
+                        /**
+                         * @description waiting: behind a running run of a SERIAL workflow; skipped: DISCARD while one runs
+                         * @enum {unknown}
+                         */
+                        status: "running" | "waiting" | "skipped";
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The body is larger than 4 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWorkflowRuns: {
+        parameters: {
+            query?: {
+                workflowId?: number;
+                appId?: number;
+                status?: "waiting" | "running" | "succeeded" | "failed" | "stopped" | "skipped";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            workflowId: number;
+                            workflowName: string;
+                            appId: number;
+                            /** @enum {unknown} */
+                            status: "waiting" | "running" | "succeeded" | "failed" | "stopped" | "skipped";
+                            triggerType: string;
+                            param: string | null;
+                            scheduledAt: number;
+                            startedAt: number | null;
+                            finishedAt: number | null;
+                            parentRunId: number | null;
+                            parentNodeKey: string | null;
+                        }[];
+                        /** @description Items matching the filters, over all pages */
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWorkflowRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        workflowId: number;
+                        workflowName: string;
+                        appId: number;
+                        /** @enum {unknown} */
+                        status: "waiting" | "running" | "succeeded" | "failed" | "stopped" | "skipped";
+                        triggerType: string;
+                        param: string | null;
+                        scheduledAt: number;
+                        startedAt: number | null;
+                        finishedAt: number | null;
+                        parentRunId: number | null;
+                        parentNodeKey: string | null;
+                        nodes: {
+                            key: string;
+                            /** @enum {unknown} */
+                            type: "JOB" | "DECISION" | "WORKFLOW";
+                            /** @enum {unknown} */
+                            status: "waiting" | "running" | "succeeded" | "failed" | "skipped" | "stopped";
+                            /** @description The node's fire records, first attempt first */
+                            fireIds: number[];
+                            /** @description The node's output (a JOB's handler output) */
+                            output?: unknown;
+                            /** @description A DECISION's value */
+                            decision?: string;
+                            childRunId: number | null;
+                            startedAt: number | null;
+                            finishedAt: number | null;
+                            message: string | null;
+                            markedBy: string | null;
+                        }[];
+                        definition: {
+                            nodes: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                key: string;
+                                /**
+                                 * @description Default JOB
+                                 * @enum {unknown}
+                                 */
+                                type?: "JOB" | "DECISION" | "WORKFLOW";
+                                jobId?: number;
+                                param?: string | null;
+                                timeoutSeconds?: number | null;
+                                retryCount?: number | null;
+                                /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                                expression?: string;
+                                workflowId?: number;
+                                continueOnFailure?: boolean;
+                                disabled?: boolean;
+                                position?: {
+                                    x: number;
+                                    y: number;
+                                };
+                            }[];
+                            edges: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                from: string;
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                to: string;
+                                /**
+                                 * @description Default SUCCESS
+                                 * @enum {unknown}
+                                 */
+                                condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                                /** @description From a DECISION: followed when the decision's value is this */
+                                value?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    stopWorkflowRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        workflowId: number;
+                        workflowName: string;
+                        appId: number;
+                        /** @enum {unknown} */
+                        status: "waiting" | "running" | "succeeded" | "failed" | "stopped" | "skipped";
+                        triggerType: string;
+                        param: string | null;
+                        scheduledAt: number;
+                        startedAt: number | null;
+                        finishedAt: number | null;
+                        parentRunId: number | null;
+                        parentNodeKey: string | null;
+                        nodes: {
+                            key: string;
+                            /** @enum {unknown} */
+                            type: "JOB" | "DECISION" | "WORKFLOW";
+                            /** @enum {unknown} */
+                            status: "waiting" | "running" | "succeeded" | "failed" | "skipped" | "stopped";
+                            /** @description The node's fire records, first attempt first */
+                            fireIds: number[];
+                            /** @description The node's output (a JOB's handler output) */
+                            output?: unknown;
+                            /** @description A DECISION's value */
+                            decision?: string;
+                            childRunId: number | null;
+                            startedAt: number | null;
+                            finishedAt: number | null;
+                            message: string | null;
+                            markedBy: string | null;
+                        }[];
+                        definition: {
+                            nodes: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                key: string;
+                                /**
+                                 * @description Default JOB
+                                 * @enum {unknown}
+                                 */
+                                type?: "JOB" | "DECISION" | "WORKFLOW";
+                                jobId?: number;
+                                param?: string | null;
+                                timeoutSeconds?: number | null;
+                                retryCount?: number | null;
+                                /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                                expression?: string;
+                                workflowId?: number;
+                                continueOnFailure?: boolean;
+                                disabled?: boolean;
+                                position?: {
+                                    x: number;
+                                    y: number;
+                                };
+                            }[];
+                            edges: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                from: string;
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                to: string;
+                                /**
+                                 * @description Default SUCCESS
+                                 * @enum {unknown}
+                                 */
+                                condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                                /** @description From a DECISION: followed when the decision's value is this */
+                                value?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retryWorkflowNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        workflowId: number;
+                        workflowName: string;
+                        appId: number;
+                        /** @enum {unknown} */
+                        status: "waiting" | "running" | "succeeded" | "failed" | "stopped" | "skipped";
+                        triggerType: string;
+                        param: string | null;
+                        scheduledAt: number;
+                        startedAt: number | null;
+                        finishedAt: number | null;
+                        parentRunId: number | null;
+                        parentNodeKey: string | null;
+                        nodes: {
+                            key: string;
+                            /** @enum {unknown} */
+                            type: "JOB" | "DECISION" | "WORKFLOW";
+                            /** @enum {unknown} */
+                            status: "waiting" | "running" | "succeeded" | "failed" | "skipped" | "stopped";
+                            /** @description The node's fire records, first attempt first */
+                            fireIds: number[];
+                            /** @description The node's output (a JOB's handler output) */
+                            output?: unknown;
+                            /** @description A DECISION's value */
+                            decision?: string;
+                            childRunId: number | null;
+                            startedAt: number | null;
+                            finishedAt: number | null;
+                            message: string | null;
+                            markedBy: string | null;
+                        }[];
+                        definition: {
+                            nodes: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                key: string;
+                                /**
+                                 * @description Default JOB
+                                 * @enum {unknown}
+                                 */
+                                type?: "JOB" | "DECISION" | "WORKFLOW";
+                                jobId?: number;
+                                param?: string | null;
+                                timeoutSeconds?: number | null;
+                                retryCount?: number | null;
+                                /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                                expression?: string;
+                                workflowId?: number;
+                                continueOnFailure?: boolean;
+                                disabled?: boolean;
+                                position?: {
+                                    x: number;
+                                    y: number;
+                                };
+                            }[];
+                            edges: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                from: string;
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                to: string;
+                                /**
+                                 * @description Default SUCCESS
+                                 * @enum {unknown}
+                                 */
+                                condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                                /** @description From a DECISION: followed when the decision's value is this */
+                                value?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    markWorkflowNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    status: "succeeded" | "skipped";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        workflowId: number;
+                        workflowName: string;
+                        appId: number;
+                        /** @enum {unknown} */
+                        status: "waiting" | "running" | "succeeded" | "failed" | "stopped" | "skipped";
+                        triggerType: string;
+                        param: string | null;
+                        scheduledAt: number;
+                        startedAt: number | null;
+                        finishedAt: number | null;
+                        parentRunId: number | null;
+                        parentNodeKey: string | null;
+                        nodes: {
+                            key: string;
+                            /** @enum {unknown} */
+                            type: "JOB" | "DECISION" | "WORKFLOW";
+                            /** @enum {unknown} */
+                            status: "waiting" | "running" | "succeeded" | "failed" | "skipped" | "stopped";
+                            /** @description The node's fire records, first attempt first */
+                            fireIds: number[];
+                            /** @description The node's output (a JOB's handler output) */
+                            output?: unknown;
+                            /** @description A DECISION's value */
+                            decision?: string;
+                            childRunId: number | null;
+                            startedAt: number | null;
+                            finishedAt: number | null;
+                            message: string | null;
+                            markedBy: string | null;
+                        }[];
+                        definition: {
+                            nodes: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                key: string;
+                                /**
+                                 * @description Default JOB
+                                 * @enum {unknown}
+                                 */
+                                type?: "JOB" | "DECISION" | "WORKFLOW";
+                                jobId?: number;
+                                param?: string | null;
+                                timeoutSeconds?: number | null;
+                                retryCount?: number | null;
+                                /** @description DECISION: a CEL expression over `run`, `upstream` and `nodes` */
+                                expression?: string;
+                                workflowId?: number;
+                                continueOnFailure?: boolean;
+                                disabled?: boolean;
+                                position?: {
+                                    x: number;
+                                    y: number;
+                                };
+                            }[];
+                            edges: {
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                from: string;
+                                /** @description Unique in the workflow: a letter, then letters, digits, _ and - */
+                                to: string;
+                                /**
+                                 * @description Default SUCCESS
+                                 * @enum {unknown}
+                                 */
+                                condition?: "SUCCESS" | "FAILURE" | "ALWAYS";
+                                /** @description From a DECISION: followed when the decision's value is this */
+                                value?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the field and the reason are named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No credentials, or wrong ones */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed for this user (TW_ERR_FORBIDDEN), a session request without its CSRF token (TW_ERR_CSRF), or a user who must change their password first (TW_ERR_PASSWORD_CHANGE_REQUIRED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A code from the error catalogue, e.g. TW_ERR_INVALID_FIELD */
+                            code: string;
+                            /** @description The input the error is about, e.g. addressList[1] */
+                            field?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -30,7 +30,6 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { call, client } from '../../api/client';
 import type { Dashboard } from '../../api/types';
-import { workflowFigures } from '../../api/workflows';
 import { useAuth } from '../../auth/AuthContext';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { PageLoading } from '../../components/PageLoading';
@@ -279,15 +278,15 @@ function DashboardFigures({ data, days }: { data: Dashboard; days: Days }) {
   );
 }
 
-/** Workflows and today's runs by status; nothing from a server that does not count them yet. */
+/** Workflows, those on schedule, and today's workflow runs by status (each a link to those runs). */
 function WorkflowFigures({ data }: { data: Dashboard }) {
   const { t } = useTranslation('dashboard');
-  const figures = workflowFigures(data);
-  if (figures === undefined) return null;
+  const figures = data.workflows;
   const runs = [
     { key: 'succeeded', color: RESULT_COLORS.succeeded, value: figures.runsToday.succeeded },
     { key: 'failed', color: RESULT_COLORS.failed, value: figures.runsToday.failed },
     { key: 'running', color: RESULT_COLORS.running, value: figures.runsToday.running },
+    { key: 'stopped', color: RESULT_COLORS.timeout, value: figures.runsToday.stopped },
   ] as const;
   return (
     <Row gutter={[16, 16]} data-testid="dashboard-workflows">
@@ -325,7 +324,7 @@ function WorkflowFigures({ data }: { data: Dashboard }) {
                       background: run.color,
                     }}
                   />
-                  {t(`result.${run.key}`)} {run.value}
+                  {t(`workflowResult.${run.key}`)} {run.value}
                 </Link>
               ))}
             </Flex>

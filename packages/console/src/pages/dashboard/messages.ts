@@ -49,7 +49,13 @@ export default {
     enabledWorkflows: '{{count}} running on schedule',
     seeWorkflows: 'see all',
     workflowRunsToday: 'Workflow runs today',
-    workflowRunsTodayHint: 'Runs started today, by status',
+    workflowRunsTodayHint: 'Runs made today (UTC day), by status',
+    workflowResult: {
+      succeeded: 'Succeeded',
+      failed: 'Failed',
+      running: 'Running or waiting',
+      stopped: 'Stopped',
+    },
   },
   zh: {
     title: '运行报表',
@@ -99,6 +105,12 @@ export default {
     enabledWorkflows: '{{count}} 个正在调度',
     seeWorkflows: '查看全部',
     workflowRunsToday: '今日工作流运行',
-    workflowRunsTodayHint: '今天开始的运行，按状态统计',
+    workflowRunsTodayHint: '今天（UTC 日期）的运行，按状态统计',
+    workflowResult: {
+      succeeded: '成功',
+      failed: '失败',
+      running: '运行中或等待中',
+      stopped: '已停止',
+    },
   },
 };

@@ -43,7 +43,7 @@ function Preformatted({ text, testId }: { text: string | null; testId?: string }
   );
 }
 
-/** A workflow node's fire names its run and node (fields a server before workflows does not send). */
+/** A workflow node's fire names its run and node, and shows the output its handler gave. */
 function workflowItems(
   record: Fire,
   t: (key: string, options?: Record<string, unknown>) => string,
@@ -63,6 +63,23 @@ function workflowItems(
         </Link>
       ),
     },
+    ...(record.output === undefined || record.output === null
+      ? []
+      : [
+          {
+            key: 'output',
+            label: t('detail.output'),
+            span: 2,
+            children: (
+              <Preformatted
+                testId="fire-output"
+                text={
+                  typeof record.output === 'string' ? record.output : JSON.stringify(record.output, null, 2)
+                }
+              />
+            ),
+          },
+        ]),
   ];
 }
 

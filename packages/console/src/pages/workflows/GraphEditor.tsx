@@ -64,6 +64,12 @@ function GraphCanvas({ graph, workflowId }: GraphEditorProps) {
     return () => clearTimeout(timer);
   }, [count, flow]);
 
+  // The panel steps back while a dialog adds something: the dialog's fields are the ones to fill.
+  const startAdding = (type: WorkflowNodeType) => {
+    graph.setSelection(undefined);
+    setAdding(type);
+  };
+
   const onNodesChange = (changes: NodeChange<FlowNode>[]) => {
     graph.onNodesChange(changes);
     if (changes.some((change) => change.type === 'remove')) graph.setSelection(undefined);
@@ -91,16 +97,23 @@ function GraphCanvas({ graph, workflowId }: GraphEditorProps) {
   return (
     <>
       <Flex gap="small" wrap style={{ marginBottom: 8 }} data-testid="graph-toolbar">
-        <Button icon={<PlusOutlined />} onClick={() => setAdding('JOB')}>
+        <Button icon={<PlusOutlined />} onClick={() => startAdding('JOB')}>
           {t('editor.addJob')}
         </Button>
-        <Button icon={<BranchesOutlined />} onClick={() => setAdding('DECISION')}>
+        <Button icon={<BranchesOutlined />} onClick={() => startAdding('DECISION')}>
           {t('editor.addDecision')}
         </Button>
-        <Button icon={<DeploymentUnitOutlined />} onClick={() => setAdding('WORKFLOW')}>
+        <Button icon={<DeploymentUnitOutlined />} onClick={() => startAdding('WORKFLOW')}>
           {t('editor.addWorkflow')}
         </Button>
-        <Button icon={<NodeIndexOutlined />} disabled={count < 2} onClick={() => setAddingEdge(true)}>
+        <Button
+          icon={<NodeIndexOutlined />}
+          disabled={count < 2}
+          onClick={() => {
+            graph.setSelection(undefined);
+            setAddingEdge(true);
+          }}
+        >
           {t('editor.addEdge')}
         </Button>
         <Button

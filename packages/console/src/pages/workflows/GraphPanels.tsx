@@ -97,6 +97,8 @@ export function NodePanel({
 
   return (
     <Form<NodeFields>
+      // Field ids of their own: the add-node dialog has the same fields while this panel is shown.
+      name="node-panel"
       form={form}
       layout="vertical"
       size="small"
@@ -243,6 +245,7 @@ export function EdgePanel({ id, edge, graph }: { id: string; edge: WorkflowEdge;
 
   return (
     <Form<EdgeFields>
+      name="edge-panel"
       form={form}
       layout="vertical"
       size="small"

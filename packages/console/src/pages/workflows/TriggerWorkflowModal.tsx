@@ -3,8 +3,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Form, Input, Modal } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { call } from '../../api/client';
-import { type Workflow, workflowClient } from '../../api/workflows';
+import { call, client } from '../../api/client';
+import type { Workflow } from '../../api/workflows';
 import { ApiErrorAlert } from '../../components/ApiErrorAlert';
 import { placeholder } from './placeholders';
 import { WORKFLOW_RUNS } from './queries';
@@ -16,7 +16,7 @@ export function TriggerWorkflowModal({ workflow, onClose }: { workflow: Workflow
   const trigger = useMutation({
     mutationFn: ({ param }: { param: string }) =>
       call(
-        workflowClient.POST('/api/v1/workflows/{id}/trigger', {
+        client.POST('/api/v1/workflows/{id}/trigger', {
           params: { path: { id: workflow.id } },
           body: param === '' ? {} : { param },
         }),

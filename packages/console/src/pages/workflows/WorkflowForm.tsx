@@ -30,8 +30,8 @@ import {
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router-dom';
-import { ApiError, call } from '../../api/client';
-import { type Workflow, workflowClient } from '../../api/workflows';
+import { ApiError, call, client } from '../../api/client';
+import type { Workflow } from '../../api/workflows';
 import { errorText } from '../../components/ApiErrorAlert';
 import { showFieldError } from '../../components/formErrors';
 import { PageTitle } from '../../components/PageTitle';
@@ -114,13 +114,11 @@ export function WorkflowForm({
       const body = workflowBody(values, graph.definition());
       return workflow === undefined
         ? call(
-            workflowClient.POST('/api/v1/workflows', {
+            client.POST('/api/v1/workflows', {
               body: { ...body, triggerStatus: values.startNow ? 1 : 0 },
             }),
           )
-        : call(
-            workflowClient.PATCH('/api/v1/workflows/{id}', { params: { path: { id: workflow.id } }, body }),
-          );
+        : call(client.PATCH('/api/v1/workflows/{id}', { params: { path: { id: workflow.id } }, body }));
     },
     onMutate: () => setSaveError(undefined),
     onSuccess: async (saved) => {

@@ -26,8 +26,8 @@ import {
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
-import { ApiError, call } from '../../api/client';
-import { type WorkflowRun, type WorkflowRunNode, workflowClient } from '../../api/workflows';
+import { ApiError, call, client } from '../../api/client';
+import type { WorkflowRun, WorkflowRunNode } from '../../api/workflows';
 import { ApiErrorAlert, errorText } from '../../components/ApiErrorAlert';
 import { PageLoading } from '../../components/PageLoading';
 import { PageTitle } from '../../components/PageTitle';
@@ -222,15 +222,13 @@ function useRunAction(run: WorkflowRun) {
         | { kind: 'mark'; key: string; status: 'succeeded' | 'skipped' },
     ) => {
       if (action.kind === 'stop') {
-        return call(
-          workflowClient.POST('/api/v1/workflow-runs/{id}/stop', { params: { path: { id: run.id } } }),
-        );
+        return call(client.POST('/api/v1/workflow-runs/{id}/stop', { params: { path: { id: run.id } } }));
       }
       const path = { id: run.id, key: action.key };
       return action.kind === 'retry'
-        ? call(workflowClient.POST('/api/v1/workflow-runs/{id}/nodes/{key}/retry', { params: { path } }))
+        ? call(client.POST('/api/v1/workflow-runs/{id}/nodes/{key}/retry', { params: { path } }))
         : call(
-            workflowClient.POST('/api/v1/workflow-runs/{id}/nodes/{key}/mark', {
+            client.POST('/api/v1/workflow-runs/{id}/nodes/{key}/mark', {
               params: { path },
               body: { status: action.status },
             }),

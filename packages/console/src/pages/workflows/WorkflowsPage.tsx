@@ -22,8 +22,8 @@ import {
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
-import { call } from '../../api/client';
-import { type Workflow, workflowClient } from '../../api/workflows';
+import { call, client } from '../../api/client';
+import type { Workflow } from '../../api/workflows';
 import { ApiErrorAlert, errorText } from '../../components/ApiErrorAlert';
 import { PageTitle } from '../../components/PageTitle';
 import { Time } from '../../components/Time';
@@ -228,8 +228,8 @@ function ScheduleSwitch({ workflow }: { workflow: Workflow }) {
     mutationFn: () =>
       call(
         running
-          ? workflowClient.POST('/api/v1/workflows/{id}/stop', { params: { path: { id: workflow.id } } })
-          : workflowClient.POST('/api/v1/workflows/{id}/start', { params: { path: { id: workflow.id } } }),
+          ? client.POST('/api/v1/workflows/{id}/stop', { params: { path: { id: workflow.id } } })
+          : client.POST('/api/v1/workflows/{id}/start', { params: { path: { id: workflow.id } } }),
       ),
     onSuccess: (updated) => {
       void message.success(t(updated.triggerStatus === 1 ? 'started' : 'stopped', { name: updated.name }));
@@ -283,7 +283,7 @@ function WorkflowActions({
   const queryClient = useQueryClient();
   const remove = useMutation({
     mutationFn: () =>
-      call(workflowClient.DELETE('/api/v1/workflows/{id}', { params: { path: { id: workflow.id } } })),
+      call(client.DELETE('/api/v1/workflows/{id}', { params: { path: { id: workflow.id } } })),
     onSuccess: () => {
       void message.success(t('common:states.deleted'));
       return queryClient.invalidateQueries({ queryKey: WORKFLOWS });

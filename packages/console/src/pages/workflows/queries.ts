@@ -1,12 +1,7 @@
 /** The workflow pages' reads: the list, one workflow, the runs, one run (asked again while it runs). */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { ApiError, call } from '../../api/client';
-import {
-  type ListWorkflowRunsQuery,
-  type ListWorkflowsQuery,
-  type WorkflowRun,
-  workflowClient,
-} from '../../api/workflows';
+import { ApiError, call, client } from '../../api/client';
+import type { ListWorkflowRunsQuery, ListWorkflowsQuery, WorkflowRun } from '../../api/workflows';
 
 /** Query keys: a workflow change invalidates `WORKFLOWS`, a run action `WORKFLOW_RUNS`. */
 export const WORKFLOWS = ['workflows'] as const;
@@ -19,7 +14,7 @@ const RUN_LIST_REFRESH_MS = 5_000;
 export function useWorkflowList(query: ListWorkflowsQuery) {
   return useQuery({
     queryKey: [...WORKFLOWS, 'list', query],
-    queryFn: () => call(workflowClient.GET('/api/v1/workflows', { params: { query } })),
+    queryFn: () => call(client.GET('/api/v1/workflows', { params: { query } })),
     placeholderData: keepPreviousData,
     refetchInterval: 10_000,
   });
@@ -28,7 +23,7 @@ export function useWorkflowList(query: ListWorkflowsQuery) {
 export function useWorkflow(id: number | undefined) {
   return useQuery({
     queryKey: [...WORKFLOWS, 'one', id],
-    queryFn: () => call(workflowClient.GET('/api/v1/workflows/{id}', { params: { path: { id: id! } } })),
+    queryFn: () => call(client.GET('/api/v1/workflows/{id}', { params: { path: { id: id! } } })),
     enabled: id !== undefined,
     // The editor is seeded once from the workflow; a background refetch must not reset the canvas.
     staleTime: Number.POSITIVE_INFINITY,
@@ -42,7 +37,7 @@ export function useWorkflowChoices(search: string) {
     queryKey: [...WORKFLOWS, 'choices', search],
     queryFn: () =>
       call(
-        workflowClient.GET('/api/v1/workflows', {
+        client.GET('/api/v1/workflows', {
           params: { query: { name: search || undefined, limit: 50 } },
         }),
       ),
@@ -53,7 +48,7 @@ export function useWorkflowChoices(search: string) {
 export function useWorkflowRuns(query: ListWorkflowRunsQuery) {
   return useQuery({
     queryKey: [...WORKFLOW_RUNS, 'list', query],
-    queryFn: () => call(workflowClient.GET('/api/v1/workflow-runs', { params: { query } })),
+    queryFn: () => call(client.GET('/api/v1/workflow-runs', { params: { query } })),
     placeholderData: keepPreviousData,
     refetchInterval: RUN_LIST_REFRESH_MS,
   });
@@ -67,7 +62,7 @@ export function isRunGoing(run: Pick<WorkflowRun, 'status'>): boolean {
 export function useWorkflowRun(id: number | undefined) {
   return useQuery({
     queryKey: [...WORKFLOW_RUNS, 'one', id],
-    queryFn: () => call(workflowClient.GET('/api/v1/workflow-runs/{id}', { params: { path: { id: id! } } })),
+    queryFn: () => call(client.GET('/api/v1/workflow-runs/{id}', { params: { path: { id: id! } } })),
     enabled: id !== undefined,
     refetchInterval: (query) =>
       query.state.data !== undefined && isRunGoing(query.state.data) ? RUN_REFRESH_MS : false,
@@ -80,9 +75,7 @@ export function useWorkflowName(id: number | undefined) {
     queryKey: [...WORKFLOWS, 'name', id],
     queryFn: async () => {
       try {
-        const found = await call(
-          workflowClient.GET('/api/v1/workflows/{id}', { params: { path: { id: id! } } }),
-        );
+        const found = await call(client.GET('/api/v1/workflows/{id}', { params: { path: { id: id! } } }));
         return found.name;
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) return null;
