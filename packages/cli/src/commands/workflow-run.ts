@@ -3,7 +3,7 @@
  * a list of runs — and `trigger --wait`, which follows a run until it ends.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient, WorkflowRun, WorkflowRunSummary } from '../api-client.js';
+import type { ApiClient, WorkflowRun, WorkflowRunNode, WorkflowRunSummary } from '../api-client.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { clip, formatTime, printJson, printRecord, printTable } from '../output.js';
 
@@ -82,20 +82,34 @@ export function printRun(run: WorkflowRun): void {
       node.fireIds.join(',') || '-',
       formatTime(node.startedAt),
       formatTime(node.finishedAt),
-      clip(
-        [
-          node.decision === undefined ? '' : `decided ${node.decision}`,
-          node.childRunId === undefined || node.childRunId === null ? '' : `child run ${node.childRunId}`,
-          node.markedBy === undefined || node.markedBy === null ? '' : `marked by ${node.markedBy}`,
-          node.message ?? '',
-          node.output === undefined || node.output === null ? '' : `output ${JSON.stringify(node.output)}`,
-        ]
-          .filter((part) => part !== '')
-          .join('; '),
-        60,
-      ),
+      clip(nodeDetail(node), 60),
     ]),
   );
+}
+
+/**
+ * What else is known of a node, each thing once: a decision's value, the nested run, the
+ * message (a job's handle message is often its output already, a mark's names who marked it).
+ */
+function nodeDetail(node: WorkflowRunNode): string {
+  const message = node.message ?? '';
+  const output =
+    node.output === undefined || node.output === null
+      ? ''
+      : typeof node.output === 'string'
+        ? node.output
+        : JSON.stringify(node.output);
+  return [
+    node.decision === undefined ? '' : `decided ${node.decision}`,
+    node.childRunId === undefined || node.childRunId === null ? '' : `child run ${node.childRunId}`,
+    node.markedBy === undefined || node.markedBy === null || message.includes(node.markedBy)
+      ? ''
+      : `marked by ${node.markedBy}`,
+    message,
+    output === '' || node.decision !== undefined || message.includes(output) ? '' : `output ${output}`,
+  ]
+    .filter((part) => part !== '')
+    .join('; ');
 }
 
 export function printRunSummaries(runs: WorkflowRunSummary[]): void {

@@ -338,7 +338,7 @@ function printWorkflow(workflow: Workflow): void {
       node.key,
       node.type ?? 'JOB',
       nodeTarget(node),
-      clip(typeof node.param === 'string' ? node.param : null, 40),
+      clip(typeof node.param === 'string' ? node.param : null, 60),
       [node.continueOnFailure ? 'continue-on-failure' : '', node.disabled ? 'disabled' : '']
         .filter((flag) => flag !== '')
         .join(',') || '-',

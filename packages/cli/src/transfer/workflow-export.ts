@@ -25,23 +25,29 @@ export async function exportWorkflows(
   const fields = workflowFields(capabilities);
   return workflows
     .map((workflow) => {
+      const scalars: Record<string, unknown> = {};
+      for (const field of fields) {
+        if (workflow[field] !== undefined) scalars[field] = workflow[field];
+      }
+      const channels =
+        channelNames === undefined
+          ? {}
+          : {
+              alarmChannels: (workflow.alarmChannelIds ?? []).flatMap((id) => {
+                const name = channelNames.get(id);
+                return name === undefined ? [] : [name];
+              }),
+            };
+      // The graph last: it is the long part, read after the fields that say what the workflow is.
       const exported: ExportedWorkflow = {
         appName: appNameById.get(workflow.appId) ?? '',
         name: workflow.name,
-        nodes: [],
+        ...scalars,
+        triggerStatus: workflow.triggerStatus,
+        ...channels,
+        nodes: workflow.nodes.map((node) => exportNode(node, jobRefById, workflowRefById)),
         edges: workflow.edges,
       };
-      for (const field of fields) {
-        if (workflow[field] !== undefined) exported[field] = workflow[field];
-      }
-      exported.triggerStatus = workflow.triggerStatus;
-      if (channelNames !== undefined) {
-        exported.alarmChannels = (workflow.alarmChannelIds ?? []).flatMap((id) => {
-          const name = channelNames.get(id);
-          return name === undefined ? [] : [name];
-        });
-      }
-      exported.nodes = workflow.nodes.map((node) => exportNode(node, jobRefById, workflowRefById));
       return exported;
     })
     .sort((a, b) => a.appName.localeCompare(b.appName) || a.name.localeCompare(b.name));
