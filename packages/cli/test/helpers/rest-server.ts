@@ -62,10 +62,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI to completion (at most `timeoutMs`), asynchronously. */
-export function cli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 15_000): Promise<CliResult> {
+/** Runs the built CLI to completion (at most `timeoutMs`), asynchronously; `input` is its stdin. */
+export function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 15_000,
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      env,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
