@@ -537,7 +537,15 @@ function latestAttempt(fireId: number, byId: ReadonlyMap<number, WorkflowFire>):
   return fire;
 }
 
-const FINAL: ReadonlySet<string> = new Set(['succeeded', 'failed', 'timeout', 'dispatch_failed', 'killed']);
+/** A record's status after which its node's attempt is over (dispatch_failed: unless a retry comes). */
+const FINAL: ReadonlySet<string> = new Set([
+  'succeeded',
+  'failed',
+  'timeout',
+  'dispatch_failed',
+  'killed',
+  'skipped',
+]);
 
 function isFinal(status: string): boolean {
   return FINAL.has(status);
@@ -554,6 +562,8 @@ function fireOutcome(node: NodeState, byId: ReadonlyMap<number, WorkflowFire>): 
   const output = parseOutput(last.output);
   if (last.status === 'succeeded') return { status: 'succeeded', output, message: last.handle_msg };
   if (last.status === 'killed') return { status: 'stopped', message: last.handle_msg };
+  if (last.status === 'skipped')
+    return { status: 'failed', message: last.handle_msg ?? 'its fire record was skipped' };
   if (RETRY_PENDING.has(last.status) && last.retry_fire_id === null && last.retry_count > 0) return undefined;
   return { status: 'failed', output, message: last.handle_msg };
 }
