@@ -101,14 +101,22 @@ export function action<Args extends unknown[]>(
 }
 
 /**
- * The message, led by the field the server blames when the message does not name it already
- * (the server's own messages mostly start with it: `edges: the graph has a cycle: A → B → A`).
+ * The message of a refused input, led by the field at fault when the message does not name it
+ * already (the server's own mostly start with it: `edges: the graph has a cycle: A → B → A`).
+ * Other refusals (a conflict such as a name taken) read as they are.
  */
 function messageWithField(err: ApiClientError | CliFailure): string {
-  if (!(err instanceof ApiClientError) || err.field === undefined || err.message.includes(err.field))
+  if (
+    !(err instanceof ApiClientError) ||
+    !FIELD_ERROR_CODES.has(err.code) ||
+    err.field === undefined ||
+    err.message.includes(err.field)
+  )
     return err.message;
   return `${err.field}: ${err.message}`;
 }
+
+const FIELD_ERROR_CODES: ReadonlySet<string> = new Set(['TW_ERR_INVALID_FIELD', 'TW_ERR_MISSING_FIELD']);
 
 /** `7` → 7; anything but a positive whole number is a usage error. */
 export function parseId(value: string): number {
