@@ -31,7 +31,7 @@ export function afterRuns(deps: AfterRunsDeps): (finished: readonly FinishedFire
     const inWorkflows = finished.filter((fire) => fire.workflowRunId !== null);
     await Promise.all([
       deps.decisions.decide(failed).then(() => {
-        if (inWorkflows.length > 0) return deps.workflows?.afterRuns(inWorkflows);
+        if (inWorkflows.length > 0) deps.workflows?.afterRuns(inWorkflows);
       }),
       deps.children.afterSuccess(finished),
     ]);

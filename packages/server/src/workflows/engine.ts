@@ -108,11 +108,15 @@ export class WorkflowEngine {
     return started;
   }
 
-  /** Moves the runs of `finished` records on (the result hook). Never rejects. */
-  async afterRuns(finished: readonly FinishedFire[]): Promise<void> {
+  /**
+   * Moves the runs of `finished` records on (the result hook). Returns at once: the steps go on
+   * in the background (`idle` waits for them), so the next batch of results is not held up by
+   * them; a step a crash cuts short is the sweep's. Never rejects.
+   */
+  afterRuns(finished: readonly FinishedFire[]): void {
     const runIds = new Set<number>();
     for (const fire of finished) if (fire.workflowRunId !== null) runIds.add(fire.workflowRunId);
-    await Promise.all([...runIds].map((runId) => this.advance(runId)));
+    for (const runId of runIds) void this.advance(runId);
   }
 
   /** One step of a run (and of what its end moves on). Never rejects: the sweep tries again. */
