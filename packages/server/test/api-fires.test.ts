@@ -86,6 +86,8 @@ describe('listFires and getFire', () => {
       triggeredByFireId: null,
       alarmStatus: 'NONE',
       alarmMsg: null,
+      workflowRunId: null,
+      workflowNodeKey: null,
     });
   });
 

@@ -4,12 +4,15 @@
  * stand-ins for the engine hooks (`triggerJob` records pending fires as the engine would;
  * `finishFires` finalises through the store).
  */
+
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
 import { Auth, type RestApiDeps, registerRestApi, type TriggerRequest } from '../../src/api/index.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { createMetrics, type Metrics, registerOps } from '../../src/ops/index.js';
 import { ensureSecrets } from '../../src/security/secrets.js';
 import type { DialectName, FireResult, JobRow, Store } from '../../src/store/index.js';
+import { WorkflowEngine } from '../../src/workflows/engine.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { TOKEN } from './dispatch-fixtures.js';
 
@@ -77,6 +80,19 @@ export async function startApiServer(dialect: DialectName = 'sqlite'): Promise<A
       );
     },
     finishFires: (results: FireResult[]) => store.fires.finishFires(results),
+    // Workflow runs on the real engine; their node records stay pending (nothing dispatches here).
+    workflows: new WorkflowEngine({
+      store,
+      pipeline: { dispatchCreated: async () => [] },
+      planner: { rememberDispatching: () => {} },
+      clock,
+      logger: pino({ level: 'silent' }),
+      stopFire: async (fire, message) => {
+        await store.fires.finishFires([
+          { fireId: fire.id, handleCode: 500, handleMsg: message, handleAt: clock.now(), status: 'killed' },
+        ]);
+      },
+    }),
   };
   const app = Fastify({ logger: false });
   registerRestApi(app, deps);

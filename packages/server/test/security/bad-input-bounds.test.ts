@@ -43,6 +43,10 @@ describe.each(DIALECTS)('bad input bounds on %s', (dialect) => {
     });
     userId = user.json().id;
     await api.call('POST', `/api/v1/jobs/${jobId}/trigger`, { body: {} });
+    const workflow = await api.call('POST', '/api/v1/workflows', {
+      body: { appId, name: 'bounds workflow', nodes: [{ key: 'A', jobId }], edges: [] },
+    });
+    await api.call('POST', `/api/v1/workflows/${workflow.json().id}/trigger`, { body: {} });
     const doc = (await api.call('GET', '/api/v1/openapi.json')).json() as {
       paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>;
     };
@@ -75,6 +79,8 @@ describe.each(DIALECTS)('bad input bounds on %s', (dialect) => {
         '/api/v1/fires',
         '/api/v1/jobs',
         '/api/v1/users',
+        '/api/v1/workflow-runs',
+        '/api/v1/workflows',
       ].sort(),
     );
     const refused: Array<[string, string]> = [
