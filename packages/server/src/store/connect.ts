@@ -4,7 +4,7 @@
  */
 import { TickwheelError } from '@tickwheel/protocol';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { createPool as createMysqlPool, type Connection as MysqlCoreConnection } from 'mysql2';
 import pg from 'pg';
 import type { MysqlConnection, PostgresConnection, SqliteConnection, StoreConnection } from './connection.js';
@@ -151,7 +151,7 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
   // NORMAL in WAL mode keeps the database consistent on power loss; it may lose the last commits, never corrupt.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   if (file === ':memory:') return { dialect: 'sqlite', db, sqlite, statements: new Map() };
   return {
     dialect: 'sqlite',
@@ -161,6 +161,34 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
     reader: new SqliteReaderThread(sqlite, db),
     checkpointer: new SqliteCheckpointer(sqlite),
     looseModes,
+  };
+}
+
+/** Statements the query builder's SQLite driver keeps prepared, least recently used dropped first. */
+const KYSELY_STATEMENT_CACHE = 500;
+
+/**
+ * The database as Kysely's SQLite driver sees it, with its statements kept prepared: the driver
+ * prepares every statement it runs anew, and SQLite then parses and plans the same SQL on each
+ * call (a fifth of the server's thread in the workflow bench). The SQL of a query is its cache
+ * key; a statement is reused only after the call that ran it returned (the driver runs `all` or
+ * `run` to the end, and the server streams no query through it).
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement === undefined) {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= KYSELY_STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
+      } else {
+        cache.delete(sql);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
   };
 }
 
