@@ -181,9 +181,7 @@ export class WorkflowEngine {
           `node '${key}' of workflow run ${runId} is ${node.status}; only a failed or stopped node is retried`,
         );
       }
-      if (run.status === 'running' || run.status === 'waiting') {
-        if (run.status === 'waiting') throw new WorkflowConflict(`workflow run ${runId} has not started`);
-      }
+      if (run.status === 'waiting') throw new WorkflowConflict(`workflow run ${runId} has not started`);
       state.nodes[key] = {
         status: 'waiting',
         startedAt: null,
