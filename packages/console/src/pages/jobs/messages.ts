@@ -158,7 +158,7 @@ export default {
     },
     preview: {
       title: 'Next fire times',
-      none: 'A job without a schedule runs only when triggered.',
+      none: 'Without a schedule it runs only when triggered.',
       enterConf: 'Type the schedule to see when it fires.',
       invalid: 'Nothing to preview: the schedule is invalid.',
       never: 'This schedule does not fire again.',
@@ -339,7 +339,7 @@ export default {
     },
     preview: {
       title: '接下来的触发时间',
-      none: '无调度的任务只在手动触发时运行。',
+      none: '无调度时只在手动触发时运行。',
       enterConf: '填写调度配置后即可预览触发时间。',
       invalid: '无法预览：调度配置无效。',
       never: '此调度不会再触发。',
