@@ -132,6 +132,33 @@ describe('console: workflows', () => {
     await expect(node(key).textContent()).resolves.toContain(`diamond ${key}`);
   }
 
+  /**
+   * Draws the edge `from → to` by dragging between the two handles, once the canvas has stopped
+   * moving (it fits its view as nodes come). A drag the page lost under load (no edge appeared)
+   * is made again, up to three times; the edge must then be there.
+   */
+  async function connect(from: string, to: string): Promise<void> {
+    const edges = canvas().locator('.react-flow__edge');
+    const before = await edges.count();
+    const out = page.getByTestId(`wf-handle-out-${from}`);
+    const into = page.getByTestId(`wf-handle-in-${to}`);
+    for (let attempt = 0; attempt < 3 && (await edges.count()) === before; attempt++) {
+      await expect
+        .poll(async () => {
+          const first = JSON.stringify([await out.boundingBox(), await into.boundingBox()]);
+          await page.waitForTimeout(150);
+          return first === JSON.stringify([await out.boundingBox(), await into.boundingBox()]);
+        })
+        .toBe(true);
+      await drag(page, out, into);
+      await expect
+        .poll(() => edges.count(), { timeout: 3_000 })
+        .toBe(before + 1)
+        .catch(() => undefined);
+    }
+    await expect.poll(() => edges.count()).toBe(before + 1);
+  }
+
   it('builds the diamond A → (B, C) → D in the editor by picking jobs and dragging edges between handles, refuses a cycle naming it, and saves', async () => {
     await open('/workflows');
     await page.getByRole('button', { name: 'New workflow' }).click();
@@ -141,18 +168,14 @@ describe('console: workflows', () => {
 
     for (const key of KEYS) await addJobNode(key);
 
-    for (const [from, to] of DIAMOND) {
-      const before = await canvas().locator('.react-flow__edge').count();
-      await drag(page, page.getByTestId(`wf-handle-out-${from}`), page.getByTestId(`wf-handle-in-${to}`));
-      await expect.poll(() => canvas().locator('.react-flow__edge').count()).toBe(before + 1);
-    }
+    for (const [from, to] of DIAMOND) await connect(from, to);
 
     // Laid out left to right, the diamond leaves room between B and C for an edge back from D to A.
     await page.getByTestId('graph-toolbar').getByRole('button', { name: 'Lay out' }).click();
     await page.waitForTimeout(400);
 
     // D → A closes a loop: saving is refused before anything is sent, the cycle named.
-    await drag(page, page.getByTestId('wf-handle-out-D'), page.getByTestId('wf-handle-in-A'));
+    await connect('D', 'A');
     await expect.poll(() => canvas().locator('.react-flow__edge').count()).toBe(5);
     await page.getByRole('button', { name: 'Save' }).click();
     const problem = page.getByTestId('graph-problem');
