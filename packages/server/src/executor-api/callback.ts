@@ -170,13 +170,6 @@ function isCount(value: unknown): value is number {
 }
 
 /**
- * A run stopped by the scheduling center's `kill`: XXL-JOB executors (and Tickwheel's) report it
- * as code 500 with `scheduling center kill job. [job running, killed]`, and each queued run the
- * kill dropped with `scheduling center kill job. [job not executed, in the job queue, killed.]`.
- * Those runs were killed, not failed: an XXL-JOB kill stops every run of the job, not only the
- * one a user killed, and the others must not read as failures (nor be retried or alarmed as such).
- */
-/**
  * A workflow node's output as the record keeps it (JSON text), when the item carries one within
  * the bound; one over it is left out (the executor drops it first, with a line in the run's log).
  */
@@ -187,6 +180,13 @@ function outputOf(output: unknown): { output?: string } {
   return { output: text };
 }
 
+/**
+ * A run stopped by the scheduling center's `kill`: XXL-JOB executors (and Tickwheel's) report it
+ * as code 500 with `scheduling center kill job. [job running, killed]`, and each queued run the
+ * kill dropped with `scheduling center kill job. [job not executed, in the job queue, killed.]`.
+ * Those runs were killed, not failed: an XXL-JOB kill stops every run of the job, not only the
+ * one a user killed, and the others must not read as failures (nor be retried or alarmed as such).
+ */
 function isKillReport(handleCode: number, handleMsg: string | null): boolean {
   return (
     handleCode === HandleCode.FAIL &&
