@@ -226,6 +226,8 @@ export function createWorkflowRepository(conn: StoreConnection) {
             .select('id')
             .where('workflow_id', '=', request.workflowId)
             .where('status', 'in', ['running', 'waiting'])
+            // A nested run is a step of its parent, not one of this workflow's own runs.
+            .where('parent_run_id', 'is', null)
             .limit(1)
             .compile(),
         }) as unknown[];
