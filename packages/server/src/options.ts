@@ -169,6 +169,12 @@ export interface ServerInternalOptions {
    * Default 0.
    */
   clockOffsetMs?: number;
+  /**
+   * SQLite: run the hot statements (claim, load, fence, marks, results) on a thread of their own
+   * (store/sqlite-hot-thread.ts). Default true; false keeps them on the server's thread (the
+   * benchmark's comparison).
+   */
+  sqliteHotThread?: boolean;
   /** Shards of the job space (every node of a cluster must agree). Default 64. */
   shardCount?: number;
   /** Time between two planner ticks. Default 500 ms. */
@@ -269,6 +275,7 @@ export interface ResolvedServerOptions {
   /** Whether leases use the database's clock and `clock` is corrected to it (no `internal.clock`). */
   databaseClock: boolean;
   clockOffsetMs: number;
+  sqliteHotThread: boolean;
   shardCount: number | undefined;
   tickIntervalMs: number | undefined;
   claimBatchSize: number | undefined;
@@ -396,6 +403,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     clock: clockOption(internal.clock),
     databaseClock: internal.clock === undefined,
     clockOffsetMs: integerIn('internal.clockOffsetMs', internal.clockOffsetMs, 0, -86_400_000, 86_400_000),
+    sqliteHotThread: internal.sqliteHotThread !== false,
     shardCount: internal.shardCount,
     tickIntervalMs: internal.tickIntervalMs,
     databaseConnectTimeoutMs: integerIn(

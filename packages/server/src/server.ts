@@ -185,11 +185,16 @@ async function startOnStore(
       for (const fire of result.fires) metrics.fireClaimed(fire.scheduledAt - nowMs);
     },
   });
-  // SQLite: the WAL is folded back into the file on a thread of its own, never on the server's.
+  // SQLite: the WAL is folded back into the file on a thread of its own, never on the server's;
+  // the hot statements run on another (store/sqlite-hot-thread.ts).
   if (store.connection.dialect === 'sqlite') {
-    await store.connection.checkpointer?.start(logger.child({ part: 'store' }), (checkpoint) =>
+    const storeLogger = logger.child({ part: 'store' });
+    const checkpointing = await store.connection.checkpointer?.start(storeLogger, (checkpoint) =>
       metrics.walCheckpointed(checkpoint),
     );
+    if (o.sqliteHotThread) {
+      await store.connection.hot?.start(storeLogger, { checkpointing: checkpointing === true });
+    }
   }
   const executorMetrics: ExecutorMetrics = {
     // Results are counted once per record finalised (onFiresFinished), not per callback sent.

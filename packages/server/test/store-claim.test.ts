@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimedFire, ClaimRequest, JobRow, OwnedShard, Store } from '../src/index.js';
-import { createTestDatabase, DIALECTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
 const TTL = 60_000;
@@ -29,11 +29,11 @@ function request(
   return { nodeId, nowMs, horizonMs: nowMs, shardTotal: 4, shards, limit: 1000, plan: everySecond, ...over };
 }
 
-describe.each(DIALECTS)('claimDueFires on %s', (dialect) => {
+describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
   let database: TestDatabase;
   let store: Store;
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(variant);
     store = await database.open();
   });
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchMark, Store } from '../src/index.js';
-import { createTestDatabase, DIALECTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -36,11 +36,11 @@ async function claimFires(
   return { ids: jobIds.map((id) => byJob.get(id)!), appId, jobIds };
 }
 
-describe.each(DIALECTS)('fire records on %s', (dialect) => {
+describe.each(STORE_VARIANTS)('fire records on %s', (variant) => {
   let database: TestDatabase;
   let store: Store;
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(variant);
     store = await database.open();
   });
   afterEach(async () => {

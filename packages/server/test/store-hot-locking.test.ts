@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchMark, FireResult, Store } from '../src/index.js';
-import { createTestDatabase, DIALECTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
 const FIRES = 300;
@@ -45,13 +45,13 @@ const resultOf = (fireId: number): FireResult => ({
   handleAt: T0 + 9,
 });
 
-describe.each(DIALECTS)('hot statements on %s', (dialect) => {
+describe.each(STORE_VARIANTS)('hot statements on %s', (variant) => {
   let database: TestDatabase;
   let marker: Store;
   let finisher: Store;
 
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(variant);
     marker = await database.open();
     finisher = await database.open();
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SendFenceRequest, Store } from '../src/index.js';
-import { createTestDatabase, DIALECTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const TTL = 60_000;
 const A = 'http://127.0.0.1:9001/';
@@ -23,11 +23,12 @@ async function pendingFires(store: Store, count: number): Promise<number[]> {
   );
 }
 
-describe.each(DIALECTS)('the send fence on %s', (dialect) => {
+describe.each(STORE_VARIANTS)('the send fence on %s', (variant) => {
+  const dialect = variant === 'sqlite-hot-thread' ? 'sqlite' : variant;
   let database: TestDatabase;
   let store: Store;
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(variant);
     store = await database.open();
   });
   afterEach(async () => {

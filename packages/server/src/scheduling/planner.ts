@@ -1,25 +1,10 @@
-import type { ClaimedJob } from '../store/hot/claim.js';
-import type {
-  FirePlan,
-  FireRepository,
-  FireRow,
-  JobRepository,
-  JobRow,
-  OwnedShard,
-  PlannedFire,
-} from '../store/index.js';
+import type { ClaimedJob, PlanOutcome } from '../store/hot/claim.js';
+import type { FirePlan, FireRepository, FireRow, JobRepository, JobRow, OwnedShard } from '../store/index.js';
 import type { TimerHandle } from './clock.js';
 import type { ShardLeases } from './leases.js';
-import {
-  type ClaimedTime,
-  decideFire,
-  type FireDecision,
-  type MissedTimes,
-  nextFixDelayFireAt,
-  planClaimedTimes,
-  scheduleOf,
-} from './misfire.js';
+import { decideFire, type FireDecision, nextFixDelayFireAt, scheduleOf } from './misfire.js';
 import type { ResolvedSchedulingOptions } from './options.js';
+import { planDueJob } from './plan-due-job.js';
 import { type DueFire, Wheel } from './wheel.js';
 
 /**
@@ -307,6 +292,11 @@ export class Planner {
         shards,
         limit,
         plan: (job) => this.plan(job, now, dueAts),
+        planning: {
+          misfireWindowMs: this.options.misfireWindowMs,
+          firedNow: [...this.firedNow],
+          apply: (outcomes) => this.applyPlans(outcomes, dueAts),
+        },
       });
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
       for (const fire of result.fires) {
@@ -324,46 +314,24 @@ export class Planner {
   }
 
   /**
-   * The store's `plan` callback: what one due job records and where its schedule continues
-   * (misfire.ts `planClaimedTimes`: every time inside the misfire window fires, the older ones
-   * become one record by the policy). Runs inside the claim's transaction, so it only computes.
-   * A skipped misfire is recorded `skipped` by that same transaction, so the log shows it and no
-   * crash leaves it pending. A job given a fire-now misfire already in this tick gets a skip.
+   * The store's `plan` callback (plan-due-job.ts), run inside the claim's transaction, so it only
+   * computes; what the planner must remember of it is applied at once.
    */
   private plan(job: ClaimedJob, now: number, dueAts: Map<string, number>): FirePlan {
-    const scheduledAt = job.next_fire_at as number;
-    if (job.schedule_type === 'NONE') return { fires: [], nextFireAt: null };
-    try {
-      const strategy = this.firedNow.has(job.id) ? 'DO_NOTHING' : job.misfire_strategy;
-      const planned = planClaimedTimes(
-        scheduleOf(job),
-        scheduledAt,
-        now,
-        strategy,
-        this.options.misfireWindowMs,
-      );
-      const fires = planned.times.map((time) => this.plannedFire(job.id, time, dueAts));
-      return { fires, nextFireAt: planned.nextFireAt };
-    } catch (err) {
-      // A schedule that no longer reads would fail every batch it is in: stop the job instead.
-      this.options.logger.error({ err, jobId: job.id }, 'job stopped: its schedule cannot be read');
-      return { fires: [], nextFireAt: null, stop: true };
-    }
+    const planned = planDueJob(job, now, this.options.misfireWindowMs, this.firedNow);
+    this.applyPlans([planned], dueAts);
+    return planned.plan;
   }
 
-  private plannedFire(jobId: number, time: ClaimedTime, dueAts: Map<string, number>): PlannedFire {
-    const { scheduledAt, decision } = time;
-    if (decision.action === 'skip') {
-      return {
-        scheduledAt,
-        triggerType: 'MISFIRE',
-        status: 'skipped',
-        handleMsg: skippedMessage(time.missed),
-      };
+  /** Remembers what planning due jobs decided: their due times, their fire-now misfires, a schedule that no longer reads. */
+  private applyPlans(outcomes: readonly PlanOutcome[], dueAts: Map<string, number>): void {
+    for (const { jobId, dueAts: times, firedNow, error } of outcomes) {
+      if (error !== undefined) {
+        this.options.logger.error({ err: error, jobId }, 'job stopped: its schedule cannot be read');
+      }
+      if (firedNow) this.firedNow.add(jobId);
+      for (const [scheduledAt, dueAt] of times) dueAts.set(timeKey(jobId, scheduledAt), dueAt);
     }
-    if (decision.triggerType === 'MISFIRE') this.firedNow.add(jobId);
-    dueAts.set(timeKey(jobId, scheduledAt), decision.dueAt);
-    return { scheduledAt, triggerType: decision.triggerType };
   }
 
   /**
@@ -558,14 +526,3 @@ export class Planner {
 }
 
 const timeKey = (jobId: number, scheduledAt: number) => `${jobId}:${scheduledAt}`;
-
-/** Why a claimed time missed by more than the window was skipped, and how many times it stands for. */
-function skippedMessage(missed: MissedTimes | undefined): string {
-  const count = missed?.count ?? 1;
-  const times = missed?.atLeast
-    ? `${count} or more scheduled times were`
-    : count === 1
-      ? '1 scheduled time was'
-      : `${count} scheduled times were`;
-  return `misfire: skipped (DO_NOTHING), missed by more than the misfire window; ${times} missed, from this one on`;
-}

@@ -14,6 +14,7 @@ import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { makeSqliteFilesOwnerOnly } from './sqlite-files.js';
+import { SqliteHotThread } from './sqlite-hot-thread.js';
 import { SqliteReaderThread } from './sqlite-reader-thread.js';
 import {
   mysqlSocket,
@@ -160,6 +161,7 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
     statements: new Map(),
     reader: new SqliteReaderThread(sqlite, db),
     checkpointer: new SqliteCheckpointer(sqlite),
+    hot: new SqliteHotThread(sqlite),
     looseModes,
   };
 }

@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { LooseMode } from '../security/owner-only-files.js';
 import type { Database } from './schema.js';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import type { SqliteHotOp, SqliteHotThread } from './sqlite-hot-thread.js';
 import type { SqliteReaderThread } from './sqlite-reader-thread.js';
 
 export interface SqliteConnection {
@@ -22,6 +23,8 @@ export interface SqliteConnection {
   reader?: SqliteReaderThread;
   /** The WAL checkpoints off the server's thread, once the server starts it; none for an in-memory database. */
   checkpointer?: SqliteCheckpointer;
+  /** The hot statements (claim, load, fence, marks, results) off the server's thread, once the server starts it; none for an in-memory database. */
+  hot?: SqliteHotThread;
   /**
    * The store's directory and files found open to other users when it was opened, now narrowed
    * to owner-only (sqlite-files.ts), for the server to warn about; none for an in-memory database.
@@ -43,8 +46,11 @@ export interface MysqlConnection {
 
 export type StoreConnection = SqliteConnection | PostgresConnection | MysqlConnection;
 
+/** A SQLite database handle and its prepared statements: the server's connection or the hot thread's. */
+export type SqliteStatements = Pick<SqliteConnection, 'sqlite' | 'statements'>;
+
 /** The prepared statement for `sql`, compiled on first use. */
-export function prepared(conn: SqliteConnection, sql: string): BetterSqlite3.Statement {
+export function prepared(conn: SqliteStatements, sql: string): BetterSqlite3.Statement {
   let statement = conn.statements.get(sql);
   if (statement === undefined) {
     statement = conn.sqlite.prepare(sql);
@@ -61,6 +67,39 @@ export function prepared(conn: SqliteConnection, sql: string): BetterSqlite3.Sta
  */
 export async function inSqliteWrite<T>(conn: SqliteConnection, work: () => T): Promise<T> {
   return conn.db.connection().execute(async () => conn.sqlite.transaction(work).immediate());
+}
+
+/**
+ * Runs a hot statement's work: on the hot thread (`op` with `arg`, sqlite-hot-thread.ts) while it
+ * runs, otherwise `local` on the server's connection — in a write transaction when `write`.
+ * Both run the same function of the same module; only the connection and the thread differ.
+ */
+export async function inSqliteHot<T>(
+  conn: SqliteConnection,
+  op: SqliteHotOp,
+  arg: unknown,
+  local: () => T,
+): Promise<T> {
+  const hot = conn.hot;
+  if (hot?.running) return hot.run<T>(op, arg);
+  if (op === 'load' || op === 'due') return conn.db.connection().execute(async () => local());
+  return inSqliteWrite(conn, local);
+}
+
+/**
+ * Rows per record-only call (marks, results) on the hot thread. Such a batch may hold 10,000
+ * rows after a burst, which would hold the thread for 100–200 ms while the next second's loads,
+ * fences and claims wait; in parts, each a transaction of its own, those go between the parts.
+ * A mark or a result is each its own, so nothing needs them in one transaction.
+ */
+const HOT_PART_ROWS = 250;
+
+/** `items` in parts of HOT_PART_ROWS while the hot thread runs, else whole (one transaction, as before). */
+export function sqliteHotParts<T>(conn: SqliteConnection, items: readonly T[]): (readonly T[])[] {
+  if (!conn.hot?.running || items.length <= HOT_PART_ROWS) return [items];
+  const parts: T[][] = [];
+  for (let i = 0; i < items.length; i += HOT_PART_ROWS) parts.push(items.slice(i, i + HOT_PART_ROWS));
+  return parts;
 }
 
 /** Runs `work` in one transaction on one pooled PostgreSQL connection. */

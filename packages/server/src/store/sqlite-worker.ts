@@ -1,9 +1,11 @@
 /**
- * Worker threads with a SQLite connection of their own (the reports' reader thread, the retention
- * sweep's checkpoint thread): how one is started and how its answers are awaited.
+ * Worker threads with a SQLite connection of their own (the reports' reader thread, the WAL
+ * checkpoint thread, the hot statements' thread): how one is started and how its answers are
+ * awaited.
  *
- * The worker's code is CommonJS run with `eval`, so it needs no file next to the compiled one
- * (the sources run under test runners too). It gets `workerData.driver`, the path of
+ * The reader's and the checkpointer's code is CommonJS run with `eval`, so it needs no file next
+ * to the compiled one; the hot thread is a module of the built package (sqlite-hot-thread.ts
+ * says where it is found when the sources run under a test runner). Each gets `workerData.driver`, the path of
  * better-sqlite3 to `require`, beside what the caller passes, opens the database and posts
  * `{ type: 'ready' }`, or `{ type: 'failed', message }` when it cannot.
  */
@@ -25,11 +27,12 @@ export type SqliteWorkerStart = { worker: Worker; exited: Promise<void> } | { fa
  * the process alive; while starting and closing it does (see `closeSqliteWorker`).
  */
 export async function startSqliteWorker(
-  source: string,
+  source: string | URL,
   workerData: Record<string, unknown>,
 ): Promise<SqliteWorkerStart> {
+  // A string is the CommonJS source to eval; a URL is a module of the built package (hot thread).
   const worker = new Worker(source, {
-    eval: true,
+    eval: typeof source === 'string',
     workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), ...workerData },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -80,6 +80,7 @@ export function createStore(connection: StoreConnection): Store {
       // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
       closed ??= (async () => {
         if (connection.dialect === 'sqlite') {
+          await connection.hot?.close();
           await connection.reader?.close();
           await connection.checkpointer?.close();
         }

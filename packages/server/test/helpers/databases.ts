@@ -14,6 +14,13 @@ import { type DialectName, openStore, type Store, type StoreOptions } from '../.
 
 export const DIALECTS: readonly DialectName[] = ['sqlite', 'postgres', 'mysql'];
 
+/**
+ * The store as the hot statements meet it: each dialect, and SQLite with its hot statements on
+ * their own thread (store/sqlite-hot-thread.ts), as a started server runs them.
+ */
+export type StoreVariant = DialectName | 'sqlite-hot-thread';
+export const STORE_VARIANTS: readonly StoreVariant[] = ['sqlite', 'sqlite-hot-thread', 'postgres', 'mysql'];
+
 const POSTGRES_URL = process.env.TW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const MYSQL_URL = process.env.TW_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 
@@ -29,12 +36,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+export async function createTestDatabase(variant: StoreVariant): Promise<TestDatabase> {
+  const dialect: DialectName = variant === 'sqlite-hot-thread' ? 'sqlite' : variant;
   const name = `tw_test_${randomBytes(6).toString('hex')}`;
   const stores: Store[] = [];
   const open = async (url: string, options: Omit<StoreOptions, 'database'> = {}) => {
     const store = await openStore({ database: url, ...options });
     stores.push(store);
+    if (variant === 'sqlite-hot-thread' && store.connection.dialect === 'sqlite') {
+      const started = await store.connection.hot?.start(
+        { warn: (detail, message) => console.warn(message, detail) },
+        { checkpointing: false },
+      );
+      if (started !== true) throw new Error('the hot statements thread did not start (is dist/ built?)');
+    }
     return store;
   };
   const closeStores = async () => {

@@ -25,6 +25,7 @@ import {
   type PostgresConnection,
   prepared,
   type SqliteConnection,
+  type SqliteStatements,
   type StoreConnection,
 } from '../connection.js';
 import { shardLeaseName } from '../leases.js';
@@ -130,6 +131,31 @@ export interface ClaimRequest {
   limit: number;
   /** Decides the fires and the next fire time of a due job. Called inside the transaction: keep it pure and fast. */
   plan(job: ClaimedJob): FirePlan;
+  /**
+   * SQLite's hot thread plans on its own side of the claim (scheduling/plan-due-job.ts, the same
+   * decision as `plan`) from this, and what it decided comes back to `apply`. Without it the
+   * claim reads and records in two calls there and plans with `plan` in between.
+   */
+  planning?: ThreadPlanning;
+}
+
+/** What the hot thread plans due jobs with; see ClaimRequest.planning. */
+export interface ThreadPlanning {
+  misfireWindowMs: number;
+  /** Jobs given a fire-now misfire already this tick. */
+  firedNow: readonly number[];
+  apply(outcomes: readonly PlanOutcome[]): void;
+}
+
+/** What planning one due job decided that the planner must remember. */
+export interface PlanOutcome {
+  jobId: number;
+  /** [scheduled time, time to send] of each fire to arm. */
+  dueAts: [number, number][];
+  /** The job got a fire-now misfire. */
+  firedNow: boolean;
+  /** Why its schedule could not be read (it is stopped). */
+  error?: string;
 }
 
 /** A fire the claim recorded: pending and ready for the wheel, or (in `skipped`) final already. */
@@ -166,11 +192,15 @@ export async function claimDueFires(conn: StoreConnection, request: ClaimRequest
   return claimSqlite(conn, request);
 }
 
-function planJobs(jobs: readonly ClaimedJob[], request: ClaimRequest): PlannedJob[] {
+function planJobs(
+  jobs: readonly ClaimedJob[],
+  request: Pick<ClaimRequest, 'shards' | 'shardTotal'>,
+  plan: ClaimRequest['plan'],
+): PlannedJob[] {
   const epochs = new Map(request.shards.map((shard) => [shard.index, shard.epoch]));
   return jobs.map((job) => {
     const index = job.id % request.shardTotal;
-    return { job, plan: request.plan(job), lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
+    return { job, plan: plan(job), lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
   });
 }
 
@@ -244,7 +274,7 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
       values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
     });
     if (due.rows.length === 0) return { fires: [], skipped: [], scanned: 0 };
-    const planned = planJobs(due.rows, request);
+    const planned = planJobs(due.rows, request, request.plan);
     const fireRows = planned.flatMap(({ job, plan, epoch }) =>
       plan.fires.map((fire) => ({ job, fire, epoch, state: recordedState(fire, request.nowMs) })),
     );
@@ -332,7 +362,7 @@ async function claimMysql(conn: MysqlConnection, request: ClaimRequest): Promise
         [request.shards.map((s) => shardLeaseName(s.index)), request.nodeId, request.nowMs],
       );
       const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
-      const planned = planJobs(due, request).filter((p) => valid.get(p.lease) === p.epoch);
+      const planned = planJobs(due, request, request.plan).filter((p) => valid.get(p.lease) === p.epoch);
       if (planned.length === 0) return { fires: [], skipped: [], scanned: due.length };
 
       const advanceValues = planned.flatMap((p) => [
@@ -406,10 +436,17 @@ async function recordMysqlFires(
 }
 
 // ---------------------------------------------------------------------------------------------
-// SQLite: BEGIN IMMEDIATE makes the whole batch one writer, so the leases are checked once up
-// front and nothing can change them before the commit. The jobs advance with one UPDATE … FROM
-// json_each (compare-and-set per row, RETURNING the ids that moved) and the fires of exactly those
-// go in with one INSERT … SELECT FROM json_each: two statements per batch instead of two per job.
+// SQLite: BEGIN IMMEDIATE makes the whole record step one writer, so the leases are checked once
+// up front and nothing can change them before the commit. The jobs advance with one UPDATE … FROM
+// json_each (compare-and-set per row on the next_fire_at read and the job still started,
+// RETURNING the ids that moved) and the fires of exactly those go in with one INSERT … SELECT FROM
+// json_each: two statements per batch instead of two per job.
+//
+// On the server's connection the due jobs are read in that same transaction. On the hot thread
+// (sqlite-hot-thread.ts) they are read first, planned on the server's thread (the planner's
+// state lives there), and recorded in a second call: the compare-and-set is what makes that safe,
+// as on PostgreSQL and MySQL — a job edited, stopped or claimed in between does not move, and its
+// fires are not recorded.
 
 export const SQLITE_SELECT_DUE = `SELECT ${CLAIMED_JOB_SQL} FROM job
 WHERE trigger_status = 1 AND next_fire_at <= ? AND (id % ?) IN (SELECT value FROM json_each(?))
@@ -419,10 +456,12 @@ LIMIT ?`;
 export const SQLITE_VALID_LEASES = `SELECT name, epoch FROM lease
 WHERE name IN (SELECT value FROM json_each(?)) AND owner_node = ? AND expires_at > ?`;
 
-// Each row of the JSON array: [id, old next_fire_at, next_fire_at, trigger_status].
+// Each row of the JSON array: [id, old next_fire_at, next_fire_at, trigger_status]. The unary `+`
+// keeps SQLite off the (trigger_status, next_fire_at) index: it would scan every started job
+// instead of looking up the batch's ids.
 export const SQLITE_ADVANCE = `UPDATE job SET next_fire_at = v.value ->> 2, trigger_status = v.value ->> 3
 FROM json_each(?) AS v
-WHERE job.id = v.value ->> 0 AND job.next_fire_at = v.value ->> 1
+WHERE job.id = v.value ->> 0 AND job.next_fire_at = v.value ->> 1 AND +job.trigger_status = 1
 RETURNING job.id`;
 
 // Each row: [job_id, app_id, scheduled_at, trigger_type, executor_handler, executor_param, status,
@@ -436,40 +475,126 @@ FROM json_each(?) AS f WHERE true
 ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
 RETURNING id, claim_job_id, scheduled_at`;
 
+/** What the due jobs are read with. */
+export interface SqliteDueArg {
+  horizonMs: number;
+  shardTotal: number;
+  /** The shard indexes, JSON. */
+  shards: string;
+  limit: number;
+}
+
+/** What the record step takes: the planned jobs, each with its lease and its rows. */
+export interface SqliteClaimArg {
+  nodeId: string;
+  nowMs: number;
+  /** The lease names of the shards claimed from, JSON. */
+  leaseNames: string;
+  jobs: {
+    id: number;
+    lease: string;
+    epoch: number;
+    /** [id, old next_fire_at, next_fire_at, trigger_status] */
+    advance: unknown[];
+    /** SQLITE_RECORD's rows for the job's fires. */
+    fires: unknown[][];
+  }[];
+}
+
+/** A fire the record step inserted. */
+interface RecordedFireRow {
+  id: number;
+  claim_job_id: number;
+  scheduled_at: number;
+}
+
+/** A claim as the hot thread takes it in one call: the request without its callbacks, and the planner's state. */
+export interface SqliteWholeClaimArg {
+  request: SqliteClaimBatch;
+  misfireWindowMs: number;
+  firedNow: number[];
+}
+
+/** The hot thread's answer to a whole claim: the result, and what planning decided. */
+export interface SqliteWholeClaimAnswer {
+  result: ClaimResult;
+  outcomes: PlanOutcome[];
+}
+
+/** A claim request without its callbacks. */
+export type SqliteClaimBatch = Omit<ClaimRequest, 'plan' | 'planning'>;
+
 async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promise<ClaimResult> {
-  return inSqliteWrite(conn, () => {
-    // As arrays, made objects here: better-sqlite3 builds row objects in native code, at a cost
-    // above the read itself.
-    const dueRows = prepared(conn, SQLITE_SELECT_DUE)
-      .raw(true)
-      .all(
-        request.horizonMs,
-        request.shardTotal,
-        JSON.stringify(request.shards.map((s) => s.index)),
-        request.limit,
-      );
-    const due = (dueRows as unknown[][]).map(claimedJobOf);
+  const hot = conn.hot;
+  if (hot?.running && request.planning !== undefined) {
+    // One call: the thread reads, plans and records in one transaction, as below.
+    const { plan: _plan, planning, ...batch } = request;
+    const arg: SqliteWholeClaimArg = {
+      request: batch,
+      misfireWindowMs: planning.misfireWindowMs,
+      firedNow: [...planning.firedNow],
+    };
+    const answer = await hot.run<SqliteWholeClaimAnswer>('wholeClaim', arg);
+    planning.apply(answer.outcomes);
+    return answer.result;
+  }
+  if (hot?.running) {
+    const due = (await hot.run<unknown[][]>('due', dueArgOf(request))).map(claimedJobOf);
     if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
-    const leases = prepared(conn, SQLITE_VALID_LEASES).all(
-      JSON.stringify(request.shards.map((s) => shardLeaseName(s.index))),
-      request.nodeId,
-      request.nowMs,
-    ) as { name: string; epoch: number }[];
-    const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
-    const planned = planJobs(due, request).filter((p) => valid.get(p.lease) === p.epoch);
-    if (planned.length === 0) return { fires: [], skipped: [], scanned: due.length };
+    const { planned, arg } = planSqliteClaim(due, request, request.plan);
+    const recorded = await hot.run<RecordedFireRow[]>('claim', arg);
+    return sqliteClaimResult(planned, recorded, due.length);
+  }
+  return inSqliteWrite(conn, () => claimSqliteWhole(conn, request, request.plan));
+}
 
-    const moved = prepared(conn, SQLITE_ADVANCE).all(
-      JSON.stringify(
-        planned.map((p) => [p.job.id, p.job.next_fire_at, p.plan.nextFireAt, p.plan.stop ? 0 : 1]),
-      ),
-    ) as { id: number }[];
-    const advanced = new Set(moved.map((row) => row.id));
-    const recording = planned.filter((p) => advanced.has(p.job.id) && p.plan.fires.length > 0);
-    if (recording.length === 0) return { fires: [], skipped: [], scanned: due.length };
+/**
+ * The whole claim on a SQLite connection (the server's or the hot thread's), in its write
+ * transaction: the due jobs read, planned by `plan`, advanced and recorded.
+ */
+export function claimSqliteWhole(
+  conn: SqliteStatements,
+  request: SqliteClaimBatch,
+  plan: ClaimRequest['plan'],
+): ClaimResult {
+  const due = selectDueSqlite(conn, dueArgOf(request)).map(claimedJobOf);
+  if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
+  const { planned, arg } = planSqliteClaim(due, request, plan);
+  return sqliteClaimResult(planned, claimSqliteRows(conn, arg), due.length);
+}
 
-    const rows = recording.flatMap(({ job, plan, epoch }) =>
-      plan.fires.map((fire) => [
+function dueArgOf(request: SqliteClaimBatch): SqliteDueArg {
+  return {
+    horizonMs: request.horizonMs,
+    shardTotal: request.shardTotal,
+    shards: JSON.stringify(request.shards.map((s) => s.index)),
+    limit: request.limit,
+  };
+}
+
+/**
+ * The due jobs of the batch, as arrays (made objects by `claimedJobOf`: better-sqlite3 builds row
+ * objects in native code, at a cost above the read itself).
+ */
+export function selectDueSqlite(conn: SqliteStatements, arg: SqliteDueArg): unknown[][] {
+  return prepared(conn, SQLITE_SELECT_DUE)
+    .raw(true)
+    .all(arg.horizonMs, arg.shardTotal, arg.shards, arg.limit) as unknown[][];
+}
+
+/** Plans the due jobs (the planner's callback) and builds the record step's rows. */
+function planSqliteClaim(due: readonly ClaimedJob[], request: SqliteClaimBatch, plan: ClaimRequest['plan']) {
+  const planned = planJobs(due, request, plan);
+  const arg: SqliteClaimArg = {
+    nodeId: request.nodeId,
+    nowMs: request.nowMs,
+    leaseNames: JSON.stringify(request.shards.map((s) => shardLeaseName(s.index))),
+    jobs: planned.map(({ job, plan, lease, epoch }) => ({
+      id: job.id,
+      lease,
+      epoch,
+      advance: [job.id, job.next_fire_at, plan.nextFireAt, plan.stop ? 0 : 1],
+      fires: plan.fires.map((fire) => [
         job.id,
         job.app_id,
         fire.scheduledAt,
@@ -480,13 +605,38 @@ async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promi
         job.executor_fail_retry_count,
         epoch,
       ]),
-    );
-    const recorded = prepared(conn, SQLITE_RECORD).all(request.nowMs, JSON.stringify(rows)) as {
-      id: number;
-      claim_job_id: number;
-      scheduled_at: number;
-    }[];
-    const ids = new Map(recorded.map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id]));
-    return claimResult(recording, (jobId, at) => ids.get(fireKey(jobId, at)), due.length);
-  });
+    })),
+  };
+  return { planned, arg };
+}
+
+/**
+ * The record step, in its write transaction (the server's connection or the hot thread's): the
+ * jobs whose shard lease this node holds at its epoch advance, and the fires of those that moved
+ * are inserted. Returns the inserted fires.
+ */
+export function claimSqliteRows(conn: SqliteStatements, arg: SqliteClaimArg): RecordedFireRow[] {
+  const leases = prepared(conn, SQLITE_VALID_LEASES).all(arg.leaseNames, arg.nodeId, arg.nowMs) as {
+    name: string;
+    epoch: number;
+  }[];
+  const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
+  const held = arg.jobs.filter((job) => valid.get(job.lease) === job.epoch);
+  if (held.length === 0) return [];
+  const moved = prepared(conn, SQLITE_ADVANCE).all(JSON.stringify(held.map((job) => job.advance))) as {
+    id: number;
+  }[];
+  const advanced = new Set(moved.map((row) => row.id));
+  const rows = held.flatMap((job) => (advanced.has(job.id) ? job.fires : []));
+  if (rows.length === 0) return [];
+  return prepared(conn, SQLITE_RECORD).all(arg.nowMs, JSON.stringify(rows)) as RecordedFireRow[];
+}
+
+function sqliteClaimResult(
+  planned: readonly PlannedJob[],
+  recorded: readonly RecordedFireRow[],
+  scanned: number,
+): ClaimResult {
+  const ids = new Map(recorded.map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id]));
+  return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), scanned);
 }

@@ -14,12 +14,14 @@
 import {
   inMysqlTransaction,
   inPostgresTransaction,
-  inSqliteWrite,
+  inSqliteHot,
   type MysqlConnection,
   type PostgresConnection,
   prepared,
   type SqliteConnection,
+  type SqliteStatements,
   type StoreConnection,
+  sqliteHotParts,
 } from '../connection.js';
 
 /** The outcome of one dispatch. */
@@ -160,6 +162,13 @@ FROM json_each(?) AS v
 WHERE fire.id = v.value ->> 0`;
 
 async function markSqlite(conn: SqliteConnection, marks: readonly DispatchMark[], to: MarkStatus) {
+  const parts = sqliteHotParts(conn, marks);
+  if (parts.length === 1) return markSqlitePart(conn, marks, to);
+  const counts = await Promise.all(parts.map((part) => markSqlitePart(conn, part, to)));
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
+async function markSqlitePart(conn: SqliteConnection, marks: readonly DispatchMark[], to: MarkStatus) {
   const rows = JSON.stringify(
     marks.map((m) => [
       m.fireId,
@@ -170,10 +179,20 @@ async function markSqlite(conn: SqliteConnection, marks: readonly DispatchMark[]
       m.executorInstance ?? null,
     ]),
   );
-  const ids = JSON.stringify(marks.map((m) => m.fireId));
-  return inSqliteWrite(conn, () => {
-    const pending = prepared(conn, SQLITE_PENDING).get(ids) as { n: number };
-    prepared(conn, SQLITE_MARK).run(to, rows);
-    return pending.n;
-  });
+  const arg: SqliteMarkArg = { to, rows, ids: JSON.stringify(marks.map((m) => m.fireId)) };
+  return inSqliteHot(conn, 'mark', arg, () => markSqliteRows(conn, arg));
+}
+
+/** A batch of marks as the SQLite statements take it (JSON rows as above, the ids alone). */
+export interface SqliteMarkArg {
+  to: MarkStatus;
+  rows: string;
+  ids: string;
+}
+
+/** The marks on a SQLite connection (the server's or the hot thread's), in its write transaction. */
+export function markSqliteRows(conn: SqliteStatements, { to, rows, ids }: SqliteMarkArg): number {
+  const pending = prepared(conn, SQLITE_PENDING).get(ids) as { n: number };
+  prepared(conn, SQLITE_MARK).run(to, rows);
+  return pending.n;
 }

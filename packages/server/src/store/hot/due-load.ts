@@ -11,7 +11,7 @@
  * (route, block strategy, timeout, script) applies to the fire, as it does in XXL-JOB.
  */
 import type { Kysely } from 'kysely';
-import { prepared, type SqliteConnection, type StoreConnection } from '../connection.js';
+import { inSqliteHot, prepared, type SqliteStatements, type StoreConnection } from '../connection.js';
 import type { AppGroupRow, Database, FireRow, JobRow } from '../schema.js';
 
 /** What dispatching a fire reads of its record (a broadcast's shard records are made from these). */
@@ -70,8 +70,9 @@ export const SQLITE_APPS = 'SELECT * FROM app_group WHERE id IN (SELECT value FR
 export async function loadDueFires(conn: StoreConnection, ids: readonly number[]): Promise<DueFireRows> {
   if (ids.length === 0) return { fires: [], jobs: [], apps: [] };
   if (conn.dialect === 'sqlite') {
-    // Through Kysely's connection, so the reads never run inside a transaction someone holds open on it.
-    return conn.db.connection().execute(async () => loadSqlite(conn, ids));
+    // On the hot thread, or through Kysely's connection, so the reads never run inside a
+    // transaction someone holds open on it.
+    return inSqliteHot(conn, 'load', ids, () => loadSqlite(conn, ids));
   }
   return loadWithKysely(conn.db, ids);
 }
@@ -80,7 +81,7 @@ export async function loadDueFires(conn: StoreConnection, ids: readonly number[]
  * The rows come back as arrays and become objects here: better-sqlite3 builds a row object
  * property by property in native code, which costs more than the whole read of the row.
  */
-function loadSqlite(conn: SqliteConnection, ids: readonly number[]): DueFireRows {
+export function loadSqlite(conn: SqliteStatements, ids: readonly number[]): DueFireRows {
   const fireRows = prepared(conn, SQLITE_FIRES).raw(true).all(JSON.stringify(ids)) as unknown[][];
   const fires = fireRows.map(dueFireOf).filter(isPending);
   if (fires.length === 0) return { fires, jobs: [], apps: [] };

@@ -17,12 +17,14 @@ import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql
 import {
   inMysqlTransaction,
   inPostgresTransaction,
-  inSqliteWrite,
+  inSqliteHot,
   type MysqlConnection,
   type PostgresConnection,
   prepared,
   type SqliteConnection,
+  type SqliteStatements,
   type StoreConnection,
+  sqliteHotParts,
 } from '../connection.js';
 import {
   CHILDREN_STATUS,
@@ -310,11 +312,22 @@ async function finishSqlite(
   conn: SqliteConnection,
   results: readonly FireResult[],
   statuses: readonly string[],
+): Promise<FinishedFireRow[]> {
+  const statusOf = new Map(results.map((r, i) => [r, statuses[i]!]));
+  const parts = sqliteHotParts(conn, results);
+  if (parts.length === 1) return finishSqlitePart(conn, results, statusOf);
+  return (await Promise.all(parts.map((part) => finishSqlitePart(conn, part, statusOf)))).flat();
+}
+
+async function finishSqlitePart(
+  conn: SqliteConnection,
+  results: readonly FireResult[],
+  statusOf: ReadonlyMap<FireResult, string>,
 ) {
   const rows = JSON.stringify(
-    results.map((r, i) => [
+    results.map((r) => [
       r.fireId,
-      statuses[i],
+      statusOf.get(r),
       r.handleCode,
       r.handleMsg,
       r.handleAt,
@@ -324,5 +337,10 @@ async function finishSqlite(
       r.output ?? null,
     ]),
   );
-  return inSqliteWrite(conn, () => prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[]);
+  return inSqliteHot(conn, 'finish', rows, () => finishSqliteRows(conn, rows));
+}
+
+/** The finish on a SQLite connection (the server's or the hot thread's), in its write transaction. */
+export function finishSqliteRows(conn: SqliteStatements, rows: string): FinishedFireRow[] {
+  return prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[];
 }

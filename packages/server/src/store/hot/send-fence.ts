@@ -28,11 +28,12 @@
  */
 import {
   inMysqlTransaction,
-  inSqliteWrite,
+  inSqliteHot,
   type MysqlConnection,
   type PostgresConnection,
   prepared,
   type SqliteConnection,
+  type SqliteStatements,
   type StoreConnection,
 } from '../connection.js';
 import { DATABASE_NOW_MS_SQL } from '../leases.js';
@@ -54,7 +55,7 @@ export type SendFenceAnswer =
   /** Not sent: the record is no longer pending, gone, or its shard is not held by this node. */
   | { fireId: number; admitted: false; reason: 'not-pending' | 'not-owner' };
 
-interface FireState {
+export interface FireState {
   id: number;
   status: string;
   sent_to: string | null;
@@ -222,24 +223,43 @@ async function fenceSqlite(
   nowMs: number,
   sends: readonly SendFenceRequest[],
 ) {
-  const leaseNames = [...new Set(sends.flatMap((s) => (s.lease === null ? [] : [s.lease.name])))];
-  return inSqliteWrite(conn, () => {
-    const leases =
-      leaseNames.length === 0
-        ? []
-        : (prepared(conn, SQLITE_LEASES).all(JSON.stringify(leaseNames), nodeId, nowMs) as {
-            name: string;
-            epoch: number;
-          }[]);
-    const heldLeases = new Set(leases.map((l) => leaseKey(l)));
-    const rows = prepared(conn, SQLITE_FIRES).all(JSON.stringify(sends.map((s) => s.fireId))) as FireState[];
-    const states = new Map(rows.map((row) => [row.id, row]));
-    const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases));
-    if (passing.length > 0) {
-      prepared(conn, SQLITE_FENCE).run(JSON.stringify(passing.map((s) => [s.fireId, s.address])));
-    }
-    return { admitted: new Set(passing.map((s) => s.fireId)), states, heldLeases };
-  });
+  const arg: SqliteFenceArg = {
+    nodeId,
+    nowMs,
+    leaseNames: [...new Set(sends.flatMap((s) => (s.lease === null ? [] : [s.lease.name])))],
+    sends,
+  };
+  return inSqliteHot(conn, 'fence', arg, () => fenceSqliteRows(conn, arg));
+}
+
+/** A batch of sends to fence, as the SQLite side takes it. */
+export interface SqliteFenceArg {
+  nodeId: string;
+  nowMs: number;
+  leaseNames: string[];
+  sends: readonly SendFenceRequest[];
+}
+
+/** The fence on a SQLite connection (the server's or the hot thread's), in its write transaction. */
+export function fenceSqliteRows(
+  conn: SqliteStatements,
+  { nodeId, nowMs, leaseNames, sends }: SqliteFenceArg,
+): { admitted: Set<number>; states: Map<number, FireState>; heldLeases: Set<string> } {
+  const leases =
+    leaseNames.length === 0
+      ? []
+      : (prepared(conn, SQLITE_LEASES).all(JSON.stringify(leaseNames), nodeId, nowMs) as {
+          name: string;
+          epoch: number;
+        }[]);
+  const heldLeases = new Set(leases.map((l) => leaseKey(l)));
+  const rows = prepared(conn, SQLITE_FIRES).all(JSON.stringify(sends.map((s) => s.fireId))) as FireState[];
+  const states = new Map(rows.map((row) => [row.id, row]));
+  const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases));
+  if (passing.length > 0) {
+    prepared(conn, SQLITE_FENCE).run(JSON.stringify(passing.map((s) => [s.fireId, s.address])));
+  }
+  return { admitted: new Set(passing.map((s) => s.fireId)), states, heldLeases };
 }
 
 /** Whether a send passes the fence, given its record's state and the leases held. */

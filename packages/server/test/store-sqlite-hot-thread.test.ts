@@ -1,0 +1,169 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OwnedShard, Store } from '../src/index.js';
+import type { SqliteConnection } from '../src/store/connection.js';
+import { loadDueFires } from '../src/store/hot/due-load.js';
+import type { SqliteHotOp } from '../src/store/sqlite-hot-thread.js';
+import { createTestDatabase, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+
+const T0 = 1_700_000_000_000;
+
+/** The hot statements on their own thread: where they run, in parts, and what happens when the thread dies. */
+describe('SQLite hot statements thread', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let conn: SqliteConnection;
+  /** The calls the thread was asked to run, by op. */
+  let calls: Map<SqliteHotOp, number>;
+  const warnings: string[] = [];
+
+  beforeEach(async () => {
+    database = await createTestDatabase('sqlite');
+    store = await database.open();
+    if (store.connection.dialect !== 'sqlite') throw new Error('unreachable');
+    conn = store.connection;
+    warnings.length = 0;
+    const started = await conn.hot!.start(
+      { warn: (_detail: unknown, message: string) => void warnings.push(message) },
+      { checkpointing: false },
+    );
+    expect(started).toBe(true);
+    calls = new Map();
+    const hot = conn.hot!;
+    const run = hot.run.bind(hot);
+    hot.run = <T>(op: SqliteHotOp, arg: unknown) => {
+      calls.set(op, (calls.get(op) ?? 0) + 1);
+      return run<T>(op, arg);
+    };
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  async function ownShards(): Promise<OwnedShard[]> {
+    const shards: OwnedShard[] = [];
+    for (let index = 0; index < 4; index++) {
+      const held = await store.leases.acquireOrRenewLease(`shard:${index}`, 'node-a', 60_000, T0);
+      if (held) shards.push({ index, epoch: held.epoch });
+    }
+    return shards;
+  }
+
+  /** A claim as the planner makes it: planned on the thread, the outcomes applied here. */
+  async function claim(shards: OwnedShard[]) {
+    const applied: number[] = [];
+    const result = await store.fires.claimDueFires({
+      nodeId: 'node-a',
+      nowMs: T0,
+      horizonMs: T0,
+      shardTotal: 4,
+      shards,
+      limit: 1000,
+      plan: () => {
+        throw new Error('planned on the server thread, not on the hot thread');
+      },
+      planning: {
+        misfireWindowMs: 5000,
+        firedNow: [],
+        apply: (outcomes) => {
+          for (const outcome of outcomes) applied.push(outcome.jobId);
+        },
+      },
+    });
+    return { result, applied };
+  }
+
+  it('claims, loads, fences, marks and finishes on the thread, the records as the server thread writes them', async () => {
+    const { jobIds } = await seedDueJobs(store, 600, T0);
+    const { result, applied } = await claim(await ownShards());
+
+    expect(calls.get('wholeClaim')).toBe(1);
+    expect(result.fires.map((fire) => fire.job.id).sort((a, b) => a - b)).toEqual(jobIds);
+    expect(applied.sort((a, b) => a - b)).toEqual(jobIds);
+    // FIX_RATE 1 s: each job's next time is one second on.
+    const jobs = await store.jobs.findJobsByIds(jobIds);
+    expect(new Set(jobs.map((job) => job.next_fire_at))).toEqual(new Set([T0 + 1000]));
+
+    const ids = result.fires.map((fire) => fire.fireId);
+    const loaded = await loadDueFires(conn, ids);
+    expect(loaded.fires).toHaveLength(600);
+    expect(calls.get('load')).toBe(1);
+
+    const answers = await store.fires.fenceSends(
+      'node-a',
+      T0,
+      result.fires.map((fire) => ({
+        fireId: fire.fireId,
+        address: 'http://127.0.0.1:9999/',
+        lease: { name: `shard:${fire.job.id % 4}`, epoch: 1 },
+      })),
+    );
+    expect(answers.every((answer) => answer.admitted)).toBe(true);
+    expect(calls.get('fence')).toBe(1);
+
+    // 600 marks and 600 results go in parts of 250: three calls each.
+    const marked = await store.fires.markDispatched(
+      ids.map((fireId) => ({
+        fireId,
+        triggerAt: T0 + 5,
+        executorAddress: 'http://127.0.0.1:9999/',
+        triggerCode: 200,
+        triggerMsg: 'sent',
+      })),
+    );
+    expect(marked).toBe(600);
+    expect(calls.get('mark')).toBe(3);
+    const finished = await store.fires.finishFires(
+      ids.map((fireId) => ({ fireId, handleCode: 200, handleMsg: 'ok', handleAt: T0 + 50 })),
+    );
+    expect(finished.map((fire) => fire.fireId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(calls.get('finish')).toBe(3);
+    const rows = await database.query<{ status: string; n: number }>(
+      'SELECT status, count(*) AS n FROM fire GROUP BY status',
+    );
+    expect(rows).toEqual([{ status: 'succeeded', n: 600 }]);
+    // A result for a record already final changes nothing, on the thread as on the server's connection.
+    expect(
+      await store.fires.finishFires([
+        { fireId: ids[0]!, handleCode: 500, handleMsg: 'late', handleAt: T0 + 60 },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('answers a statement that fails with its error, and goes on', async () => {
+    await expect(conn.hot!.run('finish', 'not JSON')).rejects.toThrow(/JSON/);
+    expect(conn.hot!.running).toBe(true);
+    expect(await loadDueFires(conn, [123])).toEqual({ fires: [], jobs: [], apps: [] });
+  });
+
+  it('runs the statements on the server connection once the thread has died', async () => {
+    const { jobIds } = await seedDueJobs(store, 3, T0);
+    // The thread dies as a native crash would end it.
+    const worker = (conn.hot as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    await worker.terminate();
+    await expect.poll(() => conn.hot!.running).toBe(false);
+    expect(warnings).toContain('the hot statements thread failed; the server runs them on its own thread');
+
+    calls.clear();
+    const result = await store.fires.claimDueFires({
+      nodeId: 'node-a',
+      nowMs: T0,
+      horizonMs: T0,
+      shardTotal: 4,
+      shards: await ownShards(),
+      limit: 1000,
+      plan: (job) => ({
+        fires: [{ scheduledAt: job.next_fire_at!, triggerType: 'CRON' }],
+        nextFireAt: T0 + 1000,
+      }),
+      planning: {
+        misfireWindowMs: 5000,
+        firedNow: [],
+        apply: () => {
+          throw new Error('the server connection plans with `plan`');
+        },
+      },
+    });
+    expect(result.fires.map((fire) => fire.job.id).sort((a, b) => a - b)).toEqual(jobIds);
+    expect(calls.size).toBe(0);
+  });
+});
