@@ -178,6 +178,8 @@ async function startOnStore(
     shardsOwned: () => scheduler?.leases.ownedShards().length ?? 0,
     databaseClockOffsetSeconds: () => (databaseClock?.offsetMs ?? 0) / 1000,
     pipelineBacklog: () => pipeline?.backlog ?? 0,
+    sqliteHotWaiting: () =>
+      store.connection.dialect === 'sqlite' ? (store.connection.hot?.waiting ?? 0) : 0,
   });
   store.fires.observeHotStatements({
     statement: (stage, ms, records) => metrics.stageDone(stage, ms, records),

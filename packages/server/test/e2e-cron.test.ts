@@ -109,6 +109,9 @@ describe('cron end to end', () => {
     // The SQLite store's WAL is checkpointed on its own thread, once a second.
     expect(value('tickwheel_sqlite_checkpoints_total\\{mode="PASSIVE"\\}')).toBeGreaterThanOrEqual(1);
     expect(value('tickwheel_sqlite_wal_frames')).toBeGreaterThanOrEqual(0);
+    // Its hot statements run on a thread of their own, nothing left waiting once the run is in.
+    expect(value('tickwheel_sqlite_hot_waiting')).toBe(0);
+    expect(store.connection.dialect === 'sqlite' && store.connection.hot?.running).toBe(true);
     expect((await fetch(`${server.server.url}readyz`)).status).toBe(200);
   });
 });

@@ -58,6 +58,8 @@ export interface MetricsOptions {
   databaseClockOffsetSeconds?: () => number;
   /** Read at each scrape: due fires handed to the dispatch side and not sent yet. */
   pipelineBacklog?: () => number;
+  /** Read at each scrape (SQLite): hot statements waiting for their turn on the hot thread. */
+  sqliteHotWaiting?: () => number;
 }
 
 /** A step of a fire's path, timed per batch: the store's hot statements and the pipeline's load. */
@@ -187,6 +189,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Due fires handed to the dispatch side and not sent yet',
     registers: [registry],
     collect: sourced(options.pipelineBacklog ?? (() => 0)),
+  });
+  new Gauge({
+    name: 'tickwheel_sqlite_hot_waiting',
+    help: 'SQLite: hot statements (claim, load, fence, marks, results) waiting for their turn on the hot thread',
+    registers: [registry],
+    collect: sourced(options.sqliteHotWaiting ?? (() => 0)),
   });
   const heldBack = new Counter({
     name: 'tickwheel_claims_held_back_total',
