@@ -71,8 +71,9 @@ export async function inSqliteWrite<T>(conn: SqliteConnection, work: () => T): P
 
 /**
  * Runs a hot statement's work: on the hot thread (`op` with `arg`, sqlite-hot-thread.ts) while it
- * runs, otherwise `local` on the server's connection — in a write transaction when `write`.
- * Both run the same function of the same module; only the connection and the thread differ.
+ * runs, otherwise `local` on the server's connection — in a write transaction, or for the reads
+ * (`load`, `due`) under Kysely's connection. Both run the same function of the same module; only
+ * the connection and the thread differ.
  */
 export async function inSqliteHot<T>(
   conn: SqliteConnection,
