@@ -9,8 +9,9 @@
  * its own connection to the same file and runs them; the server's thread builds each batch's
  * arguments, posts them, and goes on sending while the statement runs. The thread runs the same
  * functions of the same modules as the server's connection would (hot/*.ts), one message at a
- * time, in the order they were posted, each write in a `BEGIN IMMEDIATE` transaction of its own:
- * the guarantees written at the top of each hot module hold as they are. Everything else (the
+ * time, in the order they were posted (two queues here choose that order; see PRIORITY), each
+ * write in a `BEGIN IMMEDIATE` transaction of its own: the guarantees written at the top of each
+ * hot module hold as they are. Everything else (the
  * API, the sweeps, the workflows) stays on the server's connection; SQLite lets one writer at a
  * time, and each side waits for the other on `busy_timeout`, a hot transaction lasting a few
  * milliseconds.

@@ -442,11 +442,12 @@ async function recordMysqlFires(
 // RETURNING the ids that moved) and the fires of exactly those go in with one INSERT … SELECT FROM
 // json_each: two statements per batch instead of two per job.
 //
-// On the server's connection the due jobs are read in that same transaction. On the hot thread
-// (sqlite-hot-thread.ts) they are read first, planned on the server's thread (the planner's
-// state lives there), and recorded in a second call: the compare-and-set is what makes that safe,
-// as on PostgreSQL and MySQL — a job edited, stopped or claimed in between does not move, and its
-// fires are not recorded.
+// On the server's connection the due jobs are read in that same transaction, and on the hot
+// thread (sqlite-hot-thread.ts) too when the request carries the planner's state (`planning`):
+// the thread plans them with the planner's own function. A request with only a `plan` callback
+// is read in one call to the thread, planned here, and recorded in a second: the compare-and-set
+// is what makes that safe, as on PostgreSQL and MySQL — a job edited, stopped or claimed in
+// between does not move, and its fires are not recorded.
 
 export const SQLITE_SELECT_DUE = `SELECT ${CLAIMED_JOB_SQL} FROM job
 WHERE trigger_status = 1 AND next_fire_at <= ? AND (id % ?) IN (SELECT value FROM json_each(?))
