@@ -400,6 +400,61 @@ describe('the result recorder', () => {
     expect(finished.map((f) => f.fireId)).toEqual(ids);
   });
 
+  it('while writes are slow, whole batches waiting are written beside them, two at most, never sharing a fire', async () => {
+    const target = await createAppWithJob(store, Date.now());
+    const ids = await createDispatchedFires(store, target, 6, 'http://10.0.0.1:9999/', Date.now());
+    const started: number[][] = [];
+    const ended: number[][] = [];
+    let inFlight = 0;
+    let most = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const recorder = new ResultRecorder({
+      fires: {
+        ...store.fires,
+        finishFires: async (results: readonly FireResult[]) => {
+          const batch = results.map((r) => r.fireId);
+          started.push(batch);
+          most = Math.max(most, ++inFlight);
+          await gate; // transactions stuck behind others
+          try {
+            return await store.fires.finishFires(results);
+          } finally {
+            inFlight--;
+            ended.push(batch);
+          }
+        },
+      },
+      clock: { now: () => Date.now() },
+      logger: silentLogger,
+      maxBatchSize: 2,
+    });
+    const first = recorder.record([result(ids[0]!), result(ids[1]!)]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = recorder.record([result(ids[2]!), result(ids[3]!)]);
+    const third = recorder.record([result(ids[4]!), result(ids[5]!)]);
+    const again = recorder.record([result(ids[0]!)]); // re-sent while its first write is in flight
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toEqual([
+      [ids[0], ids[1]],
+      [ids[2], ids[3]],
+    ]);
+    open();
+    expect((await first).map((f) => f.fireId)).toEqual([ids[0], ids[1]]);
+    expect((await second).map((f) => f.fireId)).toEqual([ids[2], ids[3]]);
+    expect((await third).map((f) => f.fireId)).toEqual([ids[4], ids[5]]);
+    expect(await again).toEqual([]);
+    await recorder.idle();
+    expect(most).toBe(2);
+    // The re-sent result was written only after the write that carried its fire had ended.
+    const resent = started.findIndex((batch, i) => i > 0 && batch.includes(ids[0]!));
+    expect(resent).toBeGreaterThan(0);
+    expect(ended.findIndex((batch) => batch.includes(ids[0]!))).toBeLessThan(resent);
+    for (const id of ids) expect((await store.fires.findFireById(id))?.status).toBe('succeeded');
+  });
+
   it('a store failure rejects the results of that batch, and the next batch is written', async () => {
     const target = await createAppWithJob(store, Date.now());
     const [id] = await createDispatchedFires(store, target, 1, 'http://10.0.0.1:9999/', Date.now());

@@ -4,9 +4,13 @@
  *
  * Results are written with group commit: while one batch is being written, results that arrive
  * meanwhile (callbacks from many executors) wait and go into the next batch together, so a burst
- * of callbacks costs a few transactions, not one per request. `finishFires` is idempotent and
- * returns only the records it changed, which is what makes everything after it happen once per
- * record however often a result is re-sent.
+ * of callbacks costs a few transactions, not one per request. When a whole batch is waiting while
+ * one is being written (the server is behind on results), a second write starts beside it, up to
+ * `maxWritesInFlight`: a write is a round trip (to the database, or to SQLite's hot thread) whose
+ * wait need not hold up the next batch. Writes in flight at once never share a fire id, so two
+ * transactions never wait on each other's rows. `finishFires` is idempotent and returns only the
+ * records it changed, which is what makes everything after it happen once per record however
+ * often a result is re-sent.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -44,10 +48,16 @@ export interface ResultRecorderOptions {
   writeSpacingMs?: number;
   /** While a burst of due fires waits to be sent, writes wait (dispatch/give-way.ts). */
   giveWay?: GiveWay;
+  /**
+   * Batches written at once, each with its hook, when whole batches wait. Default 2. The hook
+   * (`onFiresFinished`) of one batch may then run beside another's.
+   */
+  maxWritesInFlight?: number;
 }
 
 export const DEFAULT_RESULT_BATCH_SIZE = 500;
 export const DEFAULT_RESULT_WRITE_SPACING_MS = 10;
+export const DEFAULT_RESULT_WRITES_IN_FLIGHT = 2;
 
 interface Waiter {
   results: readonly FireResult[];
@@ -70,14 +80,22 @@ export class ResultRecorder {
   private queuedResults = 0;
   private pumping: Promise<void> | undefined;
   private readonly writeSpacingMs: number;
+  private readonly maxWritesInFlight: number;
   /** `performance.now()` at the end of the last write. */
   private lastWriteEnd = Number.NEGATIVE_INFINITY;
+  /** Batches being written (and announced). */
+  private readonly writes = new Set<Promise<void>>();
+  /** The fire ids of the batches being written. */
+  private readonly writing = new Set<number>();
+  /** Wakes the pump when a whole batch has come in while it waits on a write. */
+  private wake: (() => void) | undefined;
 
   constructor(options: ResultRecorderOptions) {
     this.options = options;
     this.maxBatchSize = options.maxBatchSize ?? DEFAULT_RESULT_BATCH_SIZE;
     this.metrics = options.metrics ?? NO_EXECUTOR_METRICS;
     this.writeSpacingMs = options.writeSpacingMs ?? DEFAULT_RESULT_WRITE_SPACING_MS;
+    this.maxWritesInFlight = Math.max(1, options.maxWritesInFlight ?? DEFAULT_RESULT_WRITES_IN_FLIGHT);
   }
 
   /**
@@ -90,6 +108,7 @@ export class ResultRecorder {
     return new Promise<FinishedFire[]>((resolve, reject) => {
       this.queue.push({ results, resolve, reject, at: performance.now() });
       this.queuedResults += results.length;
+      if (this.queuedResults >= this.maxBatchSize) this.wake?.();
       this.pumping ??= this.pump().finally(() => {
         this.pumping = undefined;
       });
@@ -115,10 +134,22 @@ export class ResultRecorder {
   private async pump(): Promise<void> {
     // Start on the next microtask, so results handed in during the same turn share the first batch.
     await Promise.resolve();
-    while (this.queue.length > 0) {
-      const wait = this.lastWriteEnd + this.writeSpacingMs - performance.now();
-      if (wait > 0 && this.queuedResults < this.maxBatchSize) {
-        await new Promise<void>((resolve) => setTimeout(resolve, wait));
+    while (this.queue.length > 0 || this.writes.size > 0) {
+      // Beside a write in flight, another starts only for a whole batch: otherwise the results
+      // wait for the write to end and go together into the next (group commit, as with one).
+      if (
+        this.queue.length === 0 ||
+        this.writes.size >= this.maxWritesInFlight ||
+        (this.writes.size > 0 && this.queuedResults < this.maxBatchSize)
+      ) {
+        await this.nextChange();
+        continue;
+      }
+      if (this.writes.size === 0) {
+        const wait = this.lastWriteEnd + this.writeSpacingMs - performance.now();
+        if (wait > 0 && this.queuedResults < this.maxBatchSize) {
+          await new Promise<void>((resolve) => setTimeout(resolve, wait));
+        }
       }
       await giveWayToSends(
         this.options.giveWay,
@@ -126,25 +157,61 @@ export class ResultRecorder {
         () => this.queue[0]?.at ?? performance.now(),
       );
       const batch = this.takeBatch();
-      const finished = await this.write(batch);
-      this.lastWriteEnd = performance.now();
-      if (finished.length > 0) await this.announce(finished);
+      if (batch.length === 0) {
+        // Every waiting result is of a fire being written now: after that write.
+        await this.nextChange();
+        continue;
+      }
+      const ids = batch.flatMap((waiter) => waiter.results.map((result) => result.fireId));
+      for (const id of ids) this.writing.add(id);
+      const write: Promise<void> = this.writeAndAnnounce(batch)
+        .catch((err: unknown) => this.options.logger.error({ err }, 'a batch of results failed unexpectedly'))
+        .finally(() => {
+          for (const id of ids) this.writing.delete(id);
+          this.writes.delete(write);
+          this.lastWriteEnd = performance.now();
+        });
+      this.writes.add(write);
     }
   }
 
-  /** The waiting results, whole requests at a time, up to the batch size (at least one request). */
+  /** Resolves when a write in flight ends or a whole batch has come in. */
+  private nextChange(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      for (const write of this.writes) void write.then(resolve);
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+
+  private async writeAndAnnounce(batch: readonly Waiter[]): Promise<void> {
+    const finished = await this.write(batch);
+    if (finished.length > 0) await this.announce(finished);
+  }
+
+  /**
+   * The waiting results, whole requests at a time, up to the batch size (at least one request),
+   * leaving for later the requests that carry a fire of a batch being written.
+   */
   private takeBatch(): Waiter[] {
     let size = 0;
-    let count = 0;
-    while (
-      count < this.queue.length &&
-      (count === 0 || size + this.queue[count]!.results.length <= this.maxBatchSize)
-    ) {
-      size += this.queue[count]!.results.length;
-      count++;
+    const taken: Waiter[] = [];
+    const skipped: Waiter[] = [];
+    let next = 0;
+    for (; next < this.queue.length; next++) {
+      const waiter = this.queue[next]!;
+      if (taken.length > 0 && size + waiter.results.length > this.maxBatchSize) break;
+      if (this.writing.size > 0 && waiter.results.some((result) => this.writing.has(result.fireId))) {
+        skipped.push(waiter);
+        continue;
+      }
+      taken.push(waiter);
+      size += waiter.results.length;
     }
+    this.queue = skipped.length === 0 ? this.queue.slice(next) : skipped.concat(this.queue.slice(next));
     this.queuedResults -= size;
-    return this.queue.splice(0, count);
+    return taken;
   }
 
   /** Writes one batch and answers its waiters; returns everything it finalised, settled parents included. */
