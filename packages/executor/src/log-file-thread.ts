@@ -9,7 +9,12 @@
  * The worker starts on the first write and ends after a while without any, so an executor that
  * is idle (or a short-lived JobLogs) holds no thread. It is unref'd: it never keeps the process
  * alive; whoever needs lines on disk waits for `settled()` (a writer's `close` does).
+ *
+ * The worker's code is `log-file-thread-entry.ts`, compiled beside this file. When the executor
+ * runs from its sources (a test runner), the built one is used: `npm run build` first.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 
@@ -31,77 +36,35 @@ export interface LogFileSource {
 const IDLE_END_MS = 10_000;
 
 /**
- * The worker's code, run as a CommonJS script so it needs no file next to the compiled one
- * (the sources run under test runners too). Per message: every write in order, each error
- * reported with its file, then one answer with the message's sequence number.
+ * One turn's writes, as the worker gets them: flat arrays and one string (`texts`, each write's
+ * `lengths[i]` characters in turn); `closes[i]` is 1 when the write closes its file.
  */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const fs = require('node:fs');
-const path = require('node:path');
-const fds = new Map();
-function openForAppend(file) {
-  try {
-    return fs.openSync(file, 'a', 0o600);
-  } catch (err) {
-    if (err.code !== 'ENOENT') throw err;
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    return fs.openSync(file, 'a', 0o600);
-  }
+export interface LogFileBatch {
+  seq: number;
+  ids: Float64Array;
+  paths: string[];
+  texts: string;
+  lengths: Uint32Array;
+  closes: Uint8Array;
 }
-function writeAll(fd, text) {
-  const bytes = Buffer.from(text, 'utf8');
-  let offset = 0;
-  while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+
+/** The worker's answer to one batch: the writes that failed, with their file. */
+export interface LogFileAnswer {
+  seq: number;
+  errors: { path: string; message: string }[];
 }
-function closeQuietly(id) {
-  const fd = fds.get(id);
-  fds.delete(id);
-  if (fd !== undefined) {
-    try { fs.closeSync(fd); } catch {}
-  }
+
+/** The module the worker runs, built beside this one (or, from the sources, in dist/). */
+function entryUrl(): URL {
+  const beside = new URL('./log-file-thread-entry.js', import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  return new URL('../dist/log-file-thread-entry.js', import.meta.url);
 }
-parentPort.on('message', ({ seq, ids, paths, texts, lengths, closes }) => {
-  const errors = [];
-  let offset = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    const file = paths[i];
-    const text = texts.slice(offset, offset + lengths[i]);
-    const close = closes[i] === 1;
-    offset += lengths[i];
-    try {
-      if (text !== '') {
-        let fd = fds.get(id);
-        if (fd === undefined) {
-          fd = openForAppend(file);
-          fds.set(id, fd);
-        }
-        writeAll(fd, text);
-      }
-      if (close) {
-        const fd = fds.get(id);
-        fds.delete(id);
-        if (fd !== undefined) fs.closeSync(fd);
-      }
-    } catch (err) {
-      if (close) closeQuietly(id);
-      errors.push({ path: file, message: String((err && err.message) || err) });
-    }
-  }
-  parentPort.postMessage({ seq, errors });
-});
-`;
 
 interface Batch {
   seq: number;
   done: Promise<void>;
   resolve: () => void;
-}
-
-interface Answer {
-  seq: number;
-  errors: { path: string; message: string }[];
 }
 
 export class LogFileThread {
@@ -177,16 +140,23 @@ export class LogFileThread {
       texts += write.text;
     }
     this.sent.push(batch);
-    this.workerOf().postMessage({ seq: batch.seq, ids, paths, texts, lengths, closes });
+    this.workerOf().postMessage({
+      seq: batch.seq,
+      ids,
+      paths,
+      texts,
+      lengths,
+      closes,
+    } satisfies LogFileBatch);
   }
 
   private workerOf(): Worker {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     if (this.worker !== undefined) return this.worker;
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    const worker = new Worker(entryUrl());
     worker.unref();
-    worker.on('message', (answer: Answer) => this.answered(answer));
+    worker.on('message', (answer: LogFileAnswer) => this.answered(answer));
     worker.on('error', (err) => this.lost(worker, err));
     worker.on('exit', (code) => {
       if (this.worker === worker && code !== 0) this.lost(worker, new Error(`exited with code ${code}`));
@@ -195,7 +165,7 @@ export class LogFileThread {
     return worker;
   }
 
-  private answered({ seq, errors }: Answer): void {
+  private answered({ seq, errors }: LogFileAnswer): void {
     for (const error of errors) {
       // A full disk must not fail the run: the lines are lost and the executor's own log says so.
       this.logger.error({ err: new Error(error.message), file: error.path }, 'job log write failed');

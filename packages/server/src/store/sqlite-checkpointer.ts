@@ -28,11 +28,14 @@
  * If the thread cannot start, or fails, the server's connection checkpoints on its own again
  * (slower to the scheduler, never a log that grows without bound). An in-memory database has no
  * WAL and no checkpointer.
+ *
+ * The thread's code is `sqlite-checkpointer-entry.ts`, compiled beside this file. When the server
+ * runs from its sources (a test runner), the built one is used: `npm run build` first.
  */
 import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { closeSqliteWorker, startSqliteWorker } from './sqlite-worker.js';
+import { closeSqliteWorker, sqliteWorkerEntry, startSqliteWorker } from './sqlite-worker.js';
 
 export interface SqliteCheckpointerOptions {
   /** Time between two checkpoints. Default 1,000 ms. */
@@ -61,50 +64,18 @@ export interface WalCheckpoint {
   busy: boolean;
 }
 
-/**
- * The worker's code (sqlite-worker.ts): it opens the database and checkpoints it on its own
- * timer, posting what each checkpoint did; `close` ends it.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-let db;
-try {
-  db = new Database(workerData.file, { fileMustExist: true });
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = ' + Number(workerData.restartWaitMs));
-  parentPort.postMessage({ type: 'ready' });
-} catch (err) {
-  parentPort.postMessage({ type: 'failed', message: String((err && err.message) || err) });
+/** What the thread is started with (the options, and the file). */
+export interface SqliteCheckpointerThreadData extends Required<SqliteCheckpointerOptions> {
+  file: string;
 }
-const timer = setInterval(() => {
-  try {
-    let mode = 'PASSIVE';
-    let [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (result.log >= workerData.restartFrames) {
-      mode = 'RESTART';
-      [result] = db.pragma('wal_checkpoint(RESTART)');
-    }
-    parentPort.postMessage({
-      type: 'checkpointed', mode, busy: result.busy === 1, log: result.log, checkpointed: result.checkpointed,
-    });
-  } catch (err) {
-    clearInterval(timer);
-    parentPort.postMessage({ type: 'failed', message: String((err && err.message) || err) });
-  }
-}, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    clearInterval(timer);
-    try { db && db.close(); } catch {}
-    parentPort.close();
-  }
-});
-`;
 
-type CheckpointerAnswer =
+/** What the thread posts: each checkpoint's counts (SQLite's own names), or that it failed. */
+export type CheckpointerAnswer =
   | { type: 'checkpointed'; mode: WalCheckpoint['mode']; busy: boolean; log: number; checkpointed: number }
   | { type: 'failed'; message: string };
+
+/** The one message to the thread: it stops checkpointing and closes the connection. */
+export type CheckpointerCall = 'close';
 
 /** Checkpoints one SQLite file on a worker thread while it runs; see the file comment. */
 export class SqliteCheckpointer {
@@ -147,12 +118,13 @@ export class SqliteCheckpointer {
     this.logger = logger;
     this.onCheckpoint = onCheckpoint;
     const { intervalMs, restartFrames, restartWaitMs } = this.options;
-    const started = await startSqliteWorker(WORKER_SOURCE, {
+    const data: SqliteCheckpointerThreadData = {
       file: this.sqlite.name,
       intervalMs,
       restartFrames,
       restartWaitMs,
-    });
+    };
+    const started = await startSqliteWorker(sqliteWorkerEntry('sqlite-checkpointer-entry.js'), { ...data });
     if ('failure' in started) {
       logger.warn(
         { reason: started.failure },
@@ -161,7 +133,7 @@ export class SqliteCheckpointer {
       return false;
     }
     if (this.closed) {
-      await closeSqliteWorker(started.worker, 'close', started.exited);
+      await closeSqliteWorker(started.worker, 'close' satisfies CheckpointerCall, started.exited);
       return false;
     }
     const { worker } = started;
@@ -183,7 +155,7 @@ export class SqliteCheckpointer {
     if (worker === undefined) return;
     worker.off('exit', this.onExit);
     worker.off('error', this.onError);
-    await closeSqliteWorker(worker, 'close', this.exited);
+    await closeSqliteWorker(worker, 'close' satisfies CheckpointerCall, this.exited);
   }
 
   private readonly onError = (err: Error) => this.failed(err.message);

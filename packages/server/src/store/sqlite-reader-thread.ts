@@ -14,57 +14,32 @@
  * The thread starts on the first read and ends after a while without any, so a server that reads
  * nothing long holds no thread. If it cannot start (or dies), the read runs on the server's
  * connection, as it would without it.
+ *
+ * The thread's code is `sqlite-reader-thread-entry.ts`, compiled beside this file. When the server
+ * runs from its sources (a test runner), the built one is used: `npm run build` first.
  */
 import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { closeSqliteWorker, startSqliteWorker } from './sqlite-worker.js';
+import { closeSqliteWorker, sqliteWorkerEntry, startSqliteWorker } from './sqlite-worker.js';
 
 /** How long the thread stays up without reads before it is ended. */
 const IDLE_END_MS = 30_000;
 
-/**
- * The worker's code (sqlite-worker.ts): it opens the database read-only, answers each read with
- * its rows (or the error), and closes the connection on `close`.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-// Linux: the lowest CPU priority for this thread alone (a thread's task id is its own).
-try {
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) require('node:os').setPriority(tid, 19);
-} catch {}
-const Database = require(workerData.driver);
-let db;
-const statements = new Map();
-try {
-  db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = ' + Number(workerData.busyTimeoutMs));
-  parentPort.postMessage({ type: 'ready' });
-} catch (err) {
-  parentPort.postMessage({ type: 'failed', message: String((err && err.message) || err) });
+/** What the thread is started with. */
+export interface SqliteReaderThreadData {
+  file: string;
+  busyTimeoutMs: number;
 }
-parentPort.on('message', (message) => {
-  if (message.type === 'close') {
-    try { db && db.close(); } catch {}
-    parentPort.close();
-    return;
-  }
-  try {
-    let statement = statements.get(message.sql);
-    if (statement === undefined) {
-      statement = db.prepare(message.sql);
-      statements.set(message.sql, statement);
-    }
-    parentPort.postMessage({ type: 'rows', seq: message.seq, rows: statement.all(...message.parameters) });
-  } catch (err) {
-    parentPort.postMessage({ type: 'error', seq: message.seq, message: String((err && err.message) || err) });
-  }
-});
-`;
 
-type ReadAnswer =
+/** A message to the thread: a read, or the end of the connection. */
+export type SqliteReadCall =
+  | { type: 'read'; seq: number; sql: string; parameters: readonly unknown[] }
+  | { type: 'close' };
+
+/** The thread's answer to one read: its rows, or the error. */
+export type SqliteReadAnswer =
   | { type: 'rows'; seq: number; rows: unknown[] }
   | { type: 'error'; seq: number; message: string };
 
@@ -100,7 +75,12 @@ export class SqliteReaderThread {
     try {
       return (await new Promise<unknown[]>((resolve, reject) => {
         this.pending.set(seq, { resolve, reject });
-        worker.postMessage({ type: 'read', seq, sql: query.sql, parameters: query.parameters });
+        worker.postMessage({
+          type: 'read',
+          seq,
+          sql: query.sql,
+          parameters: query.parameters,
+        } satisfies SqliteReadCall);
       })) as R[];
     } finally {
       if (this.pending.size === 0) this.endWhenIdle();
@@ -120,19 +100,17 @@ export class SqliteReaderThread {
   }
 
   private async start(): Promise<Worker | undefined> {
-    const started = await startSqliteWorker(WORKER_SOURCE, {
-      file: this.file,
-      busyTimeoutMs: this.busyTimeoutMs,
-    });
+    const data: SqliteReaderThreadData = { file: this.file, busyTimeoutMs: this.busyTimeoutMs };
+    const started = await startSqliteWorker(sqliteWorkerEntry('sqlite-reader-thread-entry.js'), { ...data });
     if ('failure' in started) return undefined;
     const { worker } = started;
-    worker.on('message', (answer: ReadAnswer) => this.answered(answer));
+    worker.on('message', (answer: SqliteReadAnswer) => this.answered(answer));
     worker.on('error', (err) => this.lost(worker, err));
     worker.on('exit', (code) => this.lost(worker, new Error(`the reader thread exited (${code})`)));
     return worker;
   }
 
-  private answered(answer: ReadAnswer): void {
+  private answered(answer: SqliteReadAnswer): void {
     const read = this.pending.get(answer.seq);
     if (read === undefined) return;
     this.pending.delete(answer.seq);
@@ -165,7 +143,7 @@ export class SqliteReaderThread {
     if (worker === undefined) return;
     worker.removeAllListeners('exit');
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    await closeSqliteWorker(worker, { type: 'close' }, exited);
+    await closeSqliteWorker(worker, { type: 'close' } satisfies SqliteReadCall, exited);
     for (const read of this.pending.values()) read.reject(new Error('the reader thread was closed'));
     this.pending.clear();
   }

@@ -1,15 +1,15 @@
 /**
  * Worker threads with a SQLite connection of their own (the reports' reader thread, the WAL
- * checkpoint thread, the hot statements' thread): how one is started and how its answers are
- * awaited.
+ * checkpoint thread, the hot statements' thread): where each one's code is, how one is started
+ * and how its answers are awaited.
  *
- * The reader's and the checkpointer's code is CommonJS run with `eval`, so it needs no file next
- * to the compiled one; the hot thread is a module of the built package (sqlite-hot-thread.ts
- * says where it is found when the sources run under a test runner). Each gets `workerData.driver`, the path of
- * better-sqlite3 to `require`, beside what the caller passes, opens the database and posts
- * `{ type: 'ready' }`, or `{ type: 'failed', message }` when it cannot.
+ * Each thread's code is a module of the built package, `<parent>-entry.ts` compiled beside its
+ * parent (sqlite-reader-thread-entry.ts, ...), so tsc and biome check it as the rest. It opens the
+ * database with what the caller passes as `workerData` and posts `{ type: 'ready' }`, or
+ * `{ type: 'failed', message }` when it cannot.
  */
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /** What a worker answers when it could not do what it was asked (or died). */
@@ -22,19 +22,26 @@ export interface WorkerFailure {
 export type SqliteWorkerStart = { worker: Worker; exited: Promise<void> } | { failure: string };
 
 /**
- * Starts `source` on a worker thread and waits for its first answer: `ready` gives the worker,
- * anything else (a failure, an error, an exit) ends it. Once ready the thread no longer keeps
- * the process alive; while starting and closing it does (see `closeSqliteWorker`).
+ * The built entry `file` of a thread (`sqlite-reader-thread-entry.js`, ...): beside this module
+ * in the built package. When the server runs from its sources (a test runner) there is no `.js`
+ * beside it and the one in dist/ is used: `npm run build` first.
+ */
+export function sqliteWorkerEntry(file: string): URL {
+  const beside = new URL(`./${file}`, import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  return new URL(`../../dist/store/${file}`, import.meta.url);
+}
+
+/**
+ * Starts the module at `entry` on a worker thread and waits for its first answer: `ready` gives
+ * the worker, anything else (a failure, an error, an exit) ends it. Once ready the thread no
+ * longer keeps the process alive; while starting and closing it does (see `closeSqliteWorker`).
  */
 export async function startSqliteWorker(
-  source: string | URL,
+  entry: URL,
   workerData: Record<string, unknown>,
 ): Promise<SqliteWorkerStart> {
-  // A string is the CommonJS source to eval; a URL is a module of the built package (hot thread).
-  const worker = new Worker(source, {
-    eval: typeof source === 'string',
-    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), ...workerData },
-  });
+  const worker = new Worker(entry, { workerData });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const answer = await nextAnswer<{ type: string }>(worker);
   if (answer.type === 'ready') {
