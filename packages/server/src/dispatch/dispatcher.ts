@@ -5,9 +5,15 @@
  * transport can sit beside this HTTP push one.
  *
  * @example
- * const dispatcher = new Dispatcher({ accessToken, shardFireIds: (fire, shards) => store.createShardFires(fire, shards) });
- * const [outcome] = await dispatcher.dispatch(fire, registry.onlineAddresses(fire.appName));
- * // outcome.triggerCode 200 → `dispatched`, else `dispatch_failed`; outcome.triggerMsg goes into the record.
+ * const dispatcher = new Dispatcher({
+ *   accessToken,
+ *   shardFireIds: (fire, shards) => pipeline.shardFireIds(fire, shards),
+ *   fence: (send) => sendFence.admit(send),
+ * });
+ * const outcomes = await dispatcher.dispatch(fire, directory.addressesOf(fire.appName));
+ * // One outcome, or one per shard of a broadcast: triggerCode 200 → `dispatched`, else
+ * // `dispatch_failed`, with triggerMsg in the record; one with `notSent` leaves its record as it is.
+ * await dispatcher.close();
  */
 import { performance } from 'node:perf_hooks';
 import {

@@ -69,8 +69,15 @@ interface Waiter {
 
 /**
  * @example
- * const recorder = new ResultRecorder({ fires: store.fires, clock, logger, onFiresFinished: (f) => engine.afterRuns(f) });
- * const changed = await recorder.record([{ fireId: 42, handleCode: 200, handleMsg: null, handleAt: clock.now() }]);
+ * const recorder = new ResultRecorder({
+ *   fires: store.fires,
+ *   clock,
+ *   logger,
+ *   onFiresFinished: afterRuns({ decisions, children: childTrigger }),
+ * });
+ * const finished = await recorder.record([{ fireId: 42, handleCode: 200, handleMsg: null, handleAt: clock.now() }]);
+ * // `finished` holds fire 42's record, or nothing when a result had finished it already.
+ * await recorder.idle(); // before the store closes: every result written, every hook run
  */
 export class ResultRecorder {
   private readonly options: ResultRecorderOptions;
