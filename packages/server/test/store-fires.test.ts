@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DispatchMark, Store } from '../src/index.js';
+import type { DispatchMark, Store } from '../src/store/index.js';
 import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
@@ -163,6 +163,26 @@ describe.each(STORE_VARIANTS)('fire records on %s', (variant) => {
       handle_msg: 'done',
       handle_at: T0 + 10,
     });
+  });
+
+  it("finishFires says which records' jobs are FIX_DELAY, read in the same statement", async () => {
+    const { ids, jobIds } = await claimFires(store, 3);
+    await store.fires.markDispatched(ids.map((id) => mark(id)));
+    await store.db
+      .updateTable('job')
+      .set({ schedule_type: 'FIX_DELAY', schedule_conf: '5' })
+      .where('id', 'in', [jobIds[0]!, jobIds[2]!])
+      .execute();
+    const finished = await store.fires.finishFires(
+      ids.map((fireId, i) => ({ fireId, handleCode: 200, handleMsg: null, handleAt: T0 + i })),
+    );
+    expect(finished.map((f) => [f.fireId, f.fixDelay]).sort()).toEqual(
+      [
+        [ids[0], true],
+        [ids[1], false],
+        [ids[2], true],
+      ].sort(),
+    );
   });
 
   it('a duplicated callback reaching two nodes at once finalises the record once', async () => {

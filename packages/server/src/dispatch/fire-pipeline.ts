@@ -406,7 +406,6 @@ export class FirePipeline implements DueFireSink {
     // A trigger-once record sent by recovery (its server died before sending it) keeps its list.
     const sending = request.addressOverride?.length ? request : withStoredOverride(fire, request, logger);
     this.dispatching.set(fire.id, fire);
-    if (fire.claim_job_id !== null) this.fixDelay.remember(fire.id, job);
     try {
       // The override list replaces the online ones, so the online list is not even read then;
       // each override address is spoken to in the generation known for it (a 3.5 executor

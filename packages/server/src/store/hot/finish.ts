@@ -70,6 +70,11 @@ export interface FinishedFire {
   childrenOwed: boolean;
   /** The workflow run the record is a node's run of, which its end moves on (workflows/engine.ts). */
   workflowRunId: number | null;
+  /**
+   * The record's job is FIX_DELAY (read in the finishing statement): its run's end sets the job's
+   * next fire time (dispatch/fix-delay.ts). False when the job is gone.
+   */
+  fixDelay: boolean;
 }
 
 interface FinishedFireRow {
@@ -85,10 +90,20 @@ interface FinishedFireRow {
   retry_count: number;
   children_status: number;
   workflow_run_id: number | null;
+  /** 1 when the record's job is FIX_DELAY (FIX_DELAY_OF), else 0 or NULL. */
+  fix_delay: number | null;
 }
 
 const RETURNED_COLUMNS =
   'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count, children_status, workflow_run_id';
+
+/**
+ * 1 when the job of the fire record `fire` is FIX_DELAY, read where the record is finished, so
+ * whoever sets the next fire time from the run's end needs neither a memory of what was sent
+ * nor a read of every finished record's job. NULL when the job is gone.
+ */
+const FIX_DELAY_OF = (fire: string) =>
+  `(SELECT CASE WHEN job.schedule_type = 'FIX_DELAY' THEN 1 ELSE 0 END FROM job WHERE job.id = ${fire}.job_id) AS fix_delay`;
 
 /** True when the job of the fire record `fire` has child jobs (`job.child_job_ids` is never NULL). */
 const HAS_CHILDREN = (fire: string) =>
@@ -148,6 +163,7 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
     retryCount: row.retry_count,
     childrenOwed: Number(row.children_status) === CHILDREN_STATUS.OWED,
     workflowRunId: row.workflow_run_id === null ? null : Number(row.workflow_run_id),
+    fixDelay: Number(row.fix_delay) === 1,
   };
 }
 
@@ -170,7 +186,7 @@ WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NUL
   AND (v.from_address IS NULL OR rtrim(COALESCE(f.executor_address, f.sent_to), '/') = rtrim(v.from_address, '/'))
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `f.${column}`)
-  .join(', ')}`;
+  .join(', ')}, ${FIX_DELAY_OF('f')}`;
 
 async function finishPostgres(
   conn: PostgresConnection,
@@ -214,7 +230,7 @@ async function finishMysql(
         sent_to: string | null;
       } & RowDataPacket)[]
     >(
-      `SELECT ${RETURNED_COLUMNS}, lost_at, sent_to, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND ${TAKES_RESULT('fire', 'TRUE')} ORDER BY id FOR UPDATE`,
+      `SELECT ${RETURNED_COLUMNS}, ${FIX_DELAY_OF('fire')}, lost_at, sent_to, ${HAS_CHILDREN('fire')} AS has_children FROM fire WHERE id IN (?) AND ${TAKES_RESULT('fire', 'TRUE')} ORDER BY id FOR UPDATE`,
       [results.map((r) => r.fireId)],
     );
     const lostVerdicts = new Set(results.filter((r) => r.lost === true).map((r) => r.fireId));
@@ -306,7 +322,7 @@ WHERE fire.id = v.value ->> 0 AND (+fire.status IN (${FINISHABLE_SQL})
   AND (v.value ->> 7 IS NULL OR rtrim(COALESCE(fire.executor_address, fire.sent_to), '/') = rtrim(v.value ->> 7, '/'))
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `fire.${column}`)
-  .join(', ')}`;
+  .join(', ')}, ${FIX_DELAY_OF('fire')}`;
 
 async function finishSqlite(
   conn: SqliteConnection,
