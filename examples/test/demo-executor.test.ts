@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Executor } from '@tickwheel/executor';
 import { WireMessages } from '@tickwheel/protocol';
+import { callExecutor, freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callExecutor, freshLogId, trigger } from '../../packages/executor/test/helpers/executor-client.js';
-import { startTestServer, type TestServer } from '../../packages/executor/test/helpers/test-server.js';
 
 // The built app: its worker handler is loaded from the compiled `handlers/crunch-numbers.js`.
 const APP = new URL('../dist/demo-executor/app.js', import.meta.url);

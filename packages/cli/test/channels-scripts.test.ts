@@ -7,8 +7,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpReceiver, startHttpReceiver } from '../../server/test/helpers/alarm-receivers.js';
 import { assertCliBuilt } from './helpers/cli-process.js';
 import { cli, cliJson, type RestServer, startRestServer } from './helpers/rest-server.js';
 

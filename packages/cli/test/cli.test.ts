@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { callExecutor, trigger } from '@tickwheel/test-fixtures/executor-client';
+import { waitUntilStopped } from '@tickwheel/test-fixtures/processes';
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callExecutor, trigger } from '../../executor/test/helpers/executor-client.js';
-import { waitUntilStopped } from '../../executor/test/helpers/processes.js';
-import { startTestServer, type TestServer } from '../../executor/test/helpers/test-server.js';
 import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
 
 const TOKEN = 'cli-test-token-0123456789abcdefghij';

@@ -9,15 +9,15 @@ import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/pro
 import os from 'node:os';
 import path from 'node:path';
 import { pullAddress, runStreamKey, streamAddress } from '@tickwheel/protocol';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { trigger } from '../../executor/test/helpers/executor-client.js';
-import { type PullTestServer, startPullTestServer } from '../../executor/test/helpers/pull-server.js';
+import { trigger } from '@tickwheel/test-fixtures/executor-client';
+import { type PullTestServer, startPullTestServer } from '@tickwheel/test-fixtures/pull-server';
 import {
   connectionNameOf,
   REDIS_URL,
   type RedisStreamsServer,
   startRedisStreamsServer,
-} from '../../executor/test/helpers/redis-streams.js';
+} from '@tickwheel/test-fixtures/redis-streams';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
 
 const TOKEN = 'cli-transport-token-0123456789abcdef';

@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { callExecutor, trigger } from '@tickwheel/test-fixtures/executor-client';
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callExecutor, trigger } from '../../executor/test/helpers/executor-client.js';
-import { startTestServer, type TestServer } from '../../executor/test/helpers/test-server.js';
 import { assertCliBuilt, CLI_BIN, CliProcess, runCli } from './helpers/cli-process.js';
 
 const TOKEN = 'cli-token-file-test-0123456789abcdef';

@@ -10,9 +10,15 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { WireMessages } from '@tickwheel/protocol';
+import { callExecutor, freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import {
+  type ExecutorFixture,
+  sleep,
+  startExecutor,
+  TOKEN,
+  tempDir,
+} from '@tickwheel/test-fixtures/executor-fixture';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
-import { type ExecutorFixture, sleep, startExecutor, TOKEN, tempDir } from './helpers/executor-fixture.js';
 
 const fixtures: ExecutorFixture[] = [];
 const dirs: string[] = [];

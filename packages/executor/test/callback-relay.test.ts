@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import type { HandleCallbackParam, ProtocolGeneration } from '@tickwheel/protocol';
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackRelay, type CallbackRelayOptions } from '../src/callback-relay.js';
 import { ServerClient } from '../src/server-client.js';
-import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const silent = pino({ level: 'silent' });
 const CALLBACK = '/api/callback';

@@ -14,9 +14,9 @@ import {
   RUN_BATCH_HEADER,
   WireMessages,
 } from '@tickwheel/protocol';
+import { callExecutor, freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import { type ExecutorFixture, startExecutor, TOKEN } from '@tickwheel/test-fixtures/executor-fixture';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
-import { type ExecutorFixture, startExecutor, TOKEN } from './helpers/executor-fixture.js';
 
 let fx: ExecutorFixture;
 

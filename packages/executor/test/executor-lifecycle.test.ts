@@ -15,9 +15,7 @@ import {
   isTickwheelError,
   type TickwheelError,
 } from '@tickwheel/protocol';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { callExecutor, freshLogId, trigger } from './helpers/executor-client.js';
+import { callExecutor, freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
 import {
   capturingLogger,
   type ExecutorFixture,
@@ -26,8 +24,10 @@ import {
   TOKEN,
   tempDir,
   until,
-} from './helpers/executor-fixture.js';
-import { startTestServer } from './helpers/test-server.js';
+} from '@tickwheel/test-fixtures/executor-fixture';
+import { startTestServer } from '@tickwheel/test-fixtures/test-server';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
 
 let fx: ExecutorFixture | undefined;
 

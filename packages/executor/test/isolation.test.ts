@@ -6,9 +6,14 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WireMessages } from '@tickwheel/protocol';
+import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import {
+  type ExecutorFixture,
+  sleep,
+  startExecutor,
+  tempDir,
+} from '@tickwheel/test-fixtures/executor-fixture';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freshLogId, trigger } from './helpers/executor-client.js';
-import { type ExecutorFixture, sleep, startExecutor, tempDir } from './helpers/executor-fixture.js';
 
 let modules: string;
 let fx: ExecutorFixture | undefined;

@@ -5,9 +5,9 @@
 
 import type { JobContext, StopReason } from '@tickwheel/executor';
 import { MAX_HANDLE_MSG_LENGTH, WireMessages } from '@tickwheel/protocol';
+import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import { type ExecutorFixture, sleep, startExecutor, until } from '@tickwheel/test-fixtures/executor-fixture';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freshLogId, trigger } from './helpers/executor-client.js';
-import { type ExecutorFixture, sleep, startExecutor, until } from './helpers/executor-fixture.js';
 
 let fx: ExecutorFixture | undefined;
 

@@ -14,17 +14,17 @@ import {
   pullAddress,
   WireMessages,
 } from '@tickwheel/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PullConnection } from '../src/pull-connection.js';
-import { freshLogId, trigger } from './helpers/executor-client.js';
+import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
 import {
   capturingLogger,
   type ExecutorFixture,
   startExecutor,
   TOKEN,
   tempDir,
-} from './helpers/executor-fixture.js';
-import { type PullTestServer, startPullTestServer } from './helpers/pull-server.js';
+} from '@tickwheel/test-fixtures/executor-fixture';
+import { type PullTestServer, startPullTestServer } from '@tickwheel/test-fixtures/pull-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PullConnection } from '../src/pull-connection.js';
 
 interface PullFixture {
   ex: Executor;

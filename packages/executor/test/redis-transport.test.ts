@@ -16,18 +16,24 @@ import {
   streamAddress,
   WireMessages,
 } from '@tickwheel/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTcpProxy } from '../../server/test/helpers/tcp-proxy.js';
-import { RedisStreamReader } from '../src/redis-stream-reader.js';
-import { freshLogId, trigger } from './helpers/executor-client.js';
-import { capturingLogger, startExecutor, TOKEN, tempDir, until } from './helpers/executor-fixture.js';
+import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import {
+  capturingLogger,
+  startExecutor,
+  TOKEN,
+  tempDir,
+  until,
+} from '@tickwheel/test-fixtures/executor-fixture';
 import {
   connectionNameOf,
   REDIS_URL,
   type RedisStreamsServer,
   startRedisStreamsServer,
-} from './helpers/redis-streams.js';
-import { startTestServer, type TestServer } from './helpers/test-server.js';
+} from '@tickwheel/test-fixtures/redis-streams';
+import { startTcpProxy } from '@tickwheel/test-fixtures/tcp-proxy';
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RedisStreamReader } from '../src/redis-stream-reader.js';
 
 interface RedisFixture {
   ex: Executor;

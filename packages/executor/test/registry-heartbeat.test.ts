@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import { MAX_REGISTRY_HANDLERS } from '@tickwheel/protocol';
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RegistryHeartbeat } from '../src/registry-heartbeat.js';
 import { ServerClient } from '../src/server-client.js';
-import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const ADDRESS = 'http://127.0.0.1:9999/';
 const expectedParam = { registryGroup: 'EXECUTOR', registryKey: 'orders', registryValue: ADDRESS };

@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type TriggerParam, WireMessages } from '@tickwheel/protocol';
+import { isRunning, waitUntilStopped } from '@tickwheel/test-fixtures/processes';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobLogs, type JobLogWriter } from '../src/job-log.js';
 import type { Runner, StopReason } from '../src/runner.js';
 import { createScriptRunner, type ScriptRunnerOptions } from '../src/runners/script.js';
-import { isRunning, waitUntilStopped } from './helpers/processes.js';
 
 let logDir: string;
 let logs: JobLogs;

@@ -14,17 +14,17 @@ import {
   type TickwheelError,
 } from '@tickwheel/executor';
 import { MIN_ACCESS_TOKEN_LENGTH } from '@tickwheel/protocol';
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freshLogId, trigger } from './helpers/executor-client.js';
+import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
 import {
   capturingLogger,
   type ExecutorFixture,
   startExecutor,
   TOKEN,
   until,
-} from './helpers/executor-fixture.js';
-import { waitUntilStopped } from './helpers/processes.js';
+} from '@tickwheel/test-fixtures/executor-fixture';
+import { waitUntilStopped } from '@tickwheel/test-fixtures/processes';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const NOBODY = 65_534;
 const silent = pino({ level: 'silent' });

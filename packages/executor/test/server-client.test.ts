@@ -1,7 +1,7 @@
+import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerCallError, ServerClient, type ServerClientOptions } from '../src/server-client.js';
-import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const silent = pino({ level: 'silent' });
 const registry = {

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Executor } from '@tickwheel/executor';
 import { WireMessages, WORKFLOW_LIMITS } from '@tickwheel/protocol';
+import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
+import { type ExecutorFixture, startExecutor, tempDir } from '@tickwheel/test-fixtures/executor-fixture';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freshLogId, trigger } from './helpers/executor-client.js';
-import { type ExecutorFixture, startExecutor, tempDir } from './helpers/executor-fixture.js';
 
 const fixtures: ExecutorFixture[] = [];
 const dirs: string[] = [];

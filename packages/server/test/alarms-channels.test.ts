@@ -4,18 +4,18 @@
  * checking the payload and verifying the signature the way the service documents it.
  */
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AlarmQueue } from '../src/alarms/alarm-queue.js';
-import { ALARM_STATUS } from '../src/alarms/alarm-status.js';
-import type { Store } from '../src/store/index.js';
-import { addChannel, alarmQueue, failedFire, raiseAndWait } from './helpers/alarm-fixtures.js';
 import {
   type HttpReceiver,
   type ReceivedRequest,
   type SmtpReceiver,
   startHttpReceiver,
   startSmtpReceiver,
-} from './helpers/alarm-receivers.js';
+} from '@tickwheel/test-fixtures/alarm-receivers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AlarmQueue } from '../src/alarms/alarm-queue.js';
+import { ALARM_STATUS } from '../src/alarms/alarm-status.js';
+import type { Store } from '../src/store/index.js';
+import { addChannel, alarmQueue, failedFire, raiseAndWait } from './helpers/alarm-fixtures.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 
 const HOUR_MS = 3_600_000;

@@ -3,12 +3,12 @@
  * a slow or failing channel holds up no other channel, sends time out, retries are bounded and
  * back off, and the fire record ends with the result — on SQLite, PostgreSQL and MariaDB.
  */
+import { type Answer, type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AlarmQueue } from '../src/alarms/alarm-queue.js';
 import { ALARM_STATUS } from '../src/alarms/alarm-status.js';
 import type { Store } from '../src/store/index.js';
 import { addChannel, alarmQueue, failedFire, raiseAndWait } from './helpers/alarm-fixtures.js';
-import { type Answer, type HttpReceiver, startHttpReceiver } from './helpers/alarm-receivers.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { sleep, waitFor } from './helpers/e2e.js';
 

@@ -4,9 +4,9 @@
  * MariaDB.
  */
 import { createHmac } from 'node:crypto';
+import { type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALARM_STATUS } from '../src/alarms/alarm-status.js';
-import { type HttpReceiver, startHttpReceiver } from './helpers/alarm-receivers.js';
 import { type ApiHarness, createApp, createJob, expectError, startApiServer } from './helpers/api-server.js';
 import { DIALECTS } from './helpers/databases.js';
 import { addUser, type TestUser } from './helpers/users.js';

@@ -3,13 +3,13 @@
  * through the REST API, and real receivers on loopback. The alarm reaches the channels and the
  * fire record says so; a channel that hangs holds up neither scheduling nor other alarms.
  */
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   type HttpReceiver,
   type SmtpReceiver,
   startHttpReceiver,
   startSmtpReceiver,
-} from './helpers/alarm-receivers.js';
+} from '@tickwheel/test-fixtures/alarm-receivers';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createApp,
   createJob,

@@ -4,6 +4,7 @@
  * and the node goes on firing on fresh connections.
  */
 import { randomBytes } from 'node:crypto';
+import { startTcpProxy, type TcpProxy } from '@tickwheel/test-fixtures/tcp-proxy';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerOptions } from '../src/index.js';
@@ -18,7 +19,6 @@ import {
   startServer,
   waitFor,
 } from './helpers/e2e.js';
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 
 let server: E2eServer | undefined;
 let database: TestDatabase | undefined;

@@ -8,10 +8,10 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Answer, type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ALARM_STATUS } from '../src/alarms/alarm-status.js';
-import { openStore, type Store } from '../src/index.js';
-import { type Answer, type HttpReceiver, startHttpReceiver } from './helpers/alarm-receivers.js';
+import { openStore, type Store } from '../src/store/index.js';
 import {
   ChildProcess,
   createApp,

@@ -3,8 +3,8 @@
  * the run and its failed node named; a run that succeeds, or whose failure a FAILURE edge
  * handles, raises nothing.
  */
+import { type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpReceiver, startHttpReceiver } from './helpers/alarm-receivers.js';
 import {
   createApp,
   createJob,

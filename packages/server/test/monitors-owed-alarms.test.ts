@@ -5,16 +5,16 @@
  * the owed-alarm sweep sends again, once, what no live queue holds any more. Alarms go to a real
  * HTTP receiver on loopback through a WEBHOOK channel.
  */
+import { type Answer, type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AlarmQueue } from '../src/alarms/alarm-queue.js';
 import { ALARM_STATUS } from '../src/alarms/alarm-status.js';
-import type { FireRow, JobRow, Store } from '../src/index.js';
 import { OwedAlarmMonitor } from '../src/monitors/owed-alarms.js';
 import { FailureDecisions } from '../src/retries/failure-decisions.js';
 import { systemClock } from '../src/scheduling/clock.js';
+import type { FireRow, JobRow, Store } from '../src/store/index.js';
 import { alarmQueue, failedFire } from './helpers/alarm-fixtures.js';
-import { type Answer, type HttpReceiver, startHttpReceiver } from './helpers/alarm-receivers.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { sleep, waitFor } from './helpers/e2e.js';
 

@@ -23,6 +23,7 @@ import {
   streamAddress,
   type TriggerParam,
 } from '@tickwheel/protocol';
+import { startTcpProxy } from '@tickwheel/test-fixtures/tcp-proxy';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,7 +32,6 @@ import { ExecutorClient } from '../src/dispatch/executor-client.js';
 import { RedisStreams } from '../src/dispatch/redis-streams.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import { callServer, createJob, E2E_TOKEN, firesOf, startServer } from './helpers/e2e.js';
-import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const API_TOKEN = 'redis-test-api-token-0123456789abcdefghijklm';

@@ -3,10 +3,10 @@
  * (a restart drops the whole pool), saying how many it held back; and a MySQL connection that
  * fails twice while connecting, which must not end the process.
  */
+import { startTcpProxy } from '@tickwheel/test-fixtures/tcp-proxy';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { openStore, warnConnectionErrors } from '../src/store/index.js';
-import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 function recording(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];

@@ -3,11 +3,11 @@
  * fails at the limit, and the connections idle in the pool are closed with it, so the statements
  * after the path is back each open a fresh connection instead of finding the next silent one.
  */
+import { startTcpProxy, type TcpProxy } from '@tickwheel/test-fixtures/tcp-proxy';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/index.js';
+import { openStore, type Store } from '../src/store/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 
 const PORT = { postgres: 5432, mysql: 3306 } as const;
 const LIMIT_MS = 800;

@@ -7,11 +7,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import type { Executor } from '@tickwheel/executor';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
-import {
-  type ExecutorFixture,
-  startExecutor,
-  TOKEN,
-} from '../../../executor/test/helpers/executor-fixture.js';
+import { type ExecutorFixture, startExecutor, TOKEN } from '@tickwheel/test-fixtures/executor-fixture';
 import type { FireToDispatch } from '../../src/dispatch/dispatcher.js';
 import type { ExecutorAddress } from '../../src/dispatch/executor-client.js';
 

@@ -10,14 +10,14 @@
  * the recipient domains of the EMAIL channels that mail it (api/alarm-channels.ts), and only
  * admins change channels.
  */
-import MarkdownIt from 'markdown-it';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   type HttpReceiver,
   type SmtpReceiver,
   startHttpReceiver,
   startSmtpReceiver,
-} from '../helpers/alarm-receivers.js';
+} from '@tickwheel/test-fixtures/alarm-receivers';
+import MarkdownIt from 'markdown-it';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createApp,
   createJob,

@@ -12,13 +12,17 @@ import type dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ACCESS_TOKEN_HEADER } from '@tickwheel/protocol';
+import {
+  type HttpReceiver,
+  startHttpReceiver,
+  startSmtpReceiver,
+} from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALARM_STATUS } from '../../src/alarms/alarm-status.js';
 import { type ExecutorAddress, ExecutorClient } from '../../src/dispatch/executor-client.js';
 import { NetworkRules } from '../../src/security/network-rules.js';
 import type { FireRow } from '../../src/store/index.js';
 import { addChannel, alarmQueue, failedFire, raiseAndWait } from '../helpers/alarm-fixtures.js';
-import { type HttpReceiver, startHttpReceiver, startSmtpReceiver } from '../helpers/alarm-receivers.js';
 import { createTestDatabase } from '../helpers/databases.js';
 import { createApp, type E2eServer, startExecutor, startServer, waitFor } from '../helpers/e2e.js';
 import { startMimic, type XxlMimic } from '../helpers/xxl-mimic.js';

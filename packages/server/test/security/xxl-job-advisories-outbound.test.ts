@@ -14,13 +14,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ACCESS_TOKEN_HEADER } from '@tickwheel/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type HttpReceiver,
   type SmtpReceiver,
   startHttpReceiver,
   startSmtpReceiver,
-} from '../helpers/alarm-receivers.js';
+} from '@tickwheel/test-fixtures/alarm-receivers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type E2eExecutor,
   type E2eServer,
