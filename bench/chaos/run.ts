@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { openStore, type Store } from '@tickwheel/server';
+import { openStore, type Store } from '@tickwheel/server/internal';
 import { sql } from 'kysely';
 import { forkChild, killAll, nextMessage, stopChild } from '../fire/children.js';
 import { APP_NAME, seedCase } from '../fire/seed.js';

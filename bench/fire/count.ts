@@ -3,7 +3,7 @@
  * schedule: every due job fires once per second at its phase, so the expected fires are known
  * without asking the server.
  */
-import { FINAL_STATUSES, type Store } from '@tickwheel/server';
+import { FINAL_STATUSES, type Store } from '@tickwheel/server/internal';
 import type { Window } from './messages.js';
 
 export interface FireCounts {

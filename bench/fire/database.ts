@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore } from '@tickwheel/server';
+import { openStore } from '@tickwheel/server/internal';
 
 export type StoreName = 'sqlite' | 'postgres';
 

@@ -43,7 +43,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { openStore, type Store } from '@tickwheel/server';
+import { openStore, type Store } from '@tickwheel/server/internal';
 import { ask, forkChild, nextMessage, stopChild } from './children.js';
 import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
 import { type BenchDatabase, createDatabase, type StoreName } from './database.js';

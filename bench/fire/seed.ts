@@ -13,7 +13,7 @@
  * statement, once the server and the executors are up, so every case starts at a known instant.
  */
 import { nextFireTimes } from '@tickwheel/protocol';
-import { JOB_DEFAULTS, type NewJobRow, type Store } from '@tickwheel/server';
+import { JOB_DEFAULTS, type NewJobRow, type Store } from '@tickwheel/server/internal';
 
 export type Shape = 'spread' | 'aligned' | 'idle';
 

@@ -3,7 +3,7 @@
  * to show which stage falls behind when lateness grows. A fire is claimed (its record written,
  * `created_at`), sent to an executor (`trigger_at`) and its result stored (`handle_at`).
  */
-import type { Store } from '@tickwheel/server';
+import type { Store } from '@tickwheel/server/internal';
 import type { Window } from './messages.js';
 
 /** The stages of the root fires scheduled in one second of the window, ms (NaN, in JSON null, when none has the fields). */

@@ -33,13 +33,8 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createExecutor, type ExecutorOptions } from '@tickwheel/executor';
-import {
-  openStore,
-  RETENTION_BATCH_DEFAULTS,
-  RETENTION_LIMITS,
-  type Store,
-  writeRetentionSettings,
-} from '@tickwheel/server';
+import { RETENTION_LIMITS, writeRetentionSettings } from '@tickwheel/server';
+import { openStore, RETENTION_BATCH_DEFAULTS, type Store } from '@tickwheel/server/internal';
 import { APP_NAME, HANDLER, seedJobs, seedOldFires } from './seed.js';
 import type { RetentionServerConfig } from './server-process.js';
 

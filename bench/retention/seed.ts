@@ -5,7 +5,7 @@
  * series, 100,000 rows a statement): as fast as the database can write them, through the same
  * indexes the server keeps.
  */
-import { JOB_DEFAULTS, type NewJobRow, type Store } from '@tickwheel/server';
+import { JOB_DEFAULTS, type NewJobRow, type Store } from '@tickwheel/server/internal';
 
 export const APP_NAME = 'bench-retention';
 export const HANDLER = 'noop';

@@ -9,7 +9,7 @@
  * handoff in two: `toStep` (the result queued, written, then the run read) and `toSend` (the
  * job read, the step committed, the new record read back and sent through the send fence).
  */
-import type { Store } from '@tickwheel/server';
+import type { Store } from '@tickwheel/server/internal';
 import { Histogram } from '../fire/histogram.js';
 
 /** IDs per `IN (…)` list: well under SQLite's and PostgreSQL's bind-parameter limits. */

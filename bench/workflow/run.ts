@@ -31,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { openStore, type Store } from '@tickwheel/server';
+import { openStore, type Store } from '@tickwheel/server/internal';
 import { ask, forkChild, nextMessage, stopChild } from '../fire/children.js';
 import { type BenchDatabase, createDatabase, type StoreName } from '../fire/database.js';
 import type { HogMessage, ServerMessage, Usage, Window } from '../fire/messages.js';

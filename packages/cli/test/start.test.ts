@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createNetServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore } from '@tickwheel/server';
+import { openStore } from '@tickwheel/server/internal';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertCliBuilt, CliProcess, runCli } from './helpers/cli-process.js';
 

@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FireRow, openStore } from '../src/index.js';
+import { type FireRow, openStore } from '../src/store/index.js';
 import {
   createApp,
   createJob,

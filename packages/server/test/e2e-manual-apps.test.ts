@@ -10,7 +10,7 @@
 import { createExecutor, type Executor } from '@tickwheel/executor';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FireRow } from '../src/index.js';
+import type { FireRow } from '../src/store/index.js';
 import {
   type E2eExecutor,
   type E2eServer,

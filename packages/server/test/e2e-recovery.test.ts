@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { createExecutor, type Executor } from '@tickwheel/executor';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FireRow, openStore, type Store } from '../src/index.js';
+import { type FireRow, openStore, type Store } from '../src/store/index.js';
 import {
   ChildProcess,
   createApp,

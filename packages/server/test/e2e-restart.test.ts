@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/index.js';
+import { openStore, type Store } from '../src/store/index.js';
 import {
   ChildProcess,
   createApp,

@@ -5,7 +5,7 @@
  * child jobs — a broadcast's once, after every shard (and every shard's retry) succeeded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FireRow, Store } from '../src/index.js';
+import type { FireRow, Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   createApp,

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../src/index.js';
+import { openStore } from '../src/store/index.js';
 import {
   createApp,
   createJob,

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Executor, ExecutorOptions } from '@tickwheel/executor';
 import { isPullAddress, isStreamAddress, WireMessages } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/index.js';
+import { openStore, type Store } from '../src/store/index.js';
 import {
   ChildProcess,
   createApp,

@@ -5,7 +5,7 @@
  */
 import type { JobContext } from '@tickwheel/executor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRow } from '../src/index.js';
+import type { JobRow } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   createApp,

@@ -6,7 +6,7 @@ import type { ProtocolGeneration } from '@tickwheel/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Dispatcher, type FireToDispatch } from '../src/dispatch/dispatcher.js';
 import { ResultRecorder } from '../src/executor-api/result-recorder.js';
-import type { FireResult, FireRow, Store } from '../src/index.js';
+import type { FireResult, FireRow, Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   type ApiServer,

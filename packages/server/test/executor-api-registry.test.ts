@@ -6,7 +6,7 @@ import { createExecutor, type Executor } from '@tickwheel/executor';
 import { APP_NAME_HEADER, type ProtocolGeneration } from '@tickwheel/protocol';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../src/index.js';
+import type { Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   type ApiServer,

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { createExecutor } from '@tickwheel/executor';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
-import { MAINTENANCE_LEASE, type Store } from '../src/index.js';
 import { LostRunMonitor } from '../src/monitors/lost-runs.js';
+import { MAINTENANCE_LEASE, type Store } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {

@@ -11,9 +11,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ChildTrigger } from '../src/child-jobs/child-trigger.js';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { FirePipeline } from '../src/dispatch/fire-pipeline.js';
-import { CHILDREN_STATUS, type FireRow, type JobRow, type Store } from '../src/index.js';
 import { OwedChildrenMonitor, type OwedChildrenMonitorOptions } from '../src/monitors/owed-children.js';
 import { systemClock } from '../src/scheduling/clock.js';
+import { CHILDREN_STATUS, type FireRow, type JobRow, type Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { closeAll, startExecutors, TOKEN, target } from './helpers/dispatch-fixtures.js';
 import { sleep, waitFor } from './helpers/e2e.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExecutorDirectory } from '../src/executors/directory.js';
-import { MAINTENANCE_LEASE, type Store } from '../src/index.js';
 import { RegistryMonitor } from '../src/monitors/registry.js';
+import { MAINTENANCE_LEASE, type Store } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { createAppWithJob, RecordingMetrics, silentLogger } from './helpers/executor-api-server.js';

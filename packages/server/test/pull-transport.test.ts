@@ -24,7 +24,8 @@ import { ExecutorClient } from '../src/dispatch/executor-client.js';
 import { PULL_RELAY_TOKEN_HEADER, PullConnections } from '../src/dispatch/pull-connections.js';
 import { AppCredentials } from '../src/executor-api/app-credentials.js';
 import { registerPullEndpoint } from '../src/executor-api/pull-endpoint.js';
-import { createServer, type Store, type TickwheelServer } from '../src/index.js';
+import { createServer, type TickwheelServer } from '../src/index.js';
+import type { Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
 const TOKEN = 'pull-test-installation-token-0123456789abcdef';

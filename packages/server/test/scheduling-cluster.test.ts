@@ -7,11 +7,11 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OwnedShard } from '../src/index.js';
 import { type Clock, DatabaseClock, shiftedClock, systemClock } from '../src/scheduling/clock.js';
 import { ShardLeases } from '../src/scheduling/leases.js';
 import { resolveSchedulingOptions, type SchedulingOptions } from '../src/scheduling/options.js';
 import { createScheduler } from '../src/scheduling/scheduler.js';
+import type { OwnedShard } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { createJob, MemoryLogger, NodeClock } from './helpers/scheduling-fixtures.js';

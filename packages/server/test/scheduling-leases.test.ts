@@ -5,9 +5,9 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../src/index.js';
 import { ShardLeases } from '../src/scheduling/leases.js';
 import { resolveSchedulingOptions } from '../src/scheduling/options.js';
+import type { Store } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { MemoryLogger, NodeClock } from './helpers/scheduling-fixtures.js';

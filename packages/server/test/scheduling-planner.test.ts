@@ -6,10 +6,10 @@
 
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FireRow, Store } from '../src/index.js';
 import { systemClock } from '../src/scheduling/clock.js';
 import { ORPHAN_SWEEP_INTERVAL_MS } from '../src/scheduling/planner.js';
 import { createScheduler } from '../src/scheduling/scheduler.js';
+import type { FireRow, Store } from '../src/store/index.js';
 import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {

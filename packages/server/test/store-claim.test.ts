@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClaimedFire, ClaimRequest, JobRow, OwnedShard, Store } from '../src/index.js';
+import type { ClaimedFire, ClaimRequest, JobRow, OwnedShard, Store } from '../src/store/index.js';
 import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;

@@ -4,7 +4,7 @@
  * would resolve a deadlock only after `deadlock_timeout`, MariaDB by failing one side).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DispatchMark, FireResult, Store } from '../src/index.js';
+import type { DispatchMark, FireResult, Store } from '../src/store/index.js';
 import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;

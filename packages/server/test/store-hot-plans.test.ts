@@ -5,11 +5,11 @@
  * the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../src/index.js';
 import { SQLITE_ADVANCE, SQLITE_RECORD, SQLITE_VALID_LEASES } from '../src/store/hot/claim.js';
 import { SQLITE_MARK, SQLITE_PENDING } from '../src/store/hot/dispatch-marks.js';
 import { SQLITE_APPS, SQLITE_FIRES, SQLITE_JOBS } from '../src/store/hot/due-load.js';
 import { SQLITE_FINISH } from '../src/store/hot/finish.js';
+import type { Store } from '../src/store/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 
 describe('hot statements on sqlite', () => {

@@ -4,9 +4,9 @@
  * its list names, with the values the full row has.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../src/index.js';
 import { CLAIMED_JOB_COLUMNS } from '../src/store/hot/claim.js';
 import { DUE_FIRE_COLUMNS, DUE_JOB_COLUMNS, loadDueFires } from '../src/store/hot/due-load.js';
+import type { Store } from '../src/store/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HotStage } from '../src/index.js';
+import type { HotStage } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { createApp, createJob } from './helpers/e2e.js';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate } from '../src/index.js';
+import { migrate } from '../src/store/index.js';
 import { MIGRATIONS } from '../src/store/migrations/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 

@@ -1,6 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, FireTable, Store } from '../src/index.js';
 import { selectOwedChildren } from '../src/store/child-fires.js';
 import {
   MYSQL_EXISTING_FIRES,
@@ -8,6 +7,7 @@ import {
   PG_SELECT_DUE,
   SQLITE_SELECT_DUE,
 } from '../src/store/hot/claim.js';
+import type { Database, FireTable, Store } from '../src/store/index.js';
 import { selectUnheldAlarms } from '../src/store/owed-alarms.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 

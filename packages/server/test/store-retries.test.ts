@@ -3,7 +3,7 @@
  * try at once, and a due retry is claimed for dispatch by exactly one of them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FireRow, Store } from '../src/index.js';
+import type { FireRow, Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;

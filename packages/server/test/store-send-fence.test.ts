@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SendFenceRequest, Store } from '../src/index.js';
+import type { SendFenceRequest, Store } from '../src/store/index.js';
 import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const TTL = 60_000;

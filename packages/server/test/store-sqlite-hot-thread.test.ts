@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OwnedShard, Store } from '../src/index.js';
 import type { SqliteConnection } from '../src/store/connection.js';
 import { loadDueFires } from '../src/store/hot/due-load.js';
+import type { OwnedShard, Store } from '../src/store/index.js';
 import type { SqliteHotOp } from '../src/store/sqlite-hot-thread.js';
 import { createTestDatabase, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createExecutor, type Executor, type JobContext } from '@tickwheel/executor';
 import { nextFireTimes } from '@tickwheel/protocol';
-import type { NewJob, TickwheelServer } from '@tickwheel/server';
+import type { TickwheelServer } from '@tickwheel/server';
+import type { NewJob } from '@tickwheel/server/internal';
 
 export const DEMO_APP = 'tickwheel-demo';
 

@@ -232,7 +232,7 @@ async function printBanner(
   options: ServerOptions,
   demo: { executor: Executor; jobsCreated: number } | undefined,
 ): Promise<void> {
-  const { maskDatabasePassword } = await import('@tickwheel/server');
+  const { maskDatabasePassword } = await import('@tickwheel/server/internal');
   const api = `${server.url}api/v1`;
   const lines = [
     '',

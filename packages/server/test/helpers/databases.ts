@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { type DialectName, openStore, type Store, type StoreOptions } from '../../src/index.js';
+import { type DialectName, openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 
 export const DIALECTS: readonly DialectName[] = ['sqlite', 'postgres', 'mysql'];
 

@@ -14,15 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { createExecutor, type Executor, type ExecutorOptions } from '@tickwheel/executor';
 import { nextFireTimes } from '@tickwheel/protocol';
 import { pino } from 'pino';
-import {
-  createServer,
-  type FireRow,
-  type JobRow,
-  type NewJob,
-  type ServerOptions,
-  type Store,
-  type TickwheelServer,
-} from '../../src/index.js';
+import { createServer, type ServerOptions, type TickwheelServer } from '../../src/index.js';
+import type { FireRow, JobRow, NewJob, Store } from '../../src/store/index.js';
 
 export const E2E_TOKEN = 'e2e-access-token-0123456789abcdefghij';
 

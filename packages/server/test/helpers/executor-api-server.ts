@@ -14,7 +14,7 @@ import { registerExecutorApi } from '../../src/executor-api/index.js';
 import { ResultRecorder } from '../../src/executor-api/result-recorder.js';
 import { ExecutorDirectory } from '../../src/executors/directory.js';
 import type { ExecutorMetrics } from '../../src/executors/metrics.js';
-import type { FinishedFire, FinishedStatus, Store } from '../../src/index.js';
+import type { FinishedFire, FinishedStatus, Store } from '../../src/store/index.js';
 
 export const TOKEN = 'executor-api-test-token-0123456789abcdef';
 export const silentLogger = pino({ level: 'silent' });

@@ -4,7 +4,6 @@
  * marks the records dispatched, as the real pipeline does.
  */
 
-import type { FireRow, NewJob, Store } from '../../src/index.js';
 import type { Clock, TimerHandle } from '../../src/scheduling/clock.js';
 import { ShardLeases } from '../../src/scheduling/leases.js';
 import {
@@ -13,6 +12,7 @@ import {
   type SchedulingOptions,
 } from '../../src/scheduling/options.js';
 import { type FirePipeline, Planner } from '../../src/scheduling/planner.js';
+import type { FireRow, NewJob, Store } from '../../src/store/index.js';
 import type { ManualClock } from './clock.js';
 
 /** One fire the pipeline was handed: its id and the clock's time then. */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { ACCESS_TOKEN_HEADER, CALLBACK_ADDRESS_HEADER, type ReturnT } from '@tickwheel/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/index.js';
+import type { Store } from '../../src/store/index.js';
 import {
   createJob,
   E2E_TOKEN,

@@ -21,7 +21,7 @@ import { createExecutor, type Executor } from '@tickwheel/executor';
 import { ACCESS_TOKEN_HEADER, type ReturnT, type TriggerParam, WireMessages } from '@tickwheel/protocol';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/index.js';
+import type { Store } from '../../src/store/index.js';
 import { type E2eServer, startServer, waitFor } from '../helpers/e2e.js';
 
 /** What XXL-JOB's sample configuration ships (`xxl.job.accessToken=default_token`). */
