@@ -1,15 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClaimedFire, ClaimRequest, JobRow, OwnedShard, Store } from '../src/store/index.js';
+import type { ClaimedFire, ClaimRequest, OwnedShard, Store } from '../src/store/index.js';
 import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
 const TTL = 60_000;
 
-/** Fires every second: one fire at the due time, next one 1 s later. */
-const everySecond = (job: JobRow) => ({
-  fires: [{ scheduledAt: job.next_fire_at!, triggerType: 'CRON' as const }],
-  nextFireAt: job.next_fire_at! + 1000,
-});
+/** The misfire window the claims plan with: a time claimed later than this is a misfire. */
+const WINDOW = 5_000;
 
 async function ownShards(store: Store, nodeId: string, total: number, nowMs: number): Promise<OwnedShard[]> {
   const shards: OwnedShard[] = [];
@@ -26,7 +23,17 @@ function request(
   nowMs: number,
   over: Partial<ClaimRequest> = {},
 ): ClaimRequest {
-  return { nodeId, nowMs, horizonMs: nowMs, shardTotal: 4, shards, limit: 1000, plan: everySecond, ...over };
+  // The seeded jobs fire every second (FIX_RATE 1): one fire at the due time, the next 1 s later.
+  return {
+    nodeId,
+    nowMs,
+    horizonMs: nowMs,
+    shardTotal: 4,
+    shards,
+    limit: 1000,
+    misfireWindowMs: WINDOW,
+    ...over,
+  };
 }
 
 describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
@@ -94,72 +101,64 @@ describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
     expect(result.fires.map((f) => f.job.id)).toEqual([jobIds[5], jobIds[4]]);
   });
 
-  it('records every fire of a plan, none for a skipped misfire, and stops a finished schedule', async () => {
+  /** Gives the jobs a schedule (and misfire policy) the claim plans with. */
+  async function schedule(
+    jobIds: readonly number[],
+    scheduleType: string,
+    scheduleConf: string,
+    nextFireAt: number | null,
+  ): Promise<void> {
+    await store.db
+      .updateTable('job')
+      .set({ schedule_type: scheduleType, schedule_conf: scheduleConf, next_fire_at: nextFireAt })
+      .where('id', 'in', [...jobIds])
+      .execute();
+  }
+
+  it('records every time a plan fires, clears a job without a schedule, stops one whose schedule no longer reads', async () => {
     const { jobIds } = await seedDueJobs(store, 3, T0);
-    const [several, skipped, once] = jobIds as [number, number, number];
+    const [several, none, broken] = jobIds as [number, number, number];
+    await schedule([several], 'FIX_RATE', '2', T0);
+    await schedule([none], 'NONE', '', T0);
+    await schedule([broken], 'CRON', 'not a cron', T0);
     const shards = await ownShards(store, 'node-a', 4, T0);
-    const result = await store.fires.claimDueFires(
-      request('node-a', shards, T0 + 5000, {
-        plan: (job) => {
-          if (job.id === several) {
-            return {
-              fires: [0, 2000, 4000].map((d) => ({ scheduledAt: T0 + d, triggerType: 'CRON' as const })),
-              nextFireAt: T0 + 6000,
-            };
-          }
-          if (job.id === skipped) return { fires: [], nextFireAt: T0 + 60_000 };
-          return {
-            fires: [{ scheduledAt: T0, triggerType: 'MISFIRE' as const }],
-            nextFireAt: null,
-            stop: true,
-          };
-        },
-      }),
-    );
+    // 4.5 s late: the three times inside the misfire window all fire.
+    const result = await store.fires.claimDueFires(request('node-a', shards, T0 + 4500));
     expect(result.fires.filter((f) => f.job.id === several).map((f) => f.scheduledAt)).toEqual([
       T0,
       T0 + 2000,
       T0 + 4000,
     ]);
-    expect(result.fires.filter((f) => f.job.id === skipped)).toEqual([]);
-    expect(result.fires.filter((f) => f.job.id === once).map((f) => f.triggerType)).toEqual(['MISFIRE']);
-    expect((await store.jobs.findJobById(skipped))!.next_fire_at).toBe(T0 + 60_000);
-    expect(await store.jobs.findJobById(once)).toMatchObject({ trigger_status: 0, next_fire_at: null });
-    expect(await store.fires.countFires()).toBe(4);
+    expect(result.fires.filter((f) => f.job.id !== several)).toEqual([]);
+    expect((await store.jobs.findJobById(several))!.next_fire_at).toBe(T0 + 6000);
+    expect(await store.jobs.findJobById(none)).toMatchObject({ trigger_status: 1, next_fire_at: null });
+    expect(await store.jobs.findJobById(broken)).toMatchObject({ trigger_status: 0, next_fire_at: null });
+    expect(await store.fires.countFires()).toBe(3);
+    // What was planned comes back with the claim: the due times to arm, and why a job stopped.
+    const planned = new Map(result.planned.map((p) => [p.jobId, p]));
+    expect(planned.get(several)?.dueAts).toEqual([
+      [T0, T0],
+      [T0 + 2000, T0 + 2000],
+      [T0 + 4000, T0 + 4000],
+    ]);
+    expect(planned.get(broken)?.error).toEqual(expect.any(String));
+    expect(planned.get(none)).toMatchObject({ dueAts: [], firedNow: false });
   });
 
   it('records a skipped misfire as skipped in the claim itself and returns it apart from the fires to dispatch', async () => {
     const { jobIds } = await seedDueJobs(store, 3, T0);
     const [missed, onTime, alreadyRecorded] = jobIds as [number, number, number];
     const shards = await ownShards(store, 'node-a', 4, T0);
-    const message = 'misfire: skipped (DO_NOTHING), missed by more than the misfire window';
-    const skipIt = (job: JobRow) => ({
-      fires: [
-        {
-          scheduledAt: job.next_fire_at!,
-          triggerType: 'MISFIRE' as const,
-          status: 'skipped' as const,
-          handleMsg: message,
-        },
-      ],
-      nextFireAt: T0 + 60_000,
-    });
     // The third job's time is taken already: its skipped record is refused by the unique key.
-    const first = await store.fires.claimDueFires(
-      request('node-a', shards, T0, {
-        plan: (job) =>
-          job.id === alreadyRecorded ? everySecond(job) : { fires: [], nextFireAt: job.next_fire_at! },
-      }),
-    );
+    await schedule([missed, onTime], 'FIX_RATE', '60', T0 + 600_000);
+    await schedule([alreadyRecorded], 'FIX_RATE', '60', T0);
+    const first = await store.fires.claimDueFires(request('node-a', shards, T0));
     expect(first.fires.map((f) => f.job.id)).toEqual([alreadyRecorded]);
-    await store.jobs.updateJob(alreadyRecorded, { next_fire_at: T0 }, T0);
 
     const later = T0 + 30_000;
-    const result = await store.fires.claimDueFires(
-      request('node-a', shards, later, {
-        plan: (job) => (job.id === onTime ? everySecond(job) : skipIt(job)),
-      }),
-    );
+    await schedule([missed, alreadyRecorded], 'FIX_RATE', '60', T0);
+    await schedule([onTime], 'FIX_RATE', '1', later);
+    const result = await store.fires.claimDueFires(request('node-a', shards, later));
     expect(result.fires.map((f) => f.job.id)).toEqual([onTime]);
     expect(result.skipped.map((f) => [f.job.id, f.scheduledAt, f.triggerType])).toEqual([
       [missed, T0, 'MISFIRE'],
@@ -172,7 +171,9 @@ describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
       trigger_type: 'MISFIRE',
       status: 'skipped',
       handle_at: later,
-      handle_msg: message,
+      handle_msg: expect.stringMatching(
+        /^misfire: skipped \(DO_NOTHING\), missed by more than the misfire window/,
+      ),
       handle_code: null,
       trigger_at: null,
     });
@@ -187,43 +188,53 @@ describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
     expect((await store.jobs.findJobById(alreadyRecorded))!.next_fire_at).toBe(T0 + 60_000);
   });
 
+  it('a job given a fire-now misfire this tick gets a skip instead, the first one comes back as fired now', async () => {
+    const { jobIds } = await seedDueJobs(store, 2, T0);
+    const [given, first] = jobIds as [number, number];
+    await schedule(jobIds, 'FIX_RATE', '60', T0);
+    await store.db.updateTable('job').set({ misfire_strategy: 'FIRE_ONCE_NOW' }).execute();
+    const shards = await ownShards(store, 'node-a', 4, T0);
+    const later = T0 + 30_000;
+    const result = await store.fires.claimDueFires(request('node-a', shards, later, { firedNow: [given] }));
+    expect(result.fires.map((f) => [f.job.id, f.triggerType])).toEqual([[first, 'MISFIRE']]);
+    expect(result.skipped.map((f) => f.job.id)).toEqual([given]);
+    const planned = new Map(result.planned.map((p) => [p.jobId, p]));
+    expect(planned.get(first)).toMatchObject({ firedNow: true, dueAts: [[T0, later]] });
+    expect(planned.get(given)).toMatchObject({ firedNow: false, dueAts: [] });
+  });
+
   it('a claim with a stale lease epoch records no skipped misfire either', async () => {
     await seedDueJobs(store, 2, T0);
     const stale = await ownShards(store, 'node-a', 4, T0);
     const later = T0 + TTL + 1;
     await ownShards(store, 'node-b', 4, later);
-    const result = await store.fires.claimDueFires(
-      request('node-a', stale, later, {
-        plan: (job) => ({
-          fires: [
-            { scheduledAt: job.next_fire_at!, triggerType: 'MISFIRE', status: 'skipped', handleMsg: 'x' },
-          ],
-          nextFireAt: later + 1000,
-        }),
-      }),
-    );
-    expect(result).toEqual({ fires: [], skipped: [], scanned: expect.any(Number) });
+    // A minute late: each job's oldest time is a skipped misfire, the rest would fire.
+    const result = await store.fires.claimDueFires(request('node-a', stale, later));
+    expect(result).toMatchObject({ fires: [], skipped: [] });
     expect(await store.fires.countFires()).toBe(0);
   });
 
   it('a claim with a stale lease epoch records nothing and moves no job', async () => {
     const { jobIds } = await seedDueJobs(store, 4, T0);
+    // One time each, fired however late the claim (a window longer than the stall).
+    await schedule(jobIds, 'FIX_RATE', '100', T0);
+    const late = { misfireWindowMs: 120_000 };
     const stale = await ownShards(store, 'node-a', 4, T0);
     // node-a stalls past its expiry; node-b takes every shard over with a new epoch.
     const later = T0 + TTL + 1;
     const fresh = await ownShards(store, 'node-b', 4, later);
     expect(fresh.map((s) => s.epoch)).toEqual([2, 2, 2, 2]);
 
-    const result = await store.fires.claimDueFires(request('node-a', stale, later));
+    const result = await store.fires.claimDueFires(request('node-a', stale, later, late));
     expect(result.fires).toEqual([]);
     expect(await store.fires.countFires()).toBe(0);
     const jobs = await store.jobs.findJobsByIds(jobIds);
     expect(jobs.every((job) => job.next_fire_at === T0)).toBe(true);
 
     // The same stale epoch presented by the new owner's node id is refused as well.
-    const wrongEpoch = await store.fires.claimDueFires(request('node-b', stale, later));
+    const wrongEpoch = await store.fires.claimDueFires(request('node-b', stale, later, late));
     expect(wrongEpoch.fires).toEqual([]);
-    const owned = await store.fires.claimDueFires(request('node-b', fresh, later));
+    const owned = await store.fires.claimDueFires(request('node-b', fresh, later, late));
     expect(owned.fires).toHaveLength(4);
     expect(owned.fires.every((f) => f.job.next_fire_at === T0)).toBe(true);
   });

@@ -58,10 +58,7 @@ describe('hot reads on sqlite', () => {
       shardTotal: 4,
       shards: [{ index: job.id % 4, epoch: held!.epoch }],
       limit: 10,
-      plan: (due) => ({
-        fires: [{ scheduledAt: due.next_fire_at!, triggerType: 'CRON' }],
-        nextFireAt: due.next_fire_at! + 7_000,
-      }),
+      misfireWindowMs: 5_000,
     });
     expect(claimed.fires).toHaveLength(1);
     const [fire] = claimed.fires;

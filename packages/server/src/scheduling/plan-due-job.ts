@@ -1,9 +1,10 @@
 /**
  * What one due job records and where its schedule continues: the planner's decision for a job
  * the claim read, as a pure function of the job, the time and the jobs already given a fire-now
- * misfire this tick. The planner runs it inside the claim on its own thread; on SQLite the hot
- * statements' thread runs it inside the claim's transaction there, and the planner applies the
- * outcome (the due times to arm, the fire-now jobs, the schedules that no longer read) after.
+ * misfire this tick. The claim runs it inside its transaction (store/hot/claim.ts), on whichever
+ * thread runs the claim (the server's, or SQLite's hot statements thread), and returns the
+ * outcomes with the claimed fires; the planner then remembers them (the due times to arm, the
+ * fire-now jobs, the schedules that no longer read).
  */
 import type { ClaimedJob, FirePlan, PlannedFire, PlanOutcome } from '../store/hot/claim.js';
 import { type ClaimedTime, type MissedTimes, planClaimedTimes, scheduleOf } from './misfire.js';

@@ -1,10 +1,9 @@
-import type { ClaimedJob, PlanOutcome } from '../store/hot/claim.js';
-import type { FirePlan, FireRepository, FireRow, JobRepository, JobRow, OwnedShard } from '../store/index.js';
+import type { PlanOutcome } from '../store/hot/claim.js';
+import type { FireRepository, FireRow, JobRepository, JobRow, OwnedShard } from '../store/index.js';
 import type { TimerHandle } from './clock.js';
 import type { ShardLeases } from './leases.js';
 import { decideFire, type FireDecision, nextFixDelayFireAt, scheduleOf } from './misfire.js';
 import type { ResolvedSchedulingOptions } from './options.js';
-import { planDueJob } from './plan-due-job.js';
 import { type DueFire, Wheel } from './wheel.js';
 
 /**
@@ -92,7 +91,8 @@ const ORPHAN_AGE_MS = 10_000;
  *   `next_fire_at`, by compare-and-set on `next_fire_at` and the shard lease's epoch, under the
  *   unique (job, scheduled time) key. A full batch is followed at once by the next one, so an
  *   aligned burst of thousands of jobs is claimed seconds ahead of its time.
- * - Next times come from `nextFireTimes` (misfire.ts says how a late claim continues).
+ * - The claim plans each due job inside its transaction (plan-due-job.ts; misfire.ts says how a
+ *   late claim continues) and returns what it planned with the fires it recorded.
  *   FIX_DELAY leaves `next_fire_at` null while its run is in flight; the finalise path sets it
  *   from the run's end (`nextFixDelayFireAt`). ONCE leaves it null once fired (the job stays
  *   started); NONE is never claimed.
@@ -291,13 +291,10 @@ export class Planner {
         shardTotal: shardCount,
         shards,
         limit,
-        plan: (job) => this.plan(job, now, dueAts),
-        planning: {
-          misfireWindowMs: this.options.misfireWindowMs,
-          firedNow: [...this.firedNow],
-          apply: (outcomes) => this.applyPlans(outcomes, dueAts),
-        },
+        misfireWindowMs: this.options.misfireWindowMs,
+        firedNow: [...this.firedNow],
       });
+      this.applyPlans(result.planned, dueAts);
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
       for (const fire of result.fires) {
         const dueAt = dueAts.get(timeKey(fire.job.id, fire.scheduledAt));
@@ -311,16 +308,6 @@ export class Planner {
       }
       if (result.scanned < limit) return;
     }
-  }
-
-  /**
-   * The store's `plan` callback (plan-due-job.ts), run inside the claim's transaction, so it only
-   * computes; what the planner must remember of it is applied at once.
-   */
-  private plan(job: ClaimedJob, now: number, dueAts: Map<string, number>): FirePlan {
-    const planned = planDueJob(job, now, this.options.misfireWindowMs, this.firedNow);
-    this.applyPlans([planned], dueAts);
-    return planned.plan;
   }
 
   /** Remembers what planning due jobs decided: their due times, their fire-now misfires, a schedule that no longer reads. */

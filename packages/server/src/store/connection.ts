@@ -69,10 +69,13 @@ export async function inSqliteWrite<T>(conn: SqliteConnection, work: () => T): P
   return conn.db.connection().execute(async () => conn.sqlite.transaction(work).immediate());
 }
 
+/** The hot ops that only read; every other is a write, run in a `BEGIN IMMEDIATE` transaction of its own. */
+export const SQLITE_HOT_READS: ReadonlySet<SqliteHotOp> = new Set(['load']);
+
 /**
  * Runs a hot statement's work: on the hot thread (`op` with `arg`, sqlite-hot-thread.ts) while it
  * runs, otherwise `local` on the server's connection — in a write transaction, or for the reads
- * (`load`, `due`) under Kysely's connection. Both run the same function of the same module; only
+ * (SQLITE_HOT_READS) under Kysely's connection. Both run the same function of the same module; only
  * the connection and the thread differ.
  */
 export async function inSqliteHot<T>(
@@ -83,7 +86,7 @@ export async function inSqliteHot<T>(
 ): Promise<T> {
   const hot = conn.hot;
   if (hot?.running) return hot.run<T>(op, arg);
-  if (op === 'load' || op === 'due') return conn.db.connection().execute(async () => local());
+  if (SQLITE_HOT_READS.has(op)) return conn.db.connection().execute(async () => local());
   return inSqliteWrite(conn, local);
 }
 

@@ -6,18 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { planDueJob } from '../scheduling/plan-due-job.js';
-import type { SqliteStatements } from './connection.js';
-import {
-  claimSqliteRows,
-  claimSqliteWhole,
-  type PlanOutcome,
-  type SqliteClaimArg,
-  type SqliteDueArg,
-  type SqliteWholeClaimAnswer,
-  type SqliteWholeClaimArg,
-  selectDueSqlite,
-} from './hot/claim.js';
+import { SQLITE_HOT_READS, type SqliteStatements } from './connection.js';
+import { type ClaimRequest, claimSqliteWhole } from './hot/claim.js';
 import { markSqliteRows, type SqliteMarkArg } from './hot/dispatch-marks.js';
 import { loadSqlite } from './hot/due-load.js';
 import { finishSqliteRows } from './hot/finish.js';
@@ -33,15 +23,13 @@ const port = parentPort;
 if (port === null) throw new Error('sqlite-hot-thread-entry.js runs only as a worker thread');
 const data = workerData as SqliteHotThreadData;
 
-/** Each call: whether it writes (a transaction of its own), and what it runs. */
-const OPS: Record<SqliteHotOp, { write: boolean; run: (conn: SqliteStatements, arg: never) => unknown }> = {
-  wholeClaim: { write: true, run: (conn, arg: SqliteWholeClaimArg) => wholeClaim(conn, arg) },
-  due: { write: false, run: (conn, arg: SqliteDueArg) => selectDueSqlite(conn, arg) },
-  claim: { write: true, run: (conn, arg: SqliteClaimArg) => claimSqliteRows(conn, arg) },
-  load: { write: false, run: (conn, ids: number[]) => loadSqlite(conn, ids) },
-  fence: { write: true, run: (conn, arg: SqliteFenceArg) => fenceSqliteRows(conn, arg) },
-  mark: { write: true, run: (conn, arg: SqliteMarkArg) => markSqliteRows(conn, arg) },
-  finish: { write: true, run: (conn, rows: string) => finishSqliteRows(conn, rows) },
+/** What each call runs; a write (every op but SQLITE_HOT_READS) in a transaction of its own. */
+const OPS: Record<SqliteHotOp, (conn: SqliteStatements, arg: never) => unknown> = {
+  claim: (conn, request: ClaimRequest) => claimSqliteWhole(conn, request),
+  load: (conn, ids: number[]) => loadSqlite(conn, ids),
+  fence: (conn, arg: SqliteFenceArg) => fenceSqliteRows(conn, arg),
+  mark: (conn, arg: SqliteMarkArg) => markSqliteRows(conn, arg),
+  finish: (conn, rows: string) => finishSqliteRows(conn, rows),
 };
 
 let conn: SqliteStatements | undefined;
@@ -72,11 +60,11 @@ port.on('message', (message: SqliteHotCall | { type: 'close' }) => {
 function answer({ seq, op, arg }: SqliteHotCall): SqliteHotAnswer {
   try {
     if (conn === undefined) throw new Error('the hot statements thread has no connection');
-    const { write, run } = OPS[op];
+    const run = OPS[op];
     const connection = conn;
-    const result = write
-      ? connection.sqlite.transaction(() => run(connection, arg as never)).immediate()
-      : run(connection, arg as never);
+    const result = SQLITE_HOT_READS.has(op)
+      ? run(connection, arg as never)
+      : connection.sqlite.transaction(() => run(connection, arg as never)).immediate();
     return { seq, ok: true, result };
   } catch (err) {
     const code = (err as { code?: unknown }).code;
@@ -87,17 +75,4 @@ function answer({ seq, op, arg }: SqliteHotCall): SqliteHotAnswer {
       ...(typeof code === 'string' ? { code } : {}),
     };
   }
-}
-
-/** The whole claim, planned here as the planner would (plan-due-job.ts); the planner applies the outcomes. */
-function wholeClaim(conn: SqliteStatements, arg: SqliteWholeClaimArg): SqliteWholeClaimAnswer {
-  const firedNow = new Set(arg.firedNow);
-  const outcomes: PlanOutcome[] = [];
-  const result = claimSqliteWhole(conn, arg.request, (job) => {
-    const { plan, ...outcome } = planDueJob(job, arg.request.nowMs, arg.misfireWindowMs, firedNow);
-    if (outcome.firedNow) firedNow.add(job.id);
-    outcomes.push(outcome);
-    return plan;
-  });
-  return { result, outcomes };
 }

@@ -31,7 +31,7 @@ import type { Logger } from 'pino';
 import { closeSqliteWorker, startSqliteWorker } from './sqlite-worker.js';
 
 /** What the thread runs (hot/*.ts; the entry maps each to its function). */
-export type SqliteHotOp = 'wholeClaim' | 'due' | 'claim' | 'load' | 'fence' | 'mark' | 'finish';
+export type SqliteHotOp = 'claim' | 'load' | 'fence' | 'mark' | 'finish';
 
 /** A message to the thread. */
 export interface SqliteHotCall {
@@ -75,8 +75,6 @@ interface QueuedCall extends PendingCall {
 const PRIORITY: Record<SqliteHotOp, 0 | 1> = {
   load: 0,
   fence: 0,
-  wholeClaim: 0,
-  due: 0,
   claim: 0,
   mark: 1,
   finish: 1,

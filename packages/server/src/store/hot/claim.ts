@@ -8,8 +8,11 @@
  *    shard lease still carries the epoch it was granted (the fencing token) and is unexpired;
  * 3. the fire record goes in under UNIQUE (claim_job_id, scheduled_at) with "on conflict do
  *    nothing", so whatever slipped past 1 and 2 still finds the time taken.
- * Next fire times are computed in JS by the planner's `plan` callback; nothing in the
- * transaction waits on the network.
+ * Each due job is planned inside the transaction by the planner's pure decision
+ * (scheduling/plan-due-job.ts: which times fire, which are misfires, where the schedule
+ * continues), and what it decided comes back with the claimed fires (`ClaimResult.planned`), so
+ * the planner learns it from the answer, not through a callback. Nothing in the transaction waits
+ * on the network.
  *
  * A plan may also record a fire as already `skipped` (a DO_NOTHING misfire): it goes in with the
  * same transaction, under the same key, so no crash can leave it `pending` for recovery to find,
@@ -17,10 +20,11 @@
  */
 import type { TriggerType } from '@tickwheel/protocol';
 import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql2/promise';
+import { planDueJob } from '../../scheduling/plan-due-job.js';
 import {
   inMysqlTransaction,
   inPostgresTransaction,
-  inSqliteWrite,
+  inSqliteHot,
   type MysqlConnection,
   type PostgresConnection,
   prepared,
@@ -129,22 +133,13 @@ export interface ClaimRequest {
   shards: readonly OwnedShard[];
   /** At most this many jobs per batch. */
   limit: number;
-  /** Decides the fires and the next fire time of a due job. Called inside the transaction: keep it pure and fast. */
-  plan(job: ClaimedJob): FirePlan;
-  /**
-   * SQLite's hot thread plans on its own side of the claim (scheduling/plan-due-job.ts, the same
-   * decision as `plan`) from this, and what it decided comes back to `apply`. Without it the
-   * claim reads and records in two calls there and plans with `plan` in between.
-   */
-  planning?: ThreadPlanning;
-}
-
-/** What the hot thread plans due jobs with; see ClaimRequest.planning. */
-export interface ThreadPlanning {
+  /** A time claimed later than this after it was due is a misfire (misfire.ts). */
   misfireWindowMs: number;
-  /** Jobs given a fire-now misfire already this tick. */
-  firedNow: readonly number[];
-  apply(outcomes: readonly PlanOutcome[]): void;
+  /**
+   * Jobs given a fire-now misfire already this tick: a further misfire of theirs is skipped, so a
+   * stalled node fires a job's missed times once, not in a burst. Default none.
+   */
+  firedNow?: readonly number[];
 }
 
 /** What planning one due job decided that the planner must remember. */
@@ -174,33 +169,48 @@ export interface ClaimResult {
   skipped: ClaimedFire[];
   /** Due jobs the batch looked at; equal to `limit` means more may be due. */
   scanned: number;
+  /**
+   * What planning each due job decided that the planner must remember (the due times of its
+   * fires, a fire-now misfire, a schedule that no longer reads and stopped the job), whether or
+   * not its claim went through.
+   */
+  planned: PlanOutcome[];
 }
+
+/** A claim that recorded nothing after looking at `scanned` due jobs. */
+const nothingClaimed = (scanned = 0, planned: PlanOutcome[] = []): ClaimResult => ({
+  fires: [],
+  skipped: [],
+  scanned,
+  planned,
+});
 
 /** A due job with its plan and the lease its shard is held under. */
 interface PlannedJob {
   job: ClaimedJob;
   plan: FirePlan;
+  outcome: PlanOutcome;
   lease: string;
   epoch: number;
 }
 
 /** Claims due jobs of the owned shards and records their fires; see the file comment for why it is safe. */
 export async function claimDueFires(conn: StoreConnection, request: ClaimRequest): Promise<ClaimResult> {
-  if (request.shards.length === 0 || request.limit <= 0) return { fires: [], skipped: [], scanned: 0 };
+  if (request.shards.length === 0 || request.limit <= 0) return nothingClaimed();
   if (conn.dialect === 'postgres') return claimPostgres(conn, request);
   if (conn.dialect === 'mysql') return claimMysql(conn, request);
   return claimSqlite(conn, request);
 }
 
-function planJobs(
-  jobs: readonly ClaimedJob[],
-  request: Pick<ClaimRequest, 'shards' | 'shardTotal'>,
-  plan: ClaimRequest['plan'],
-): PlannedJob[] {
+/** Plans each due job (plan-due-job.ts), a job given a fire-now misfire counting for those after it. */
+function planJobs(jobs: readonly ClaimedJob[], request: ClaimRequest): PlannedJob[] {
   const epochs = new Map(request.shards.map((shard) => [shard.index, shard.epoch]));
+  const firedNow = new Set(request.firedNow);
   return jobs.map((job) => {
     const index = job.id % request.shardTotal;
-    return { job, plan: plan(job), lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
+    const { plan, ...outcome } = planDueJob(job, request.nowMs, request.misfireWindowMs, firedNow);
+    if (outcome.firedNow) firedNow.add(job.id);
+    return { job, plan, outcome, lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
   });
 }
 
@@ -210,7 +220,10 @@ function claimResult(
   idOf: (jobId: number, scheduledAt: number) => number | undefined,
   scanned: number,
 ): ClaimResult {
-  const result: ClaimResult = { fires: [], skipped: [], scanned };
+  const result = nothingClaimed(
+    scanned,
+    planned.map((p) => p.outcome),
+  );
   for (const { job, plan } of planned) {
     for (const fire of plan.fires) {
       const fireId = idOf(job.id, fire.scheduledAt);
@@ -273,8 +286,8 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
       text: PG_SELECT_DUE,
       values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
     });
-    if (due.rows.length === 0) return { fires: [], skipped: [], scanned: 0 };
-    const planned = planJobs(due.rows, request, request.plan);
+    if (due.rows.length === 0) return nothingClaimed();
+    const planned = planJobs(due.rows, request);
     const fireRows = planned.flatMap(({ job, plan, epoch }) =>
       plan.fires.map((fire) => ({ job, fire, epoch, state: recordedState(fire, request.nowMs) })),
     );
@@ -356,14 +369,15 @@ async function claimMysql(conn: MysqlConnection, request: ClaimRequest): Promise
         request.shards.map((s) => s.index),
         request.limit,
       ]);
-      if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
+      if (due.length === 0) return nothingClaimed();
       const [leases] = await connection.query<({ name: string; epoch: number } & RowDataPacket)[]>(
         MYSQL_VALID_LEASES,
         [request.shards.map((s) => shardLeaseName(s.index)), request.nodeId, request.nowMs],
       );
       const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
-      const planned = planJobs(due, request, request.plan).filter((p) => valid.get(p.lease) === p.epoch);
-      if (planned.length === 0) return { fires: [], skipped: [], scanned: due.length };
+      const all = planJobs(due, request);
+      const planned = all.filter((p) => valid.get(p.lease) === p.epoch);
+      if (planned.length === 0) return nothingClaimed(due.length, outcomesOf(all));
 
       const advanceValues = planned.flatMap((p) => [
         p.job.id,
@@ -380,22 +394,25 @@ async function claimMysql(conn: MysqlConnection, request: ClaimRequest): Promise
       ]);
       if ((advanced as { affectedRows: number }).affectedRows !== planned.length) throw new ClaimRaceLost();
 
-      return recordMysqlFires(connection, planned, request.nowMs, due.length);
+      return recordMysqlFires(connection, planned, request.nowMs, due.length, outcomesOf(all));
     });
   } catch (err) {
-    if (err instanceof ClaimRaceLost) return { fires: [], skipped: [], scanned: 0 };
+    if (err instanceof ClaimRaceLost) return nothingClaimed();
     throw err;
   }
 }
+
+const outcomesOf = (planned: readonly PlannedJob[]) => planned.map((p) => p.outcome);
 
 async function recordMysqlFires(
   connection: MysqlPoolConnection,
   planned: readonly PlannedJob[],
   nowMs: number,
   scanned: number,
+  outcomes: PlanOutcome[],
 ): Promise<ClaimResult> {
   const withFires = planned.filter((p) => p.plan.fires.length > 0);
-  if (withFires.length === 0) return { fires: [], skipped: [], scanned };
+  if (withFires.length === 0) return nothingClaimed(scanned, outcomes);
   const jobIds = withFires.map((p) => p.job.id);
   const earliest = Math.min(...withFires.flatMap((p) => p.plan.fires.map((f) => f.scheduledAt)));
   const [existingRows] = await connection.query<
@@ -422,7 +439,7 @@ async function recordMysqlFires(
         nowMs,
       ]),
   );
-  if (values.length === 0) return { fires: [], skipped: [], scanned };
+  if (values.length === 0) return nothingClaimed(scanned, outcomes);
   await connection.query(MYSQL_INSERT_FIRES, [values]);
   const [rows] = await connection.query<
     ({ id: number; claim_job_id: number; scheduled_at: number } & RowDataPacket)[]
@@ -432,7 +449,10 @@ async function recordMysqlFires(
       .map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id] as const)
       .filter(([key]) => !existing.has(key)),
   );
-  return claimResult(withFires, (jobId, at) => ids.get(fireKey(jobId, at)), scanned);
+  return {
+    ...claimResult(withFires, (jobId, at) => ids.get(fireKey(jobId, at)), scanned),
+    planned: outcomes,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,12 +462,9 @@ async function recordMysqlFires(
 // RETURNING the ids that moved) and the fires of exactly those go in with one INSERT … SELECT FROM
 // json_each: two statements per batch instead of two per job.
 //
-// On the server's connection the due jobs are read in that same transaction, and on the hot
-// thread (sqlite-hot-thread.ts) too when the request carries the planner's state (`planning`):
-// the thread plans them with the planner's own function. A request with only a `plan` callback
-// is read in one call to the thread, planned here, and recorded in a second: the compare-and-set
-// is what makes that safe, as on PostgreSQL and MySQL — a job edited, stopped or claimed in
-// between does not move, and its fires are not recorded.
+// The due jobs are read, planned and recorded in that one transaction, on the hot thread
+// (sqlite-hot-thread.ts) while it runs, else on the server's connection: the request is plain
+// data, so the thread takes it as it is and answers with the result.
 
 export const SQLITE_SELECT_DUE = `SELECT ${CLAIMED_JOB_SQL} FROM job
 WHERE trigger_status = 1 AND next_fire_at <= ? AND (id % ?) IN (SELECT value FROM json_each(?))
@@ -477,7 +494,7 @@ ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
 RETURNING id, claim_job_id, scheduled_at`;
 
 /** What the due jobs are read with. */
-export interface SqliteDueArg {
+interface SqliteDueArg {
   horizonMs: number;
   shardTotal: number;
   /** The shard indexes, JSON. */
@@ -486,7 +503,7 @@ export interface SqliteDueArg {
 }
 
 /** What the record step takes: the planned jobs, each with its lease and its rows. */
-export interface SqliteClaimArg {
+interface SqliteClaimArg {
   nodeId: string;
   nowMs: number;
   /** The lease names of the shards claimed from, JSON. */
@@ -509,62 +526,22 @@ interface RecordedFireRow {
   scheduled_at: number;
 }
 
-/** A claim as the hot thread takes it in one call: the request without its callbacks, and the planner's state. */
-export interface SqliteWholeClaimArg {
-  request: SqliteClaimBatch;
-  misfireWindowMs: number;
-  firedNow: number[];
-}
-
-/** The hot thread's answer to a whole claim: the result, and what planning decided. */
-export interface SqliteWholeClaimAnswer {
-  result: ClaimResult;
-  outcomes: PlanOutcome[];
-}
-
-/** A claim request without its callbacks. */
-export type SqliteClaimBatch = Omit<ClaimRequest, 'plan' | 'planning'>;
-
 async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promise<ClaimResult> {
-  const hot = conn.hot;
-  if (hot?.running && request.planning !== undefined) {
-    // One call: the thread reads, plans and records in one transaction, as below.
-    const { plan: _plan, planning, ...batch } = request;
-    const arg: SqliteWholeClaimArg = {
-      request: batch,
-      misfireWindowMs: planning.misfireWindowMs,
-      firedNow: [...planning.firedNow],
-    };
-    const answer = await hot.run<SqliteWholeClaimAnswer>('wholeClaim', arg);
-    planning.apply(answer.outcomes);
-    return answer.result;
-  }
-  if (hot?.running) {
-    const due = (await hot.run<unknown[][]>('due', dueArgOf(request))).map(claimedJobOf);
-    if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
-    const { planned, arg } = planSqliteClaim(due, request, request.plan);
-    const recorded = await hot.run<RecordedFireRow[]>('claim', arg);
-    return sqliteClaimResult(planned, recorded, due.length);
-  }
-  return inSqliteWrite(conn, () => claimSqliteWhole(conn, request, request.plan));
+  return inSqliteHot(conn, 'claim', request, () => claimSqliteWhole(conn, request));
 }
 
 /**
  * The whole claim on a SQLite connection (the server's or the hot thread's), in its write
- * transaction: the due jobs read, planned by `plan`, advanced and recorded.
+ * transaction: the due jobs read, planned, advanced and recorded.
  */
-export function claimSqliteWhole(
-  conn: SqliteStatements,
-  request: SqliteClaimBatch,
-  plan: ClaimRequest['plan'],
-): ClaimResult {
+export function claimSqliteWhole(conn: SqliteStatements, request: ClaimRequest): ClaimResult {
   const due = selectDueSqlite(conn, dueArgOf(request)).map(claimedJobOf);
-  if (due.length === 0) return { fires: [], skipped: [], scanned: 0 };
-  const { planned, arg } = planSqliteClaim(due, request, plan);
+  if (due.length === 0) return nothingClaimed();
+  const { planned, arg } = planSqliteClaim(due, request);
   return sqliteClaimResult(planned, claimSqliteRows(conn, arg), due.length);
 }
 
-function dueArgOf(request: SqliteClaimBatch): SqliteDueArg {
+function dueArgOf(request: ClaimRequest): SqliteDueArg {
   return {
     horizonMs: request.horizonMs,
     shardTotal: request.shardTotal,
@@ -577,15 +554,15 @@ function dueArgOf(request: SqliteClaimBatch): SqliteDueArg {
  * The due jobs of the batch, as arrays (made objects by `claimedJobOf`: better-sqlite3 builds row
  * objects in native code, at a cost above the read itself).
  */
-export function selectDueSqlite(conn: SqliteStatements, arg: SqliteDueArg): unknown[][] {
+function selectDueSqlite(conn: SqliteStatements, arg: SqliteDueArg): unknown[][] {
   return prepared(conn, SQLITE_SELECT_DUE)
     .raw(true)
     .all(arg.horizonMs, arg.shardTotal, arg.shards, arg.limit) as unknown[][];
 }
 
-/** Plans the due jobs (the planner's callback) and builds the record step's rows. */
-function planSqliteClaim(due: readonly ClaimedJob[], request: SqliteClaimBatch, plan: ClaimRequest['plan']) {
-  const planned = planJobs(due, request, plan);
+/** Plans the due jobs and builds the record step's rows. */
+function planSqliteClaim(due: readonly ClaimedJob[], request: ClaimRequest) {
+  const planned = planJobs(due, request);
   const arg: SqliteClaimArg = {
     nodeId: request.nodeId,
     nowMs: request.nowMs,
@@ -616,7 +593,7 @@ function planSqliteClaim(due: readonly ClaimedJob[], request: SqliteClaimBatch, 
  * jobs whose shard lease this node holds at its epoch advance, and the fires of those that moved
  * are inserted. Returns the inserted fires.
  */
-export function claimSqliteRows(conn: SqliteStatements, arg: SqliteClaimArg): RecordedFireRow[] {
+function claimSqliteRows(conn: SqliteStatements, arg: SqliteClaimArg): RecordedFireRow[] {
   const leases = prepared(conn, SQLITE_VALID_LEASES).all(arg.leaseNames, arg.nodeId, arg.nowMs) as {
     name: string;
     epoch: number;
