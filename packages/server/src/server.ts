@@ -206,8 +206,7 @@ async function startOnStore(
     authFailure: (path) => metrics.executorAuthFailed(path),
   };
 
-  // The dispatcher's broadcast hook creates the shard records through the pipeline, which in
-  // turn dispatches through the dispatcher: the hook reads the pipeline when a broadcast fires.
+  // Read by the metrics (made above) once the pipeline exists.
   let pipeline: FirePipeline | undefined;
   let retryMonitor: RetryMonitor | undefined;
   let sendFence: SendFence | undefined;
@@ -244,7 +243,6 @@ async function startOnStore(
     tokenFor: (target) => directory.tokenFor(target.appName, target.address),
     callTimeoutMs: o.executorCallTimeoutMs,
     now: () => clock.now(),
-    shardFireIds: (fire, shards) => pipeline!.shardFireIds(fire, shards),
     // Right before each run goes out: the fire is still pending and, for a planner's fire, this
     // node holds its shard lease (the scheduler, made below, knows the leases).
     fence: (send) => sendFence!.admit(send),

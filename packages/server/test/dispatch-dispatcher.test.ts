@@ -1,6 +1,6 @@
 import type { JobContext } from '@tickwheel/executor';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dispatcher, type FireToDispatch, type ShardTarget } from '../src/dispatch/dispatcher.js';
+import { broadcastTargets, Dispatcher, type FireToDispatch } from '../src/dispatch/dispatcher.js';
 import type { DispatchOptions } from '../src/dispatch/options.js';
 import {
   APP,
@@ -159,17 +159,15 @@ describe('SHARDING_BROADCAST', () => {
       }),
     );
     cleanups.push(() => closeAll(executors));
-    const asked: ShardTarget[][] = [];
-    const d = dispatcher({
-      shardFireIds: (_f: FireToDispatch, shards) => {
-        asked.push([...shards]);
-        return shards.map((s) => 90_000 + s.shardIndex);
-      },
-    });
+    const d = dispatcher();
     const f = fire({ routeStrategy: 'SHARDING_BROADCAST' });
-    const outcomes = await d.dispatch(f, targetsOf(executors).reverse());
+    const addresses = targetsOf(executors).reverse();
+    // The caller creates the shard records first, one per target, in the targets' order.
+    const shards = broadcastTargets(f, addresses);
     const sorted = executors.map((e) => e.address).sort();
-    expect(asked).toEqual([sorted.map((address, shardIndex) => ({ address, shardIndex, shardTotal: 3 }))]);
+    expect(shards).toEqual(sorted.map((address, shardIndex) => ({ address, shardIndex, shardTotal: 3 })));
+    f.shardFireIds = shards.map((s) => 90_000 + s.shardIndex);
+    const outcomes = await d.dispatch(f, addresses);
     expect(
       outcomes.map((o) => [o.fireId, o.parentFireId, o.address, o.shardIndex, o.shardTotal, o.triggerCode]),
     ).toEqual(sorted.map((address, i) => [90_000 + i, f.fireId, address, i, 3, 200]));
@@ -184,26 +182,44 @@ describe('SHARDING_BROADCAST', () => {
     }
   });
 
-  it('fails a broadcast, saying why, when no shardFireIds hook is configured', async () => {
+  it('fails a broadcast, saying why, when its shard records were not created for every executor', async () => {
     const m = await mimic('2.x');
-    const [outcome] = await dispatcher().dispatch(fire({ routeStrategy: 'SHARDING_BROADCAST' }), [
+    const [missing] = await dispatcher().dispatch(fire({ routeStrategy: 'SHARDING_BROADCAST' }), [
       target(m.address),
     ]);
-    expect(outcome).toMatchObject({ triggerCode: 500, address: null });
-    expect(outcome!.triggerMsg).toContain('SHARDING_BROADCAST needs the shardFireIds option');
+    expect(missing).toMatchObject({ triggerCode: 500, address: null });
+    expect(missing!.triggerMsg).toContain('SHARDING_BROADCAST needs its 1 shard records (shardFireIds)');
+    const [short] = await dispatcher().dispatch(
+      fire({ routeStrategy: 'SHARDING_BROADCAST', shardFireIds: [1, 2] }),
+      [target(m.address)],
+    );
+    expect(short).toMatchObject({ triggerCode: 500, address: null });
     expect(m.requests).toHaveLength(0);
   });
 
-  it('turns a failing shardFireIds hook into a failed outcome instead of a rejection', async () => {
-    const m = await mimic('2.x');
-    const d = dispatcher({
-      shardFireIds: () => {
-        throw new Error('database is down');
-      },
+  it('a broadcast has no targets when it is a retry of one shard, a re-send, another route or has no executor', () => {
+    const addresses = [target('http://127.0.0.1:1/'), target('http://127.0.0.1:2/')];
+    expect(broadcastTargets(fire({ routeStrategy: 'SHARDING_BROADCAST' }), addresses)).toHaveLength(2);
+    expect(
+      broadcastTargets(
+        fire({ routeStrategy: 'SHARDING_BROADCAST', shard: { index: 1, total: 2 } }),
+        addresses,
+      ),
+    ).toEqual([]);
+    expect(
+      broadcastTargets(fire({ routeStrategy: 'SHARDING_BROADCAST', resendTo: addresses[0]! }), addresses),
+    ).toEqual([]);
+    expect(broadcastTargets(fire({ routeStrategy: 'FIRST' }), addresses)).toEqual([]);
+    expect(broadcastTargets(fire({ routeStrategy: 'SHARDING_BROADCAST' }), [])).toEqual([]);
+    // An address override keeps its own order.
+    const overridden = fire({
+      routeStrategy: 'SHARDING_BROADCAST',
+      addressOverride: ['http://127.0.0.1:2/', 'http://127.0.0.1:1/'],
     });
-    const [outcome] = await d.dispatch(fire({ routeStrategy: 'SHARDING_BROADCAST' }), [target(m.address)]);
-    expect(outcome).toMatchObject({ triggerCode: 500, address: null });
-    expect(outcome!.triggerMsg).toContain('dispatch failed: database is down');
+    expect(broadcastTargets(overridden, addresses).map((s) => s.address)).toEqual([
+      'http://127.0.0.1:2/',
+      'http://127.0.0.1:1/',
+    ]);
   });
 
   describe('the send fence', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createExecutor, type Executor } from '@tickwheel/executor';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Dispatcher, type FireToDispatch } from '../src/dispatch/dispatcher.js';
+import { broadcastTargets, Dispatcher, type FireToDispatch } from '../src/dispatch/dispatcher.js';
 import { ResultRecorder } from '../src/executor-api/result-recorder.js';
 import type { FireResult, FireRow, Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
@@ -167,27 +167,26 @@ describe.each(DIALECTS)('callbacks on %s', (dialect) => {
       // As the server's: each shard's record names its executor before its run goes out, so a
       // callback that comes before the marks below still counts (it names that executor).
       fence: storeFence(store),
-      shardFireIds: (fire, shards) =>
-        store.fires.createFires(
-          shards.map((shard) => ({
-            jobId: fire.jobId,
-            appId: target.appId,
-            scheduledAt: fire.scheduledAt,
-            triggerType: fire.triggerType,
-            executorHandler: fire.executorHandler,
-            executorParam: fire.executorParam,
-            parentFireId: fire.fireId,
-            shardIndex: shard.shardIndex,
-            shardTotal: shard.shardTotal,
-          })),
-          Date.now(),
-        ),
     });
     try {
-      const outcomes = await broadcaster.dispatch(
-        fireToDispatch(parent, target.appName, { routeStrategy: 'SHARDING_BROADCAST' }),
-        server.directory.addressesOf(target.appName),
+      // As the pipeline does: the shard records exist before the runs go out.
+      const fire = fireToDispatch(parent, target.appName, { routeStrategy: 'SHARDING_BROADCAST' });
+      const addresses = server.directory.addressesOf(target.appName);
+      fire.shardFireIds = await store.fires.createFires(
+        broadcastTargets(fire, addresses).map((shard) => ({
+          jobId: fire.jobId,
+          appId: target.appId,
+          scheduledAt: fire.scheduledAt,
+          triggerType: fire.triggerType,
+          executorHandler: fire.executorHandler,
+          executorParam: fire.executorParam,
+          parentFireId: fire.fireId,
+          shardIndex: shard.shardIndex,
+          shardTotal: shard.shardTotal,
+        })),
+        Date.now(),
       );
+      const outcomes = await broadcaster.dispatch(fire, addresses);
       expect(outcomes.map((o) => o.triggerCode)).toEqual([200, 200]);
       await store.fires.markDispatched([
         ...outcomes.map((o) => ({

@@ -34,13 +34,8 @@ function childNode(
   nodeId: string,
   monitorOptions: Partial<OwedChildrenMonitorOptions> = {},
 ): ChildNode {
-  let pipeline: FirePipeline | undefined;
-  const dispatcher = new Dispatcher({
-    accessToken: TOKEN,
-    callTimeoutMs: 3_000,
-    shardFireIds: (fire, shards) => pipeline!.shardFireIds(fire, shards),
-  });
-  pipeline = new FirePipeline({
+  const dispatcher = new Dispatcher({ accessToken: TOKEN, callTimeoutMs: 3_000 });
+  const pipeline = new FirePipeline({
     store,
     dispatcher,
     executors: { addressesOf: () => [target(address)] },
@@ -64,14 +59,13 @@ function childNode(
     logger: silent,
     ...monitorOptions,
   });
-  const dispatching = pipeline;
   return {
     trigger,
     monitor,
     async close() {
       await monitor.stop();
-      dispatching.stopAccepting();
-      await dispatching.drain(3_000);
+      pipeline.stopAccepting();
+      await pipeline.drain(3_000);
       await dispatcher.close();
     },
   };

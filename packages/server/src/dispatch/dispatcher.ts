@@ -4,13 +4,16 @@
  * interface is transport-neutral — a fire and the app's executors in, outcomes out — so a pull
  * transport can sit beside this HTTP push one.
  *
+ * A SHARDING_BROADCAST's shard records are the caller's too: it creates one per executor of
+ * `broadcastTargets(fire, addresses)` before the dispatch and passes their ids in the fire
+ * (`shardFireIds`), since each shard is a run of its own on the wire.
+ *
  * @example
- * const dispatcher = new Dispatcher({
- *   accessToken,
- *   shardFireIds: (fire, shards) => pipeline.shardFireIds(fire, shards),
- *   fence: (send) => sendFence.admit(send),
- * });
- * const outcomes = await dispatcher.dispatch(fire, directory.addressesOf(fire.appName));
+ * const dispatcher = new Dispatcher({ accessToken, fence: (send) => sendFence.admit(send) });
+ * const addresses = directory.addressesOf(fire.appName);
+ * const shards = broadcastTargets(fire, addresses); // empty unless a whole broadcast
+ * if (shards.length > 0) fire.shardFireIds = await createShardRecords(fire, shards);
+ * const outcomes = await dispatcher.dispatch(fire, addresses);
  * // One outcome, or one per shard of a broadcast: triggerCode 200 → `dispatched`, else
  * // `dispatch_failed`, with triggerMsg in the record; one with `notSent` leaves its record as it is.
  * await dispatcher.close();
@@ -73,6 +76,13 @@ export interface FireToDispatch {
    * it if it had arrived.
    */
   resendTo?: ExecutorAddress;
+  /**
+   * A SHARDING_BROADCAST's shard records, created by the caller before the dispatch: one id per
+   * target of `broadcastTargets(fire, addresses)`, in that order. Each shard is a run of its own
+   * on the wire (its id is the `logId` the executor reports back), so the records must exist
+   * before the runs are sent. Without them a broadcast fails with a message saying so.
+   */
+  shardFireIds?: readonly number[];
   /** A workflow node's run: its run, node, the run's param and its upstream nodes' outputs (Tickwheel executors read them). */
   workflow?: WorkflowRunContext;
 }
@@ -229,7 +239,7 @@ export class Dispatcher {
     lane: LaneName,
   ): Promise<DispatchOutcome[]> {
     const overridden = fire.addressOverride !== undefined && fire.addressOverride.length > 0;
-    const candidates = overridden ? overrideCandidates(fire, addresses) : sortedByAddress(addresses);
+    const candidates = candidatesOf(fire, addresses);
     let header = `trigger ${fire.triggerType}`;
     if (overridden) header += `\naddress override: ${candidates.map((c) => c.address).join(', ')}`;
     const delivery: Delivery = { fire, candidates, lane, header };
@@ -270,7 +280,7 @@ export class Dispatcher {
       };
       return [await this.sendRun(delivery, run)];
     } catch (err) {
-      // A route or the shardFireIds hook failed unexpectedly: still an outcome, never a rejection.
+      // A route failed unexpectedly: still an outcome, never a rejection.
       return [this.unrouted(delivery, `dispatch failed: ${(err as Error)?.message ?? String(err)}`)];
     }
   }
@@ -278,17 +288,14 @@ export class Dispatcher {
   private async sendShards(delivery: Delivery, pick: RoutePick): Promise<DispatchOutcome[]> {
     const { fire } = delivery;
     const total = pick.picked.length;
-    const shards = pick.picked.map((p, shardIndex) => ({
-      address: p.address,
-      shardIndex,
-      shardTotal: total,
-    }));
-    if (this.options.shardFireIds === undefined) {
-      return [this.unrouted(delivery, `${pick.message}\nSHARDING_BROADCAST needs the shardFireIds option`)];
-    }
-    const ids = await this.options.shardFireIds(fire, shards);
-    if (!Array.isArray(ids) || ids.length !== total) {
-      return [this.unrouted(delivery, `${pick.message}\nshardFireIds returned no id list of ${total}`)];
+    const ids = fire.shardFireIds;
+    if (ids === undefined || ids.length !== total) {
+      return [
+        this.unrouted(
+          delivery,
+          `${pick.message}\nSHARDING_BROADCAST needs its ${total} shard records (shardFireIds), created before the dispatch`,
+        ),
+      ];
     }
     return Promise.all(
       pick.picked.map((target, i) =>
@@ -489,6 +496,37 @@ function runLine(target: ExecutorAddress, answer: CallOutcome<unknown>): string 
 }
 
 /** The app's addresses in address order (XXL-JOB sorts its registry list); copies only when unsorted. */
+/**
+ * The shards a SHARDING_BROADCAST fire goes out as over `addresses`: one per candidate executor,
+ * shard i to the i-th (by address, or in the override's order), as the dispatch will send them.
+ * Empty for a fire that is not a whole broadcast (another route, one shard's retry, a re-send to
+ * where it went before) and when no executor is there.
+ */
+export function broadcastTargets(fire: FireToDispatch, addresses: readonly ExecutorAddress[]): ShardTarget[] {
+  if (
+    fire.routeStrategy !== 'SHARDING_BROADCAST' ||
+    fire.shard !== undefined ||
+    fire.resendTo !== undefined
+  ) {
+    return [];
+  }
+  const candidates = candidatesOf(fire, addresses);
+  return candidates.map((candidate, shardIndex) => ({
+    address: candidate.address,
+    shardIndex,
+    shardTotal: candidates.length,
+  }));
+}
+
+/** The executors a fire may go to: the override's, in its order, or the app's, sorted by address. */
+function candidatesOf(
+  fire: FireToDispatch,
+  addresses: readonly ExecutorAddress[],
+): readonly ExecutorAddress[] {
+  const overridden = fire.addressOverride !== undefined && fire.addressOverride.length > 0;
+  return overridden ? overrideCandidates(fire, addresses) : sortedByAddress(addresses);
+}
+
 function sortedByAddress(addresses: readonly ExecutorAddress[]): readonly ExecutorAddress[] {
   for (let i = 1; i < addresses.length; i++) {
     if (addresses[i - 1]!.address > addresses[i]!.address) {

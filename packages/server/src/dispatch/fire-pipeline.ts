@@ -8,7 +8,8 @@
  *
  * One concept per file around it: what a fire's dispatch is asked to do (send-request.ts), the
  * send fence (send-fence.ts), the marks its outcomes leave (outcome-marks.ts, written by
- * mark-batcher.ts), a broadcast's shard records (broadcast-records.ts, through `shardFireIds`),
+ * mark-batcher.ts), a broadcast's shard records (broadcast-records.ts, created here before the
+ * dispatcher is called),
  * FIX_DELAY's next time from the run's end or the failed dispatch (fix-delay.ts), and the runs
  * the fence kept back (kept-back.ts; due records left pending go back to the planner through
  * `onLeftPending`).
@@ -24,7 +25,7 @@ import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
 import { type DueFire, type DueJob, loadDueFires } from '../store/hot/due-load.js';
 import type { AppGroupRow, FinishedFire, FireRow, Store } from '../store/index.js';
 import { broadcastShardRecords } from './broadcast-records.js';
-import type { Dispatcher, DispatchOutcome, FireToDispatch, ShardTarget } from './dispatcher.js';
+import { broadcastTargets, type Dispatcher, type DispatchOutcome } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
 import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
 import type { GiveWay } from './give-way.js';
@@ -135,8 +136,6 @@ export class FirePipeline implements DueFireSink {
   private dispatches = 0;
   /** Set when a stop ran out of time: what has not been sent stays `pending` for the next start. */
   private abandoned = false;
-  /** Records being dispatched, by id: the broadcast hook reads its fire's app here. */
-  private readonly dispatching = new Map<number, DueFire>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private accepting = true;
   private readonly fixDelay: FixDelayFollowUps;
@@ -188,16 +187,6 @@ export class FirePipeline implements DueFireSink {
       }),
     );
   }
-
-  /**
-   * The dispatcher's SHARDING_BROADCAST hook: one child record per executor (broadcast-records.ts).
-   */
-  readonly shardFireIds = async (fire: FireToDispatch, shards: readonly ShardTarget[]): Promise<number[]> => {
-    const { store, clock } = this.options;
-    const parent = this.dispatching.get(fire.fireId) ?? (await store.fires.findFireById(fire.fireId));
-    if (parent === undefined) throw new Error(`fire ${fire.fireId} does not exist`);
-    return broadcastShardRecords(store.fires, parent, shards, clock.now());
-  };
 
   /** The finalise hook (callbacks, kills, lost runs): FIX_DELAY jobs continue from their run's end. */
   onFiresFinished(finished: readonly FinishedFire[]): Promise<void> {
@@ -402,10 +391,9 @@ export class FirePipeline implements DueFireSink {
     request: DispatchRequest,
     awaitMarks: boolean,
   ): Promise<DispatchOutcome[]> {
-    const { dispatcher, executors, logger, onDispatched } = this.options;
+    const { dispatcher, executors, logger, onDispatched, store, clock } = this.options;
     // A trigger-once record sent by recovery (its server died before sending it) keeps its list.
     const sending = request.addressOverride?.length ? request : withStoredOverride(fire, request, logger);
-    this.dispatching.set(fire.id, fire);
     try {
       // The override list replaces the online ones, so the online list is not even read then;
       // each override address is spoken to in the generation known for it (a 3.5 executor
@@ -418,7 +406,14 @@ export class FirePipeline implements DueFireSink {
         fire.sent_to === null || fire.sent_to === undefined
           ? undefined
           : overrideTargets(app, [fire.sent_to], executors)[0];
-      const outcomes = await dispatcher.dispatch(toDispatch(fire, job, app, sending, resendTo), addresses);
+      const toSend = toDispatch(fire, job, app, sending, resendTo);
+      // A broadcast's shard records exist before its runs go out (one per executor; reused when
+      // an earlier try left them).
+      const shards = broadcastTargets(toSend, addresses);
+      if (shards.length > 0) {
+        toSend.shardFireIds = await broadcastShardRecords(store.fires, fire, shards, clock.now());
+      }
+      const outcomes = await dispatcher.dispatch(toSend, addresses);
       // A stop that ran out of time closed the connections under this send: it did not happen.
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
       const sent = outcomes.filter((o) => o.notSent === undefined);
@@ -443,8 +438,6 @@ export class FirePipeline implements DueFireSink {
       // pending for the next recovery of its shard.
       logger.error({ err, fireId: fire.id }, 'dispatch of a fire failed before reaching an executor');
       return [];
-    } finally {
-      this.dispatching.delete(fire.id);
     }
   }
 

@@ -4,7 +4,6 @@
  */
 import { DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
 import { NetworkRules } from '../security/network-rules.js';
-import type { FireToDispatch, ShardTarget } from './dispatcher.js';
 import type { CallRecord, ExecutorAddress } from './executor-client.js';
 import type { PullTransport } from './pull-connections.js';
 import type { FenceVerdict, SendToFence } from './send-fence.js';
@@ -55,13 +54,6 @@ export interface DispatchOptions {
   /** Random source in [0, 1) for RANDOM and the random start of ROUND and LFU. Default `Math.random`. */
   random?: () => number;
   /**
-   * Creates the per-executor fire records of a SHARDING_BROADCAST fire and returns their ids, one
-   * per shard in shard order. Each shard is a run of its own on the wire (its id is the `logId`
-   * the executor reports back), so the records must exist before the runs are sent. Without it
-   * a broadcast fire fails with a message saying so.
-   */
-  shardFireIds?: (fire: FireToDispatch, shards: readonly ShardTarget[]) => number[] | Promise<number[]>;
-  /**
    * Asked right before each `run` goes out (send-fence.ts): the run is sent only when admitted;
    * a record sent before to another executor is sent there instead. Without it every run is sent.
    */
@@ -100,7 +92,6 @@ export interface ResolvedDispatchOptions {
   maxTrackedJobs: number;
   now: () => number;
   random: () => number;
-  shardFireIds: DispatchOptions['shardFireIds'];
   fence: DispatchOptions['fence'];
   onCall: DispatchOptions['onCall'];
   networkRules: NetworkRules;
@@ -153,7 +144,6 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     maxTrackedJobs: integerIn('maxTrackedJobs', options.maxTrackedJobs, d.maxTrackedJobs, 1, 100_000_000),
     now: optionalFunction('now', options.now, Date.now),
     random: optionalFunction('random', options.random, Math.random),
-    shardFireIds: optionalFunction('shardFireIds', options.shardFireIds, undefined),
     fence: optionalFunction('fence', options.fence, undefined),
     onCall: optionalFunction('onCall', options.onCall, undefined),
     networkRules: options.networkRules ?? new NetworkRules(),
