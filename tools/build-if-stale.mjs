@@ -6,8 +6,8 @@
  *   nothing changed checks timestamps and stops);
  * - the web console with Vite (the slow part, ~25 s), only when `packages/console/dist` is
  *   missing or older than any of its inputs (packages/console/scripts/build-staleness.mjs:
- *   `src/`, `index.html`, `vite.config.ts`, `tsconfig.json`, its `package.json` and the root
- *   `package-lock.json`).
+ *   `src/`, the API client's `src/`, `index.html`, `vite.config.ts`, `tsconfig.json`, its
+ *   `package.json` and the root `package-lock.json`).
  *
  * Prints one line per part built and how long it took; a build that fails prints its whole
  * output and the script exits with its code. `npm run build` still builds everything.

@@ -8,7 +8,7 @@
  */
 import type { ErrorCode } from '@tickwheel/protocol';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { ApiClient, ApiClientError } from './api-client.js';
+import { type ApiClient, ApiError, createCliApiClient, exitCodeOf } from './api-client.js';
 import { EXIT_CODES, type ExitCode } from './exit-codes.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080/';
@@ -70,7 +70,7 @@ export function restFlags(command: Command): RestFlags {
 
 export function clientOf(command: Command): ApiClient {
   const { url, token } = restFlags(command);
-  return new ApiClient({ url, token });
+  return createCliApiClient({ url, token });
 }
 
 /**
@@ -85,17 +85,17 @@ export function action<Args extends unknown[]>(
     try {
       await run(...args);
     } catch (err) {
-      if (!(err instanceof ApiClientError) && !(err instanceof CliFailure)) throw err;
+      if (!(err instanceof ApiError) && !(err instanceof CliFailure)) throw err;
       if (restFlags(command).json) {
         const error =
-          err instanceof ApiClientError
-            ? { code: err.code, field: err.field, message: err.message }
+          err instanceof ApiError
+            ? { code: err.code, field: err.field, message: messageOf(err) }
             : { code: err.code, message: err.message };
         console.error(JSON.stringify({ error }));
       } else {
         console.error(`error: ${messageWithField(err)}`);
       }
-      process.exitCode = err.exitCode;
+      process.exitCode = err instanceof ApiError ? exitCodeOf(err) : err.exitCode;
     }
   };
 }
@@ -105,15 +105,17 @@ export function action<Args extends unknown[]>(
  * already (the server's own mostly start with it: `edges: the graph has a cycle: A → B → A`).
  * Other refusals (a conflict such as a name taken) read as they are.
  */
-function messageWithField(err: ApiClientError | CliFailure): string {
-  if (
-    !(err instanceof ApiClientError) ||
-    !FIELD_ERROR_CODES.has(err.code) ||
-    err.field === undefined ||
-    err.message.includes(err.field)
-  )
-    return err.message;
-  return `${err.field}: ${err.message}`;
+function messageWithField(err: ApiError | CliFailure): string {
+  if (!(err instanceof ApiError)) return err.message;
+  const message = messageOf(err);
+  if (!FIELD_ERROR_CODES.has(err.code) || err.field === undefined || message.includes(err.field))
+    return message;
+  return `${err.field}: ${message}`;
+}
+
+/** The server's message, and on a 401 the flags that carry the token. */
+function messageOf(err: ApiError): string {
+  return err.status === 401 ? `${err.message} (check --token or TICKWHEEL_TOKEN)` : err.message;
 }
 
 const FIELD_ERROR_CODES: ReadonlySet<string> = new Set(['TW_ERR_INVALID_FIELD', 'TW_ERR_MISSING_FIELD']);

@@ -124,7 +124,7 @@ function startInProject(command: string, args: string[], env: Record<string, str
 }
 
 describe('the packed packages', () => {
-  it('are the five published packages, each with a README, a LICENSE and only its own files', () => {
+  it('are the six published packages, each with a README, a LICENSE and only its own files', () => {
     expect(packed.map((p) => p.name)).toEqual([...PUBLISHED]);
     for (const pack of packed) {
       const files = pack.files.map((f) => f.path);

@@ -9,9 +9,13 @@ import { fileURLToPath } from 'node:url';
 const consoleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(consoleDir, '..', '..');
 
-/** What the console's build reads, besides node_modules (whose changes the lockfile records). */
+/**
+ * What the console's build reads, besides node_modules (whose changes the lockfile records): the
+ * API client it bundles is a workspace package, so its sources count too.
+ */
 export const CONSOLE_BUILD_INPUTS = [
   path.join(consoleDir, 'src'),
+  path.join(repoRoot, 'packages', 'api-client', 'src'),
   path.join(consoleDir, 'index.html'),
   path.join(consoleDir, 'vite.config.ts'),
   path.join(consoleDir, 'tsconfig.json'),

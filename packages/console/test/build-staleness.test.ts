@@ -59,12 +59,13 @@ describe('console: whether npm start builds it again', () => {
     expect(staleReason(output, inputs, dir)).toBe('package-lock.json changed');
   });
 
-  it("watches the console's sources, page, configs and the root lockfile", () => {
+  it("watches the console's sources, the API client's, the page, configs and the root lockfile", () => {
     const names = CONSOLE_BUILD_INPUTS.map((input) =>
       path.relative(path.join(import.meta.dirname, '..', '..', '..'), input),
     );
     expect(names).toEqual([
       path.join('packages', 'console', 'src'),
+      path.join('packages', 'api-client', 'src'),
       path.join('packages', 'console', 'index.html'),
       path.join('packages', 'console', 'vite.config.ts'),
       path.join('packages', 'console', 'tsconfig.json'),

@@ -5,7 +5,7 @@
  */
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { App, AppWithToken } from '../api-client.js';
+import { type App, type AppWithToken, call } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
@@ -45,11 +45,11 @@ export function registerAppCommand(program: Command): void {
     .option('--offset <n>', 'skip this many', parseWholeNumber)
     .action(
       action(async (flags: ListFlags, command: Command) => {
-        const page = await clientOf(command).listApps({
-          appName: flags.name,
-          limit: flags.limit,
-          offset: flags.offset,
-        });
+        const page = await call(
+          clientOf(command).GET('/api/v1/apps', {
+            params: { query: { appName: flags.name, limit: flags.limit, offset: flags.offset } },
+          }),
+        );
         if (restFlags(command).json) return printJson(page);
         printTable(
           ['ID', 'APP NAME', 'TITLE', 'ADDRESSES', 'ONLINE', 'TOKEN'],
@@ -98,12 +98,16 @@ export function registerAppCommand(program: Command): void {
       action(async (appName: string, flags: AddFlags, command: Command) => {
         const addresses = flags.address ?? [];
         const created = await withTokenFile(flags.tokenFile, () =>
-          clientOf(command).createApp({
-            appName,
-            title: flags.title ?? appName,
-            ...(addresses.length > 0 ? { addressType: 'MANUAL', addressList: addresses } : {}),
-            ...(flags.installationToken ? { useInstallationToken: true } : {}),
-          }),
+          call(
+            clientOf(command).POST('/api/v1/apps', {
+              body: {
+                appName,
+                title: flags.title ?? appName,
+                ...(addresses.length > 0 ? { addressType: 'MANUAL' as const, addressList: addresses } : {}),
+                ...(flags.installationToken ? { useInstallationToken: true } : {}),
+              },
+            }),
+          ),
         );
         const shown = withoutTokenIfKept(created, flags.tokenFile);
         if (restFlags(command).json) return printJson(shown);
@@ -128,7 +132,12 @@ export function registerAppCommand(program: Command): void {
         const client = clientOf(command);
         const found = await resolveApp(client, ref);
         const rotated = await withTokenFile(flags.tokenFile, () =>
-          client.rotateAppToken(found.id, { previousTokenValidUntil: Date.now() + flags.overlap * 60_000 }),
+          call(
+            client.POST('/api/v1/apps/{id}/rotate-token', {
+              params: { path: { id: found.id } },
+              body: { previousTokenValidUntil: Date.now() + flags.overlap * 60_000 },
+            }),
+          ),
         );
         const shown = withoutTokenIfKept(rotated, flags.tokenFile);
         if (restFlags(command).json) return printJson(shown);
@@ -149,7 +158,7 @@ export function registerAppCommand(program: Command): void {
       action(async (ref: string, _flags: unknown, command: Command) => {
         const client = clientOf(command);
         const found = await resolveApp(client, ref);
-        await client.deleteApp(found.id);
+        await call(client.DELETE('/api/v1/apps/{id}', { params: { path: { id: found.id } } }));
         if (restFlags(command).json) return printJson({ deleted: found.id });
         console.log(`deleted app ${found.id} (${found.appName})`);
       }),

@@ -11,9 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
-import type { AlarmChannel, ApiClient } from '../api-client.js';
-import { ApiClientError } from '../api-client.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { type AlarmChannel, type ApiClient, type Body, call, notFound, type Query } from '../api-client.js';
 import { parseWholeNumber } from '../flag-parsers.js';
 import { clip, formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
 import { action, CliFailure, clientOf, restFlags, withServerOptions } from '../rest-command.js';
@@ -51,11 +49,13 @@ export function registerChannelCommand(program: Command): void {
     .option('--offset <n>', 'skip this many', parseWholeNumber)
     .action(
       action(async (flags: { type?: string; limit?: number; offset?: number }, command: Command) => {
-        const page = await clientOf(command).listAlarmChannels({
-          type: flags.type,
-          limit: flags.limit,
-          offset: flags.offset,
-        });
+        // The type as given: the server names the types it takes when it refuses one.
+        const type = flags.type as Query<'listAlarmChannels'>['type'];
+        const page = await call(
+          clientOf(command).GET('/api/v1/alarm-channels', {
+            params: { query: { type, limit: flags.limit, offset: flags.offset } },
+          }),
+        );
         if (restFlags(command).json) return printJson(page);
         printTable(
           ['ID', 'NAME', 'TYPE', 'ENABLED', 'TARGET'],
@@ -110,12 +110,11 @@ export function registerChannelCommand(program: Command): void {
           'a channel needs its settings: give --config, --config-file or --set',
         );
       }
-      const created = await clientOf(command).createAlarmChannel({
-        name,
-        type: flags.type,
-        ...(flags.disabled ? { enabled: false } : {}),
-        config,
-      });
+      const body = { name, type: flags.type, ...(flags.disabled ? { enabled: false } : {}), config };
+      // The type is checked by the server, which names the types it takes.
+      const created = await call(
+        clientOf(command).POST('/api/v1/alarm-channels', { body: body as Body<'createAlarmChannel'> }),
+      );
       if (restFlags(command).json) return printJson(created);
       console.log(
         `created alarm channel ${created.id} (${created.name}, ${created.type}), ${created.enabled ? 'enabled' : 'disabled'}`,
@@ -153,7 +152,12 @@ export function registerChannelCommand(program: Command): void {
           'nothing to change: give --name, --type, --enable, --disable, --config, --config-file or --set',
         );
       }
-      const updated = await client.updateAlarmChannel(existing.id, patch);
+      const updated = await call(
+        client.PATCH('/api/v1/alarm-channels/{id}', {
+          params: { path: { id: existing.id } },
+          body: patch as Body<'updateAlarmChannel'>,
+        }),
+      );
       if (restFlags(command).json) return printJson(updated);
       console.log(`updated alarm channel ${updated.id} (${updated.name})`);
     }),
@@ -167,7 +171,7 @@ export function registerChannelCommand(program: Command): void {
       action(async (ref: string, _flags: unknown, command: Command) => {
         const client = clientOf(command);
         const found = await resolveChannel(client, ref);
-        await client.deleteAlarmChannel(found.id);
+        await call(client.DELETE('/api/v1/alarm-channels/{id}', { params: { path: { id: found.id } } }));
         if (restFlags(command).json) return printJson({ deleted: found.id });
         console.log(`deleted alarm channel ${found.id} (${found.name})`);
       }),
@@ -182,9 +186,11 @@ export function registerChannelCommand(program: Command): void {
       action(async (ref: string, flags: { alarmEmail?: string }, command: Command) => {
         const client = clientOf(command);
         const found = await resolveChannel(client, ref);
-        const result = await client.testAlarmChannel(
-          found.id,
-          flags.alarmEmail === undefined ? {} : { alarmEmail: flags.alarmEmail },
+        const result = await call(
+          client.POST('/api/v1/alarm-channels/{id}/test', {
+            params: { path: { id: found.id } },
+            body: flags.alarmEmail === undefined ? {} : { alarmEmail: flags.alarmEmail },
+          }),
         );
         if (restFlags(command).json) printJson(result);
         else if (result.sent) {
@@ -214,18 +220,14 @@ function withConfigFlags(command: Command): Command {
     );
 }
 
-/** The channel `ref` names (an id, or else a name). @throws ApiClientError exit code 5 when none does. */
+/** The channel `ref` names (an id, or else a name). @throws ApiError status 404 (exit code 5) when none does. */
 async function resolveChannel(client: ApiClient, ref: string): Promise<AlarmChannel> {
-  if (/^\d+$/.test(ref)) return client.getAlarmChannel(Number(ref));
-  const page = await client.listAlarmChannels({ limit: 200 });
-  const found = page.items.find((item) => item.name === ref);
-  if (found === undefined) {
-    throw new ApiClientError(`alarm channel ${ref} does not exist`, {
-      status: 404,
-      code: 'TW_ERR_NOT_FOUND',
-      exitCode: EXIT_CODES.notFound,
-    });
+  if (/^\d+$/.test(ref)) {
+    return call(client.GET('/api/v1/alarm-channels/{id}', { params: { path: { id: Number(ref) } } }));
   }
+  const page = await call(client.GET('/api/v1/alarm-channels', { params: { query: { limit: 200 } } }));
+  const found = page.items.find((item) => item.name === ref);
+  if (found === undefined) throw notFound(`alarm channel ${ref} does not exist`);
   return found;
 }
 

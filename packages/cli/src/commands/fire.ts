@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Command, Option } from 'commander';
-import { type ApiClient, ApiClientError, type Fire } from '../api-client.js';
+import { type ApiClient, ApiError, call, type Fire, type Query } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { parseWholeNumber } from '../flag-parsers.js';
 import { clip, formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
@@ -43,7 +43,8 @@ const DONE_STATUSES: ReadonlySet<string> = new Set([
 interface ListFlags {
   job?: number;
   app?: string;
-  status?: string[];
+  /** One of FIRE_STATUSES each (the flag's choices). */
+  status?: Query<'listFires'>['status'];
   limit?: number;
   offset?: number;
 }
@@ -65,13 +66,19 @@ export function registerFireCommand(program: Command): void {
       action(async (flags: ListFlags, command: Command) => {
         const client = clientOf(command);
         const appId = flags.app === undefined ? undefined : (await resolveApp(client, flags.app)).id;
-        const page = await client.listFires({
-          appId,
-          jobId: flags.job,
-          status: flags.status,
-          limit: flags.limit,
-          offset: flags.offset,
-        });
+        const page = await call(
+          client.GET('/api/v1/fires', {
+            params: {
+              query: {
+                appId,
+                jobId: flags.job,
+                status: flags.status,
+                limit: flags.limit,
+                offset: flags.offset,
+              },
+            },
+          }),
+        );
         if (restFlags(command).json) return printJson(page);
         printTable(
           ['ID', 'JOB', 'SCHEDULED', 'TYPE', 'EXECUTOR', 'STATUS', 'CODE', 'MESSAGE'],
@@ -96,7 +103,7 @@ export function registerFireCommand(program: Command): void {
     .argument('<id>', 'fire id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const found = await clientOf(command).getFire(id);
+        const found = await readFire(clientOf(command), id);
         if (restFlags(command).json) return printJson(found);
         printFire(found);
       }),
@@ -119,7 +126,7 @@ export function registerFireCommand(program: Command): void {
           const client = clientOf(command);
           const json = restFlags(command).json === true;
           if (!flags.follow) {
-            const log = await client.getFireLog(id, flags.fromLine ?? 1);
+            const log = await readLog(client, id, flags.fromLine ?? 1);
             if (json) return printJson(log);
             writeLines(log.logContent);
             return;
@@ -139,7 +146,9 @@ export function registerFireCommand(program: Command): void {
     .argument('<id>', 'fire id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const killed = await clientOf(command).killFire(id);
+        const killed = await call(
+          clientOf(command).POST('/api/v1/fires/{id}/kill', { params: { path: { id } } }),
+        );
         if (restFlags(command).json) return printJson(killed);
         console.log(`killed fire ${killed.id} (${killed.status})`);
       }),
@@ -158,13 +167,13 @@ async function followLog(
 ): Promise<void> {
   let fromLine = options.fromLine;
   for (;;) {
-    const fire = await client.getFire(id);
+    const fire = await readFire(client, id);
     const done = DONE_STATUSES.has(fire.status);
     let newLines = false;
     let isEnd = false;
     if (fire.executorAddress !== null) {
       try {
-        const log = await client.getFireLog(id, fromLine);
+        const log = await readLog(client, id, fromLine);
         newLines = log.toLineNum >= fromLine && log.logContent !== '';
         isEnd = log.isEnd;
         if (newLines) {
@@ -174,7 +183,7 @@ async function followLog(
         }
       } catch (err) {
         // The executor may be gone once the run is over: what was read is all there is.
-        if (!(err instanceof ApiClientError) || err.status !== 502 || !done) throw err;
+        if (!(err instanceof ApiError) || err.status !== 502 || !done) throw err;
       }
     }
     if (done && (isEnd || !newLines)) {
@@ -186,6 +195,14 @@ async function followLog(
     }
     if (!newLines) await sleep(options.intervalMs);
   }
+}
+
+function readFire(client: ApiClient, id: number): Promise<Fire> {
+  return call(client.GET('/api/v1/fires/{id}', { params: { path: { id } } }));
+}
+
+function readLog(client: ApiClient, id: number, fromLineNum: number) {
+  return call(client.GET('/api/v1/fires/{id}/log', { params: { path: { id }, query: { fromLineNum } } }));
 }
 
 function writeLines(content: string): void {

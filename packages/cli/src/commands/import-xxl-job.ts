@@ -12,7 +12,7 @@
  * and says what would be created, updated or left, writing nothing.
  */
 import type { Command } from 'commander';
-import type { Job } from '../api-client.js';
+import { call, type Job } from '../api-client.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { printJson } from '../output.js';
 import { action, clientOf, restFlags, withServerOptions } from '../rest-command.js';
@@ -139,7 +139,7 @@ async function startRunning(
       continue;
     }
     try {
-      await client.startJob(job.id);
+      await call(client.POST('/api/v1/jobs/{id}/start', { params: { path: { id: job.id } } }));
       started.push(label);
     } catch (err) {
       report.failed.push({

@@ -3,7 +3,7 @@
  * previews a job's next fire times with `previewSchedule`, the same computation the planner uses.
  */
 import { type Command, Option } from 'commander';
-import type { ApiClient, Job } from '../api-client.js';
+import { type ApiClient, type Body, call, type Job, type Query } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { collectUrls, parseWholeNumber } from '../flag-parsers.js';
 import { clip, formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
@@ -39,14 +39,20 @@ export function registerJobCommand(program: Command): void {
       action(async (flags: ListFlags, command: Command) => {
         const client = clientOf(command);
         const appId = flags.app === undefined ? undefined : (await resolveApp(client, flags.app)).id;
-        const page = await client.listJobs({
-          appId,
-          name: flags.name,
-          executorHandler: flags.handler,
-          triggerStatus: flags.status === undefined ? undefined : flags.status === 'running' ? 1 : 0,
-          limit: flags.limit,
-          offset: flags.offset,
-        });
+        const page = await call(
+          client.GET('/api/v1/jobs', {
+            params: {
+              query: {
+                appId,
+                name: flags.name,
+                executorHandler: flags.handler,
+                triggerStatus: flags.status === undefined ? undefined : flags.status === 'running' ? 1 : 0,
+                limit: flags.limit,
+                offset: flags.offset,
+              },
+            },
+          }),
+        );
         if (restFlags(command).json) return printJson(page);
         const appNames = await appNamesById(client);
         printTable(
@@ -71,7 +77,7 @@ export function registerJobCommand(program: Command): void {
     .argument('<id>', 'job id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const found = await clientOf(command).getJob(id);
+        const found = await readJob(clientOf(command), id);
         if (restFlags(command).json) return printJson(found);
         printJob(found);
       }),
@@ -91,11 +97,9 @@ export function registerJobCommand(program: Command): void {
         if (fields.name === undefined)
           throw new CliFailure('TW_ERR_INVALID_OPTION', '--name is required to add a job');
         const app = await resolveApp(client, flags.app);
-        const created = await client.createJob({
-          ...fields,
-          appId: app.id,
-          ...(flags.start ? { triggerStatus: 1 } : {}),
-        });
+        const body = { ...fields, appId: app.id, ...(flags.start ? { triggerStatus: 1 } : {}) };
+        // --data may carry any field of the server's job body: the server checks it, not these types.
+        const created = await call(client.POST('/api/v1/jobs', { body: body as Body<'createJob'> }));
         if (restFlags(command).json) return printJson(created);
         console.log(`created job ${created.id} (${created.name}), ${statusText(created)}`);
       }),
@@ -114,7 +118,9 @@ export function registerJobCommand(program: Command): void {
       if (flags.app !== undefined) fields.appId = (await resolveApp(client, flags.app)).id;
       if (Object.keys(fields).length === 0)
         throw new CliFailure('TW_ERR_INVALID_OPTION', 'nothing to change: give at least one field flag');
-      const updated = await client.updateJob(id, fields);
+      const updated = await call(
+        client.PATCH('/api/v1/jobs/{id}', { params: { path: { id } }, body: fields as Body<'updateJob'> }),
+      );
       if (restFlags(command).json) return printJson(updated);
       console.log(`updated job ${updated.id} (${updated.name})`);
     }),
@@ -126,7 +132,9 @@ export function registerJobCommand(program: Command): void {
     .argument('<id>', 'job id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const started = await clientOf(command).startJob(id);
+        const started = await call(
+          clientOf(command).POST('/api/v1/jobs/{id}/start', { params: { path: { id } } }),
+        );
         if (restFlags(command).json) return printJson(started);
         console.log(
           `started job ${started.id} (${started.name}); next fire at ${formatTime(started.nextFireAt)}`,
@@ -140,7 +148,9 @@ export function registerJobCommand(program: Command): void {
     .argument('<id>', 'job id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const stopped = await clientOf(command).stopJob(id);
+        const stopped = await call(
+          clientOf(command).POST('/api/v1/jobs/{id}/stop', { params: { path: { id } } }),
+        );
         if (restFlags(command).json) return printJson(stopped);
         console.log(`stopped job ${stopped.id} (${stopped.name})`);
       }),
@@ -158,10 +168,15 @@ export function registerJobCommand(program: Command): void {
     )
     .action(
       action(async (id: number, flags: { param?: string; address?: string[] }, command: Command) => {
-        const result = await clientOf(command).triggerJob(id, {
-          ...(flags.param === undefined ? {} : { executorParam: flags.param }),
-          ...(flags.address === undefined ? {} : { addressList: flags.address }),
-        });
+        const result = await call(
+          clientOf(command).POST('/api/v1/jobs/{id}/trigger', {
+            params: { path: { id } },
+            body: {
+              ...(flags.param === undefined ? {} : { executorParam: flags.param }),
+              ...(flags.address === undefined ? {} : { addressList: flags.address }),
+            },
+          }),
+        );
         if (restFlags(command).json) return printJson(result);
         console.log(`triggered job ${id}: fire ${result.fireIds.join(', ')}`);
       }),
@@ -173,7 +188,7 @@ export function registerJobCommand(program: Command): void {
     .argument('<id>', 'job id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        await clientOf(command).deleteJob(id);
+        await call(clientOf(command).DELETE('/api/v1/jobs/{id}', { params: { path: { id } } }));
         if (restFlags(command).json) return printJson({ deleted: id });
         console.log(`deleted job ${id}`);
       }),
@@ -187,13 +202,20 @@ export function registerJobCommand(program: Command): void {
     .action(
       action(async (id: number, flags: { count?: number }, command: Command) => {
         const client = clientOf(command);
-        const found = await client.getJob(id);
-        const preview = await client.previewSchedule({
-          scheduleType: found.scheduleType,
-          scheduleConf: found.scheduleConf,
-          timeZone: found.timeZone,
-          count: flags.count ?? 5,
-        });
+        const found = await readJob(client, id);
+        const preview = await call(
+          client.GET('/api/v1/schedules/preview', {
+            params: {
+              query: {
+                // The job's own, which the server took as one of the schedule types.
+                scheduleType: found.scheduleType as Query<'previewSchedule'>['scheduleType'],
+                scheduleConf: found.scheduleConf,
+                timeZone: found.timeZone,
+                count: flags.count ?? 5,
+              },
+            },
+          }),
+        );
         if (restFlags(command).json) return printJson(preview);
         if (preview.nextFireTimes.length === 0) {
           console.log(`job ${id} (${scheduleText(found)}) does not fire again on its own`);
@@ -207,8 +229,12 @@ export function registerJobCommand(program: Command): void {
     );
 }
 
+function readJob(client: ApiClient, id: number): Promise<Job> {
+  return call(client.GET('/api/v1/jobs/{id}', { params: { path: { id } } }));
+}
+
 async function appNamesById(client: ApiClient): Promise<Map<number, string>> {
-  const apps = await client.listApps({ limit: 200 });
+  const apps = await call(client.GET('/api/v1/apps', { params: { query: { limit: 200 } } }));
   return new Map(apps.items.map((app) => [app.id, app.appName]));
 }
 

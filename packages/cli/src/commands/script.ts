@@ -7,8 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { type ApiClient, ApiClientError, type ScriptVersionItem } from '../api-client.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { type ApiClient, type Body, call, notFound, type ScriptVersionItem } from '../api-client.js';
 import { clip, formatTime, printJson, printTable } from '../output.js';
 import { action, CliFailure, clientOf, parseId, restFlags, withServerOptions } from '../rest-command.js';
 
@@ -25,7 +24,7 @@ export function registerScriptCommand(program: Command): void {
     .argument('<job>', 'job id', parseId)
     .action(
       action(async (jobId: number, _flags: unknown, command: Command) => {
-        const list = await clientOf(command).listScriptVersions(jobId);
+        const list = await listVersions(clientOf(command), jobId);
         if (restFlags(command).json) return printJson(list);
         printTable(
           ['VERSION', 'TYPE', 'SAVED', 'LINES', 'REMARK'],
@@ -68,11 +67,19 @@ export function registerScriptCommand(program: Command): void {
       action(
         async (jobId: number, flags: { file: string; remark: string; type?: string }, command: Command) => {
           const glueSource = await readSource(flags.file);
-          const job = await clientOf(command).updateJobScript(jobId, {
-            glueSource,
-            glueRemark: flags.remark,
-            ...(flags.type === undefined ? {} : { glueType: flags.type }),
-          });
+          const job = await call(
+            clientOf(command).PUT('/api/v1/jobs/{id}/script', {
+              params: { path: { id: jobId } },
+              body: {
+                glueSource,
+                glueRemark: flags.remark,
+                // The type as given: the server names the languages it takes when it refuses one.
+                ...(flags.type === undefined
+                  ? {}
+                  : { glueType: flags.type as Body<'updateJobScript'>['glueType'] }),
+              },
+            }),
+          );
           if (restFlags(command).json) return printJson(job);
           console.log(
             `saved the script of job ${job.id} (${job.name}) as its newest version, ${job.glueType}`,
@@ -88,21 +95,29 @@ export function registerScriptCommand(program: Command): void {
     .argument('<version>', 'version id (script versions lists them)', parseId)
     .action(
       action(async (jobId: number, versionId: number, _flags: unknown, command: Command) => {
-        const job = await clientOf(command).restoreScriptVersion(jobId, versionId);
+        const job = await call(
+          clientOf(command).POST('/api/v1/jobs/{id}/script/versions/{versionId}/restore', {
+            params: { path: { id: jobId, versionId } },
+          }),
+        );
         if (restFlags(command).json) return printJson(job);
         console.log(`restored version ${versionId} as the script of job ${job.id} (${job.name})`);
       }),
     );
 }
 
-/** @throws ApiClientError exit code 5 when the job has no saved version `versionId`. */
+/** Newest first. */
+function listVersions(client: ApiClient, jobId: number) {
+  return call(client.GET('/api/v1/jobs/{id}/script/versions', { params: { path: { id: jobId } } }));
+}
+
+/** @throws ApiError status 404 (exit code 5) when the job has no saved version `versionId`. */
 async function findVersion(client: ApiClient, jobId: number, versionId: number): Promise<ScriptVersionItem> {
-  const { items } = await client.listScriptVersions(jobId);
+  const { items } = await listVersions(client, jobId);
   const found = items.find((item) => item.id === versionId);
   if (found === undefined) {
-    throw new ApiClientError(
+    throw notFound(
       `job ${jobId} has no script version ${versionId} (script versions ${jobId} lists the last 30)`,
-      { status: 404, code: 'TW_ERR_NOT_FOUND', exitCode: EXIT_CODES.notFound },
     );
   }
   return found;

@@ -3,6 +3,7 @@
  * `createApiToken`, `revokeApiToken`). A new token is printed once: only its hash is stored.
  */
 import type { Command } from 'commander';
+import { call } from '../api-client.js';
 import { formatTime, printJson, printTable } from '../output.js';
 import { action, clientOf, parseId, restFlags, withServerOptions } from '../rest-command.js';
 
@@ -16,7 +17,7 @@ export function registerTokenCommand(program: Command): void {
     .description('list your API tokens (never their secret)')
     .action(
       action(async (_flags: unknown, command: Command) => {
-        const list = await clientOf(command).listApiTokens();
+        const list = await call(clientOf(command).GET('/api/v1/tokens'));
         if (restFlags(command).json) return printJson(list);
         printTable(
           ['ID', 'NAME', 'CREATED', 'LAST USED'],
@@ -36,7 +37,7 @@ export function registerTokenCommand(program: Command): void {
     .argument('<name>', 'what the token is for, e.g. "ci deploys"')
     .action(
       action(async (name: string, _flags: unknown, command: Command) => {
-        const created = await clientOf(command).createApiToken(name);
+        const created = await call(clientOf(command).POST('/api/v1/tokens', { body: { name } }));
         if (restFlags(command).json) return printJson(created);
         console.log(created.token);
         console.error(`token ${created.id} (${created.name}) created; it is shown only this once`);
@@ -49,7 +50,7 @@ export function registerTokenCommand(program: Command): void {
     .argument('<id>', 'token id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        await clientOf(command).revokeApiToken(id);
+        await call(clientOf(command).DELETE('/api/v1/tokens/{id}', { params: { path: { id } } }));
         if (restFlags(command).json) return printJson({ revoked: id });
         console.log(`revoked token ${id}`);
       }),

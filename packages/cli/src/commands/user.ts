@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { ApiClient, User } from '../api-client.js';
+import { type ApiClient, type Body, call, type User } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { parseWholeNumber } from '../flag-parsers.js';
 import { printJson, printPageFooter, printTable } from '../output.js';
@@ -31,7 +31,11 @@ export function registerUserCommand(program: Command): void {
     .option('--offset <n>', 'skip this many', parseWholeNumber)
     .action(
       action(async (flags: { limit?: number; offset?: number }, command: Command) => {
-        const page = await clientOf(command).listUsers({ limit: flags.limit, offset: flags.offset });
+        const page = await call(
+          clientOf(command).GET('/api/v1/users', {
+            params: { query: { limit: flags.limit, offset: flags.offset } },
+          }),
+        );
         if (restFlags(command).json) return printJson(page);
         printTable(
           ['ID', 'USERNAME', 'ROLE', 'APPS'],
@@ -49,12 +53,11 @@ export function registerUserCommand(program: Command): void {
       const password = passwordOf(flags);
       if (password === undefined)
         throw new CliFailure('TW_ERR_INVALID_OPTION', 'give --password or --password-stdin');
-      const created = await client.createUser({
-        username,
-        password,
-        role: flags.role ?? 'USER',
-        ...(await appIdsOf(client, flags)),
-      });
+      const created = await call(
+        client.POST('/api/v1/users', {
+          body: { username, password, role: roleOf(flags) ?? 'USER', ...(await appIdsOf(client, flags)) },
+        }),
+      );
       if (restFlags(command).json) return printJson(created);
       console.log(`created user ${created.id} (${created.username}, ${created.role})`);
     }),
@@ -71,12 +74,12 @@ export function registerUserCommand(program: Command): void {
       const password = passwordOf(flags);
       const body = {
         ...(password === undefined ? {} : { password }),
-        ...(flags.role === undefined ? {} : { role: flags.role }),
+        ...(flags.role === undefined ? {} : { role: roleOf(flags) }),
         ...(await appIdsOf(client, flags)),
       };
       if (Object.keys(body).length === 0)
         throw new CliFailure('TW_ERR_INVALID_OPTION', 'nothing to change: give --password, --role or --app');
-      const updated = await client.updateUser(id, body);
+      const updated = await call(client.PATCH('/api/v1/users/{id}', { params: { path: { id } }, body }));
       if (restFlags(command).json) return printJson(updated);
       console.log(`updated user ${id}`);
     }),
@@ -88,7 +91,7 @@ export function registerUserCommand(program: Command): void {
     .argument('<id>', 'user id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        await clientOf(command).deleteUser(id);
+        await call(clientOf(command).DELETE('/api/v1/users/{id}', { params: { path: { id } } }));
         if (restFlags(command).json) return printJson({ deleted: id });
         console.log(`deleted user ${id}`);
       }),
@@ -105,7 +108,11 @@ export function registerUserCommand(program: Command): void {
         const next = flags.passwordStdin ? readStdinLine() : flags.new;
         if (next === undefined)
           throw new CliFailure('TW_ERR_INVALID_OPTION', 'give --new or --password-stdin');
-        await clientOf(command).changePassword({ currentPassword: flags.current, newPassword: next });
+        await call(
+          clientOf(command).POST('/api/v1/me/password', {
+            body: { currentPassword: flags.current, newPassword: next },
+          }),
+        );
         if (restFlags(command).json) return printJson({ changed: true });
         console.log('password changed');
       }),
@@ -124,6 +131,11 @@ function withUserFlags(command: Command): Command {
       'an app the user may see and operate, id or appName (repeat; "" for none)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     );
+}
+
+/** `--role` as given: the server refuses any but ADMIN and USER, naming the field. */
+function roleOf(flags: UserFlags): Body<'createUser'>['role'] | undefined {
+  return flags.role as Body<'createUser'>['role'] | undefined;
 }
 
 function passwordOf(flags: UserFlags): string | undefined {

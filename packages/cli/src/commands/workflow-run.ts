@@ -3,7 +3,13 @@
  * a list of runs — and `trigger --wait`, which follows a run until it ends.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient, WorkflowRun, WorkflowRunNode, WorkflowRunSummary } from '../api-client.js';
+import {
+  type ApiClient,
+  call,
+  type WorkflowRun,
+  type WorkflowRunNode,
+  type WorkflowRunSummary,
+} from '../api-client.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { clip, formatTime, printJson, printRecord, printTable } from '../output.js';
 
@@ -34,7 +40,7 @@ export async function waitForRun(
 ): Promise<WorkflowRun> {
   let last = '';
   for (;;) {
-    const run = await client.getWorkflowRun(runId);
+    const run = await readRun(client, runId);
     const line = runLine(run);
     if (line !== last && !ENDED_RUN_STATUSES.has(run.status)) console.error(line);
     last = line;
@@ -46,6 +52,10 @@ export async function waitForRun(
     }
     await sleep(options.intervalMs);
   }
+}
+
+export function readRun(client: ApiClient, runId: number): Promise<WorkflowRun> {
+  return call(client.GET('/api/v1/workflow-runs/{id}', { params: { path: { id: runId } } }));
 }
 
 /** `run 17 running: 2/5 nodes done, 1 running` — the run's status and how far its nodes are. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { ApiClient, Workflow } from '../api-client.js';
+import { type ApiClient, type Body, call, type Query, type Workflow } from '../api-client.js';
 import { resolveApp } from '../app-ref.js';
 import { parseWholeNumber } from '../flag-parsers.js';
 import { clip, formatTime, printJson, printPageFooter, printRecord, printTable } from '../output.js';
@@ -15,6 +15,7 @@ import {
   printRun,
   printRunSummaries,
   RUN_STATUSES,
+  readRun,
   runLine,
   WAIT_INTERVAL_MS,
   waitForRun,
@@ -58,13 +59,19 @@ function registerDefinitionCommands(workflow: Command): void {
       action(async (flags: ListFlags, command: Command) => {
         const client = clientOf(command);
         const appId = flags.app === undefined ? undefined : (await resolveApp(client, flags.app)).id;
-        const page = await client.listWorkflows({
-          appId,
-          name: flags.name,
-          triggerStatus: flags.status === undefined ? undefined : flags.status === 'running' ? 1 : 0,
-          limit: flags.limit,
-          offset: flags.offset,
-        });
+        const page = await call(
+          client.GET('/api/v1/workflows', {
+            params: {
+              query: {
+                appId,
+                name: flags.name,
+                triggerStatus: flags.status === undefined ? undefined : flags.status === 'running' ? 1 : 0,
+                limit: flags.limit,
+                offset: flags.offset,
+              },
+            },
+          }),
+        );
         if (restFlags(command).json) return printJson(page);
         const appNames = await appNamesById(client);
         printTable(
@@ -90,7 +97,9 @@ function registerDefinitionCommands(workflow: Command): void {
     .argument('<id>', 'workflow id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const found = await clientOf(command).getWorkflow(id);
+        const found = await call(
+          clientOf(command).GET('/api/v1/workflows/{id}', { params: { path: { id } } }),
+        );
         if (restFlags(command).json) return printJson(found);
         printWorkflow(found);
       }),
@@ -106,7 +115,9 @@ function registerDefinitionCommands(workflow: Command): void {
         const client = clientOf(command);
         const body = readDefinition(flags.file);
         if (flags.app !== undefined) body.appId = (await resolveApp(client, flags.app)).id;
-        const created = await client.createWorkflow(body);
+        const created = await call(
+          client.POST('/api/v1/workflows', { body: body as Body<'createWorkflow'> }),
+        );
         if (restFlags(command).json) return printJson(created);
         console.log(
           `created workflow ${created.id} (${created.name}) with ${created.nodes.length} nodes, ${statusText(created)}`,
@@ -125,7 +136,12 @@ function registerDefinitionCommands(workflow: Command): void {
         const client = clientOf(command);
         const body = readDefinition(flags.file);
         if (flags.app !== undefined) body.appId = (await resolveApp(client, flags.app)).id;
-        const updated = await client.updateWorkflow(id, body);
+        const updated = await call(
+          client.PATCH('/api/v1/workflows/{id}', {
+            params: { path: { id } },
+            body: body as Body<'updateWorkflow'>,
+          }),
+        );
         if (restFlags(command).json) return printJson(updated);
         console.log(`updated workflow ${updated.id} (${updated.name})`);
       }),
@@ -138,7 +154,7 @@ function registerDefinitionCommands(workflow: Command): void {
     .argument('<id>', 'workflow id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        await clientOf(command).deleteWorkflow(id);
+        await call(clientOf(command).DELETE('/api/v1/workflows/{id}', { params: { path: { id } } }));
         if (restFlags(command).json) return printJson({ deleted: id });
         console.log(`deleted workflow ${id}`);
       }),
@@ -150,7 +166,9 @@ function registerDefinitionCommands(workflow: Command): void {
     .argument('<id>', 'workflow id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const started = await clientOf(command).startWorkflow(id);
+        const started = await call(
+          clientOf(command).POST('/api/v1/workflows/{id}/start', { params: { path: { id } } }),
+        );
         if (restFlags(command).json) return printJson(started);
         console.log(
           `started workflow ${started.id} (${started.name}); next run at ${formatTime(started.nextFireAt)}`,
@@ -164,7 +182,9 @@ function registerDefinitionCommands(workflow: Command): void {
     .argument('<id>', 'workflow id', parseId)
     .action(
       action(async (id: number, _flags: unknown, command: Command) => {
-        const stopped = await clientOf(command).stopWorkflow(id);
+        const stopped = await call(
+          clientOf(command).POST('/api/v1/workflows/{id}/stop', { params: { path: { id } } }),
+        );
         if (restFlags(command).json) return printJson(stopped);
         console.log(`stopped workflow ${stopped.id} (${stopped.name})`);
       }),
@@ -186,9 +206,11 @@ function registerDefinitionCommands(workflow: Command): void {
         ) => {
           const client = clientOf(command);
           const json = restFlags(command).json === true;
-          const { runId } = await client.triggerWorkflow(
-            id,
-            flags.param === undefined ? {} : { param: flags.param },
+          const { runId } = await call(
+            client.POST('/api/v1/workflows/{id}/trigger', {
+              params: { path: { id } },
+              body: flags.param === undefined ? {} : { param: flags.param },
+            }),
           );
           if (!flags.wait) {
             if (json) return printJson({ runId });
@@ -219,13 +241,19 @@ function registerRunCommands(workflow: Command): void {
         ) => {
           const client = clientOf(command);
           const appId = flags.app === undefined ? undefined : (await resolveApp(client, flags.app)).id;
-          const page = await client.listWorkflowRuns({
-            workflowId: flags.workflow,
-            appId,
-            status: flags.status,
-            limit: flags.limit,
-            offset: flags.offset,
-          });
+          const page = await call(
+            client.GET('/api/v1/workflow-runs', {
+              params: {
+                query: {
+                  workflowId: flags.workflow,
+                  appId,
+                  status: flags.status as Query<'listWorkflowRuns'>['status'],
+                  limit: flags.limit,
+                  offset: flags.offset,
+                },
+              },
+            }),
+          );
           if (restFlags(command).json) return printJson(page);
           printRunSummaries(page.items);
           printPageFooter(page);
@@ -239,7 +267,7 @@ function registerRunCommands(workflow: Command): void {
     .argument('<runId>', 'run id', parseId)
     .action(
       action(async (runId: number, _flags: unknown, command: Command) => {
-        const run = await clientOf(command).getWorkflowRun(runId);
+        const run = await readRun(clientOf(command), runId);
         if (restFlags(command).json) return printJson(run);
         printRun(run);
       }),
@@ -251,7 +279,9 @@ function registerRunCommands(workflow: Command): void {
     .argument('<runId>', 'run id', parseId)
     .action(
       action(async (runId: number, _flags: unknown, command: Command) => {
-        const run = await clientOf(command).stopWorkflowRun(runId);
+        const run = await call(
+          clientOf(command).POST('/api/v1/workflow-runs/{id}/stop', { params: { path: { id: runId } } }),
+        );
         if (restFlags(command).json) return printJson(run);
         console.log(runLine(run));
       }),
@@ -264,7 +294,11 @@ function registerRunCommands(workflow: Command): void {
     .argument('<key>', 'the node’s key')
     .action(
       action(async (runId: number, key: string, _flags: unknown, command: Command) => {
-        const run = await clientOf(command).retryWorkflowNode(runId, key);
+        const run = await call(
+          clientOf(command).POST('/api/v1/workflow-runs/{id}/nodes/{key}/retry', {
+            params: { path: { id: runId, key } },
+          }),
+        );
         if (restFlags(command).json) return printJson(run);
         console.log(`retrying node ${key}; ${runLine(run)}`);
       }),
@@ -283,7 +317,12 @@ function registerRunCommands(workflow: Command): void {
     .action(
       action(
         async (runId: number, key: string, flags: { status: 'succeeded' | 'skipped' }, command: Command) => {
-          const run = await clientOf(command).markWorkflowNode(runId, key, flags.status);
+          const run = await call(
+            clientOf(command).POST('/api/v1/workflow-runs/{id}/nodes/{key}/mark', {
+              params: { path: { id: runId, key } },
+              body: { status: flags.status },
+            }),
+          );
           if (restFlags(command).json) return printJson(run);
           console.log(`marked node ${key} ${flags.status}; ${runLine(run)}`);
         },
@@ -312,7 +351,7 @@ function readDefinition(file: string): Record<string, unknown> {
 }
 
 async function appNamesById(client: ApiClient): Promise<Map<number, string>> {
-  const apps = await client.listApps({ limit: 200 });
+  const apps = await call(client.GET('/api/v1/apps', { params: { query: { limit: 200 } } }));
   return new Map(apps.items.map((app) => [app.id, app.appName]));
 }
 

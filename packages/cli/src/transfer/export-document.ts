@@ -1,5 +1,5 @@
 /** Builds the export document of everything the caller may see on a server. */
-import type { ApiClient, Job } from '../api-client.js';
+import { type ApiClient, call, type Job } from '../api-client.js';
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
@@ -52,8 +52,10 @@ export async function exportDocument(client: ApiClient, now: Date = new Date()):
 
 function exportJob(job: Job, appName: string, fields: string[], refById: Map<number, JobRef>): ExportedJob {
   const exported: ExportedJob = { appName, name: job.name, childJobs: [] };
+  // The fields are the server's (its OpenAPI document's), which may be newer than this CLI's types.
+  const values: Record<string, unknown> = job;
   for (const field of fields) {
-    if (field !== 'name' && job[field] !== undefined) exported[field] = job[field];
+    if (field !== 'name' && values[field] !== undefined) exported[field] = values[field];
   }
   // A child the caller may not see stays out: it would not resolve on import either.
   exported.childJobs = job.childJobIds.map((id) => refById.get(id)).filter((ref) => ref !== undefined);
@@ -66,7 +68,9 @@ function exportJob(job: Job, appName: string, fields: string[], refById: Map<num
  * the current script (the import writes the current script last anyway).
  */
 async function addScriptHistory(client: ApiClient, job: Job, exported: ExportedJob): Promise<void> {
-  const newestFirst = (await client.listScriptVersions(job.id)).items;
+  const newestFirst = (
+    await call(client.GET('/api/v1/jobs/{id}/script/versions', { params: { path: { id: job.id } } }))
+  ).items;
   const [newest, ...older] = newestFirst;
   const isCurrent =
     newest !== undefined &&

@@ -19,7 +19,7 @@
  * all hold one token, as XXL-JOB's do.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type ApiClient, ApiClientError, type App, type Job } from '../api-client.js';
+import { type ApiClient, ApiError, type App, type Body, call, type Job } from '../api-client.js';
 import { CliFailure } from '../rest-command.js';
 import { type ExportDocument, type ExportedApp, type ExportedJob, type JobRef, jobKey } from './document.js';
 import { listAllApps, listAllJobs, serverCapabilities } from './server-state.js';
@@ -175,7 +175,7 @@ async function applyApp(
     };
     report.apps.created.push(app.appName);
     if (dryRun) return { id: --plannedIds, addressList, ...body } as unknown as App;
-    const created = await client.createApp(body);
+    const created = await call(client.POST('/api/v1/apps', { body }));
     if (created.accessToken !== null && created.accessToken !== undefined) {
       report.appTokens.push({ appName: created.appName, accessToken: created.accessToken });
     }
@@ -195,7 +195,12 @@ async function applyApp(
   }
   report.apps.updated.push(app.appName);
   if (dryRun) return { ...found, ...patch } as App;
-  return client.updateApp(found.id, patch);
+  return call(
+    client.PATCH('/api/v1/apps/{id}', {
+      params: { path: { id: found.id } },
+      body: patch as Body<'updateApp'>,
+    }),
+  );
 }
 
 async function applyJob(
@@ -225,15 +230,16 @@ async function applyJob(
   }
   // Found by origin in another app (its XXL-JOB group changed): moved to the document's.
   const moved = found.appId === app.id ? {} : { appId: app.id };
+  const current: Record<string, unknown> = found;
   const patch = {
     ...moved,
     ...Object.fromEntries(
-      Object.entries(fields).filter(([key, value]) => !isDeepStrictEqual(found[key], value)),
+      Object.entries(fields).filter(([key, value]) => !isDeepStrictEqual(current[key], value)),
     ),
   };
   if (Object.keys(patch).length === 0) return { job: found, outcome: 'unchanged' };
   if (dryRun) return { job: { ...found, ...patch } as Job, outcome: 'updated' };
-  return { job: await client.updateJob(found.id, patch), outcome: 'updated' };
+  return { job: await updateJob(client, found.id, patch), outcome: 'updated' };
 }
 
 /** Creates the job; with a script history, oldest version first, then each later one. */
@@ -244,15 +250,29 @@ async function createJob(
   fields: Record<string, unknown>,
 ): Promise<Job> {
   const [first, ...later] = job.scriptHistory ?? [];
-  if (first === undefined) return client.createJob({ ...fields, appId: app.id });
-  const created = await client.createJob({ ...fields, ...first, appId: app.id });
-  for (const version of later) await client.updateJob(created.id, { ...version });
+  if (first === undefined) return postJob(client, { ...fields, appId: app.id });
+  const created = await postJob(client, { ...fields, ...first, appId: app.id });
+  for (const version of later) await updateJob(client, created.id, { ...version });
   const current = {
     glueType: fields.glueType ?? created.glueType,
     glueSource: fields.glueSource ?? created.glueSource,
     glueRemark: fields.glueRemark ?? created.glueRemark,
   };
-  return client.updateJob(created.id, current);
+  return updateJob(client, created.id, current);
+}
+
+/*
+ * A job's fields are the document's, written as the server's OpenAPI document names them (which
+ * may be newer than this CLI's types): the bodies are checked by the server, not here.
+ */
+function postJob(client: ApiClient, body: Record<string, unknown>): Promise<Job> {
+  return call(client.POST('/api/v1/jobs', { body: body as Body<'createJob'> }));
+}
+
+function updateJob(client: ApiClient, id: number, patch: Record<string, unknown>): Promise<Job> {
+  return call(
+    client.PATCH('/api/v1/jobs/{id}', { params: { path: { id } }, body: patch as Body<'updateJob'> }),
+  );
 }
 
 /** Sets the job's child jobs to those the document names; true when they changed. */
@@ -273,7 +293,7 @@ async function applyChildren(
   }
   if (isDeepStrictEqual([...ids].sort(), [...target.childJobIds].sort())) return false;
   if (dryRun) return true;
-  const updated = await client.updateJob(target.id, { childJobIds: ids });
+  const updated = await updateJob(client, target.id, { childJobIds: ids });
   jobs.set(jobKey(job), updated);
   return true;
 }
@@ -365,7 +385,7 @@ async function guarded<T>(
     return await write();
   } catch (err) {
     // An outage or bad credentials stop the import: every later write would fail the same way.
-    if (err instanceof ApiClientError && (err.status === undefined || err.status === 401)) throw err;
+    if (err instanceof ApiError && (err.status === 0 || err.status === 401)) throw err;
     report.failed.push({ kind, name, message: err instanceof Error ? err.message : String(err) });
     return undefined;
   }

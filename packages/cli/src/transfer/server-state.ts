@@ -3,7 +3,15 @@
  * workflow, and the job and workflow fields its `createJob` and `createWorkflow` bodies accept
  * (read from its OpenAPI document, so fields that later servers add travel without a new CLI).
  */
-import type { ApiClient, App, Job, OpenApiDocument, Page, Workflow } from '../api-client.js';
+import {
+  type ApiClient,
+  type App,
+  call,
+  type Job,
+  type OpenApiDocument,
+  readOpenApiDocument,
+  type Workflow,
+} from '../api-client.js';
 
 /** Fields of a job body that are not carried by name in an export document. */
 const NOT_EXPORTED = new Set(['appId', 'childJobIds', 'triggerStatus']);
@@ -55,7 +63,7 @@ const BASE_WORKFLOW_FIELDS = [
 
 /** Every item of a paged listing, 200 at a time. */
 export async function listAll<T>(
-  fetchPage: (limit: number, offset: number) => Promise<Page<T>>,
+  fetchPage: (limit: number, offset: number) => Promise<{ items: T[]; total: number }>,
 ): Promise<T[]> {
   const items: T[] = [];
   for (let offset = 0; ; ) {
@@ -67,15 +75,21 @@ export async function listAll<T>(
 }
 
 export function listAllApps(client: ApiClient): Promise<App[]> {
-  return listAll((limit, offset) => client.listApps({ limit, offset }));
+  return listAll((limit, offset) =>
+    call(client.GET('/api/v1/apps', { params: { query: { limit, offset } } })),
+  );
 }
 
 export function listAllJobs(client: ApiClient, appId: number): Promise<Job[]> {
-  return listAll((limit, offset) => client.listJobs({ appId, limit, offset }));
+  return listAll((limit, offset) =>
+    call(client.GET('/api/v1/jobs', { params: { query: { appId, limit, offset } } })),
+  );
 }
 
 export function listAllWorkflows(client: ApiClient): Promise<Workflow[]> {
-  return listAll((limit, offset) => client.listWorkflows({ limit, offset }));
+  return listAll((limit, offset) =>
+    call(client.GET('/api/v1/workflows', { params: { query: { limit, offset } } })),
+  );
 }
 
 /**
@@ -99,7 +113,7 @@ export interface ServerCapabilities {
 }
 
 export async function serverCapabilities(client: ApiClient): Promise<ServerCapabilities> {
-  const doc = await client.openApiDocument();
+  const doc = await readOpenApiDocument(client);
   const operations = new Set<string>();
   for (const byMethod of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(byMethod)) {

@@ -4,7 +4,7 @@
  * name. A node whose job or workflow the caller may not see keeps no reference: the import then
  * refuses that workflow, naming the node, rather than run it on a guess.
  */
-import { type ApiClient, ApiClientError, type Workflow, type WorkflowNode } from '../api-client.js';
+import { type ApiClient, ApiError, call, type Workflow, type WorkflowNode } from '../api-client.js';
 import type { ExportedWorkflow, ExportedWorkflowNode, JobRef, WorkflowRef } from './document.js';
 import { listAll, listAllWorkflows, type ServerCapabilities, workflowFields } from './server-state.js';
 
@@ -26,8 +26,10 @@ export async function exportWorkflows(
   return workflows
     .map((workflow) => {
       const scalars: Record<string, unknown> = {};
+      // The fields are the server's (its OpenAPI document's), which may be newer than this CLI's types.
+      const values: Record<string, unknown> = workflow;
       for (const field of fields) {
-        if (workflow[field] !== undefined) scalars[field] = workflow[field];
+        if (values[field] !== undefined) scalars[field] = values[field];
       }
       const channels =
         channelNames === undefined
@@ -78,10 +80,12 @@ async function channelNamesOf(
 ): Promise<Map<number, string> | undefined> {
   if (!workflows.some((workflow) => (workflow.alarmChannelIds ?? []).length > 0)) return new Map();
   try {
-    const channels = await listAll((limit, offset) => client.listAlarmChannels({ limit, offset }));
+    const channels = await listAll((limit, offset) =>
+      call(client.GET('/api/v1/alarm-channels', { params: { query: { limit, offset } } })),
+    );
     return new Map(channels.map((channel) => [channel.id, channel.name]));
   } catch (err) {
-    if (err instanceof ApiClientError && err.status === 403) return undefined;
+    if (err instanceof ApiError && err.status === 403) return undefined;
     throw err;
   }
 }

@@ -11,7 +11,15 @@
  * jobs, an import never starts or stops a workflow's schedule.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { ApiClient, App, Job, Workflow, WorkflowNode } from '../api-client.js';
+import {
+  type ApiClient,
+  type App,
+  type Body,
+  call,
+  type Job,
+  type Workflow,
+  type WorkflowNode,
+} from '../api-client.js';
 import { CliFailure } from '../rest-command.js';
 import {
   type ExportedWorkflow,
@@ -111,18 +119,29 @@ async function applyWorkflow(
     const create = { ...body, appId: app.id, name: doc.name };
     if (ctx.dryRun)
       return { workflow: { ...create, id: --plannedIds } as unknown as Workflow, outcome: 'created' };
-    return { workflow: await ctx.client.createWorkflow(create), outcome: 'created' };
+    // The fields are the server's (its OpenAPI document's), which may be newer than this CLI's types.
+    const created = await call(
+      ctx.client.POST('/api/v1/workflows', { body: create as Body<'createWorkflow'> }),
+    );
+    return { workflow: created, outcome: 'created' };
   }
+  const current: Record<string, unknown> = found;
   const patch = Object.fromEntries(
     Object.entries(body).filter(
-      ([field, value]) => !isDeepStrictEqual(comparable(field, found[field]), comparable(field, value)),
+      ([field, value]) => !isDeepStrictEqual(comparable(field, current[field]), comparable(field, value)),
     ),
   );
   // The server checks edges against nodes: one changed, both go.
   if ('nodes' in patch || 'edges' in patch) Object.assign(patch, { nodes: body.nodes, edges: body.edges });
   if (Object.keys(patch).length === 0) return { workflow: found, outcome: 'unchanged' };
   if (ctx.dryRun) return { workflow: { ...found, ...patch } as Workflow, outcome: 'updated' };
-  return { workflow: await ctx.client.updateWorkflow(found.id, patch), outcome: 'updated' };
+  const updated = await call(
+    ctx.client.PATCH('/api/v1/workflows/{id}', {
+      params: { path: { id: found.id } },
+      body: patch as Body<'updateWorkflow'>,
+    }),
+  );
+  return { workflow: updated, outcome: 'updated' };
 }
 
 /**
@@ -196,7 +215,8 @@ class RefResolver {
   /** The node as the REST API takes it: `job` and `workflow` become `jobId` and `workflowId`. */
   async node(workflow: ExportedWorkflow, node: ExportedWorkflowNode): Promise<WorkflowNode> {
     const { job, workflow: nested, jobId: _jobId, workflowId: _workflowId, ...rest } = node;
-    const resolved: WorkflowNode = { ...rest, key: node.key };
+    // The document's other fields go as they are: a newer server's may be unknown to these types.
+    const resolved = { ...rest, key: node.key } as WorkflowNode;
     const type = node.type ?? 'JOB';
     if (type === 'JOB') resolved.jobId = await this.jobId(workflow, node, job);
     if (type === 'WORKFLOW') resolved.workflowId = this.workflowId(workflow, node, nested);
@@ -245,9 +265,9 @@ class RefResolver {
   async channels(workflow: ExportedWorkflow): Promise<number[]> {
     const names = workflow.alarmChannels ?? [];
     if (names.length === 0) return [];
-    this.channelIds ??= listAll((limit, offset) => this.ctx.client.listAlarmChannels({ limit, offset })).then(
-      (channels) => new Map(channels.map((channel) => [channel.name, channel.id])),
-    );
+    this.channelIds ??= listAll((limit, offset) =>
+      call(this.ctx.client.GET('/api/v1/alarm-channels', { params: { query: { limit, offset } } })),
+    ).then((channels) => new Map(channels.map((channel) => [channel.name, channel.id])));
     const byName = await this.channelIds;
     const ids: number[] = [];
     for (const name of names) {

@@ -9,7 +9,7 @@
  * own now); the report says where XXL-JOB gave it another role or other apps.
  */
 import { randomBytes } from 'node:crypto';
-import { type ApiClient, ApiClientError, type User } from '../api-client.js';
+import { type ApiClient, ApiError, call, type User } from '../api-client.js';
 import { listAll, listAllApps, serverCapabilities } from '../transfer/server-state.js';
 import type { XxlMappedUser } from './map-to-document.js';
 
@@ -36,10 +36,11 @@ export async function importUsers(
     return report;
   }
   const existing = new Map(
-    (await listAll((limit, offset) => client.listUsers({ limit, offset }))).map((user) => [
-      user.username,
-      user,
-    ]),
+    (
+      await listAll((limit, offset) =>
+        call(client.GET('/api/v1/users', { params: { query: { limit, offset } } })),
+      )
+    ).map((user) => [user.username, user]),
   );
   const appIdByName = new Map((await listAllApps(client)).map((app) => [app.appName, app.id]));
   for (const user of users) {
@@ -61,17 +62,21 @@ export async function importUsers(
     }
     const password = oneTimePassword();
     try {
-      await client.createUser({
-        username: user.username,
-        password,
-        role: user.role,
-        ...(user.role === 'USER' ? { appIds } : {}),
-        mustChangePassword: true,
-      });
+      await call(
+        client.POST('/api/v1/users', {
+          body: {
+            username: user.username,
+            password,
+            role: user.role,
+            ...(user.role === 'USER' ? { appIds } : {}),
+            mustChangePassword: true,
+          },
+        }),
+      );
       report.created.push(user.username);
       report.passwords.push({ username: user.username, password });
     } catch (err) {
-      if (err instanceof ApiClientError && (err.status === undefined || err.status === 401)) throw err;
+      if (err instanceof ApiError && (err.status === 0 || err.status === 401)) throw err;
       report.failed.push({ kind: 'user', name: user.username, message: (err as Error).message });
     }
   }

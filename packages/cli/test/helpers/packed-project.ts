@@ -13,6 +13,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 /** The published packages, dependencies first. */
 export const PUBLISHED = [
   '@tickwheel/protocol',
+  '@tickwheel/api-client',
   '@tickwheel/executor',
   '@tickwheel/server',
   '@tickwheel/console',

@@ -1,25 +1,12 @@
 /**
- * The REST API client: typed from the server's OpenAPI document (schema.d.ts), sending the
- * session's CSRF token on every state-changing request, and turning error answers into
- * `ApiError`s that name the field and the reason.
+ * The console's client of the REST API (@tickwheel/api-client) and what only a browser session
+ * needs: the session's CSRF token on every state-changing request, and the callbacks that drop the
+ * user on a 401 and ask for a new password when a call is refused for want of one. The session
+ * cookie goes along by fetch's default (same-origin credentials).
  */
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
+import { ApiError, call as callApi, createApiClient, type Middleware } from '@tickwheel/api-client';
 
-/** An error answer of the API: `{ error: { code, field?, message } }`, or a network failure. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly field: string | undefined;
-
-  constructor(status: number, code: string, message: string, field?: string) {
-    super(message);
-    this.name = 'ApiError';
-    this.status = status;
-    this.code = code;
-    this.field = field;
-  }
-}
+export { ApiError };
 
 /** The error code of every call (but a few) by a user who must first choose a new password. */
 export const PASSWORD_CHANGE_REQUIRED = 'TW_ERR_PASSWORD_CHANGE_REQUIRED';
@@ -59,42 +46,14 @@ const session: Middleware = {
   },
 };
 
-export const client = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
-client.use(session);
+export const client = createApiClient({ baseUrl: '', middleware: [session] });
 
-interface Answer<T> {
-  data?: T;
-  error?: unknown;
-  response: Response;
-}
-
-/** The answer's data, or an `ApiError` for an error answer. */
-export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
-  let answer: Answer<T>;
+/** The answer's data, or an `ApiError` for an error answer (see @tickwheel/api-client's `call`). */
+export async function call<T>(answer: Promise<{ data?: T; response: Response }>): Promise<T> {
   try {
-    answer = await request;
+    return await callApi(answer);
   } catch (err) {
-    throw new ApiError(0, 'NETWORK', `the server did not answer: ${(err as Error).message}`);
+    if (err instanceof ApiError && err.code === PASSWORD_CHANGE_REQUIRED) onPasswordChangeRequired?.();
+    throw err;
   }
-  const { data, error, response } = answer;
-  if (!response.ok) {
-    const refusal = toApiError(response.status, error);
-    if (refusal.code === PASSWORD_CHANGE_REQUIRED) onPasswordChangeRequired?.();
-    throw refusal;
-  }
-  return data as T;
-}
-
-function toApiError(status: number, body: unknown): ApiError {
-  const error = (body as { error?: { code?: unknown; field?: unknown; message?: unknown } } | undefined)
-    ?.error;
-  if (error !== undefined && typeof error.message === 'string') {
-    return new ApiError(
-      status,
-      typeof error.code === 'string' ? error.code : `HTTP_${status}`,
-      error.message,
-      typeof error.field === 'string' ? error.field : undefined,
-    );
-  }
-  return new ApiError(status, `HTTP_${status}`, `the server answered HTTP ${status}`);
 }

@@ -1,23 +1,10 @@
-/** Resource types of the REST API, named after what the console calls them. */
-import type { operations } from './schema';
+/**
+ * Resource types of the REST API, named after what the console calls them (the generic `Ok`,
+ * `Body` and `Query` come from @tickwheel/api-client).
+ */
+import type { Ok } from '@tickwheel/api-client';
 
-type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
-/** The 200 (or 201) answer of an operation. */
-export type Ok<O extends keyof operations> = operations[O]['responses'] extends { 200: infer R }
-  ? Json<R>
-  : operations[O]['responses'] extends { 201: infer R }
-    ? Json<R>
-    : never;
-/** The JSON body an operation takes. */
-export type Body<O extends keyof operations> = operations[O] extends {
-  requestBody?: { content: { 'application/json': infer B } };
-}
-  ? B
-  : never;
-/** The query parameters an operation takes. */
-export type Query<O extends keyof operations> = operations[O] extends { parameters: { query?: infer Q } }
-  ? NonNullable<Q>
-  : never;
+export type { Body, Ok, Query } from '@tickwheel/api-client';
 
 export type CurrentUser = Ok<'getCurrentUser'>;
 export type App = Ok<'getApp'>;

@@ -33,14 +33,8 @@ interface AuthState {
 async function currentUser(): Promise<CurrentUser> {
   const early = (window as { __tickwheelMe?: Promise<Response> }).__tickwheelMe;
   (window as { __tickwheelMe?: Promise<Response> }).__tickwheelMe = undefined;
-  if (early === undefined) return call(client.GET('/api/v1/me'));
-  return call(
-    early.then(async (response) => ({
-      response,
-      data: response.ok ? ((await response.json()) as CurrentUser) : undefined,
-      error: response.ok ? undefined : await response.json().catch(() => undefined),
-    })),
-  );
+  // The early answer goes through the client as if it fetched it, so it is read the same way.
+  return call(client.GET('/api/v1/me', early === undefined ? undefined : { fetch: () => early }));
 }
 
 const AuthContext = createContext<AuthState | undefined>(undefined);

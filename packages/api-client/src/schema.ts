@@ -1,4 +1,4 @@
-// Generated from the server's OpenAPI document by scripts/gen-api-types.mjs: do not edit.
+// Generated from the server's OpenAPI document by scripts/gen-schema.mjs: do not edit.
 export interface paths {
     "/api/v1/login": {
         parameters: {

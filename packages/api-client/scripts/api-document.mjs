@@ -11,7 +11,7 @@ import { createServer } from '@tickwheel/server';
 
 export async function readApiDocument() {
   const apiToken = randomBytes(24).toString('hex');
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tw-console-api-'));
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tw-api-client-'));
   const server = await createServer({
     host: '127.0.0.1',
     port: 0,
