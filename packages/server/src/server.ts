@@ -44,6 +44,7 @@ import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } 
 import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { type Clock, DatabaseClock, shiftedClock } from './scheduling/clock.js';
+import { InFlightFires } from './scheduling/in-flight.js';
 import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
 import { registerSecurityHeaders } from './security/http-headers.js';
 import {
@@ -260,6 +261,8 @@ async function startOnStore(
     metrics: executorMetrics,
   });
 
+  // The records this process is dispatching: the planner's hand-overs and the trigger paths' records.
+  const inFlight = new InFlightFires(clock);
   pipeline = new FirePipeline({
     store,
     dispatcher,
@@ -272,10 +275,9 @@ async function startOnStore(
     batchSize: o.pipelineBatchSize,
     dispatchesInFlight: dispatcher.capacity + 100,
     onLoaded: (ms, records) => metrics.stageDone('load', ms, records),
-    // Due records the pipeline left pending go back to the planner's recovery.
-    onLeftPending: (fireIds) => scheduler?.planner.forgetHandOvers(fireIds),
-    // Records it keeps trying to send (Redis away) are not recovered beside it.
-    onStillSending: (fireIds) => scheduler?.planner.rememberDispatching(fireIds),
+    // What this process is dispatching, which the planner's recovery leaves alone; the pipeline
+    // takes out what it left pending and keeps in what it goes on trying to send.
+    inFlight,
     onDispatched: (fire, outcome) => {
       // A refused dispatch finishes no record: the retry monitor decides its retry and alarm.
       if (outcome.triggerCode !== 200) retryMonitor?.noteDispatchFailed(outcome.fireId);
@@ -309,6 +311,7 @@ async function startOnStore(
     address: () => advertiseUrl,
     logger: logger.child({ part: 'scheduler' }),
     onHeldBack: behindReport(metrics, logger.child({ part: 'scheduler' }), clock),
+    inFlight,
     ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
     ...(o.leaseRenewalIntervalMs === undefined ? {} : { leaseRenewalIntervalMs: o.leaseRenewalIntervalMs }),
     ...(o.tickIntervalMs === undefined ? {} : { tickIntervalMs: o.tickIntervalMs }),
@@ -337,7 +340,7 @@ async function startOnStore(
   const childTrigger = new ChildTrigger({
     store,
     pipeline: firePipeline,
-    planner: scheduler.planner,
+    inFlight,
     clock,
     logger: logger.child({ part: 'child-jobs' }),
   });
@@ -345,7 +348,7 @@ async function startOnStore(
   const workflowEngine = new WorkflowEngine({
     store,
     pipeline: firePipeline,
-    planner: scheduler.planner,
+    inFlight,
     clock,
     logger: logger.child({ part: 'workflows' }),
     stopFire: stopFire({
@@ -386,7 +389,7 @@ async function startOnStore(
   const triggerDeps = {
     store,
     pipeline: firePipeline,
-    planner: scheduler.planner,
+    inFlight,
     clock,
     knownAddresses: (app: { app_name: string; address_list: string | null }) => [
       ...directory.registeredOf(app.app_name).map((e) => e.address),

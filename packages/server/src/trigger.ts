@@ -14,7 +14,7 @@
 import { TickwheelError } from '@tickwheel/protocol';
 import type { DispatchOutcome } from './dispatch/dispatcher.js';
 import type { FirePipeline } from './dispatch/fire-pipeline.js';
-import type { Planner } from './scheduling/planner.js';
+import type { InFlightFires } from './scheduling/in-flight.js';
 import type { AppGroupRow, FireRow, JobRow, Store } from './store/index.js';
 
 export interface TriggerJobRequest {
@@ -38,11 +38,12 @@ export interface TriggerDeps {
   store: Pick<Store, 'jobs' | 'apps' | 'fires'>;
   pipeline: Pick<FirePipeline, 'dispatchCreated'>;
   /**
-   * This node's planner: told of each record as soon as it exists, so a recovery of its shard in
-   * this process meanwhile leaves it to this dispatch. (A record whose dispatch never marks it —
-   * the process died — stays pending, and the next recovery of its shard sends it.)
+   * The records this process is dispatching (scheduling/in-flight.ts): each record goes in as soon
+   * as it exists, so a recovery of its shard in this process meanwhile leaves it to this
+   * dispatch. (A record whose dispatch never marks it — the process died — stays pending, and the
+   * next recovery of its shard sends it.)
    */
-  planner: Pick<Planner, 'rememberDispatching'>;
+  inFlight: Pick<InFlightFires, 'add'>;
   clock: { now(): number };
   /** Every address the app is known by: registered executors and its typed address list. */
   knownAddresses(app: AppGroupRow): readonly string[];
@@ -58,16 +59,17 @@ export interface CreatedFire {
 /**
  * Fires a job once, now, and resolves once the dispatch is marked.
  *
- * @throws TickwheelError `TW_ERR_NOT_FOUND` (field `jobId`) for an unknown job,
+ * @throws TickwheelError `TW_ERR_UNKNOWN_JOB` (field `jobId`) for an unknown job,
+ *   `TW_ERR_UNKNOWN_APP` (field `appId`) for a job whose app is gone,
  *   `TW_ERR_INVALID_FIELD` (field `addressList[i]`) for an address the app does not know.
  */
 export async function triggerJob(deps: TriggerDeps, request: TriggerJobRequest): Promise<TriggeredFire> {
   const job = await deps.store.jobs.findJobById(request.jobId);
   if (job === undefined)
-    throw new TickwheelError('TW_ERR_NOT_FOUND', `job ${request.jobId} not found`, 'jobId');
+    throw new TickwheelError('TW_ERR_UNKNOWN_JOB', `job ${request.jobId} not found`, 'jobId');
   const app = await deps.store.apps.findAppById(job.app_id);
   if (app === undefined) {
-    throw new TickwheelError('TW_ERR_NOT_FOUND', `app ${job.app_id} of job ${job.id} not found`, 'appId');
+    throw new TickwheelError('TW_ERR_UNKNOWN_APP', `app ${job.app_id} of job ${job.id} not found`, 'appId');
   }
   const addressOverride = checkedOverride(request.addressList ?? [], app, deps.knownAddresses(app));
   const created = await fireOnce(deps, job, {
@@ -84,7 +86,7 @@ export async function triggerJob(deps: TriggerDeps, request: TriggerJobRequest):
  * against the app's addresses (the REST API does, with the same rule as `triggerJob`).
  */
 export async function fireOnce(
-  deps: Pick<TriggerDeps, 'store' | 'pipeline' | 'planner' | 'clock'>,
+  deps: Pick<TriggerDeps, 'store' | 'pipeline' | 'inFlight' | 'clock'>,
   job: JobRow,
   run: { triggerType: 'MANUAL' | 'API'; executorParam: string | null; addressOverride: string[] },
 ): Promise<CreatedFire> {
@@ -105,7 +107,7 @@ export async function fireOnce(
     ],
     now,
   );
-  deps.planner.rememberDispatching([fireId!]);
+  deps.inFlight.add([fireId!]);
   const fire = (await deps.store.fires.findFireById(fireId!)) as FireRow;
   return {
     fireId: fire.id,

@@ -47,7 +47,7 @@ function childNode(
     store,
     pipeline,
     // The planner's recovery is not part of these tests: nothing to tell it.
-    planner: { rememberDispatching: () => {} },
+    inFlight: { add: () => {} },
     clock: systemClock,
     logger: silent,
   });

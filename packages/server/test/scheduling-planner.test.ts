@@ -553,7 +553,7 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     // One record this node's trigger path is sending (told to the planner as soon as it exists),
     // one left by a server that died before sending it.
     const [inFlight, orphan] = await store.fires.createFires([record(T0), record(T0)], T0);
-    node.planner.rememberDispatching([inFlight!]);
+    node.inFlight.add([inFlight!]);
     // The event loop stalls past the lease: it is granted afresh, under a new epoch, and recovered.
     clock.stall(5_000);
     await clock.advance(2_000);
@@ -596,7 +596,7 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     await clock.advance(ORPHAN_SWEEP_INTERVAL_MS);
     expect(node.pipeline.ids()).toEqual([orphan]);
     // …until the pipeline says it left it pending.
-    node.planner.forgetHandOvers([orphan!]);
+    node.inFlight.delete([orphan!]);
     await clock.advance(ORPHAN_SWEEP_INTERVAL_MS);
     expect(node.pipeline.ids()).toEqual([orphan, orphan]);
   });

@@ -19,15 +19,15 @@
 import type { Logger } from 'pino';
 import type { FirePipeline } from '../dispatch/fire-pipeline.js';
 import { isShardAttempt } from '../retries/fire-chain.js';
-import type { Planner } from '../scheduling/planner.js';
+import type { InFlightFires } from '../scheduling/in-flight.js';
 import type { FinishedFire, FireRow, JobRow, Store } from '../store/index.js';
 import { parseChildJobIds } from './child-job-ids.js';
 
 export interface ChildTriggerOptions {
   store: Pick<Store, 'fires' | 'jobs' | 'childFires'>;
   pipeline: Pick<FirePipeline, 'dispatchCreated'>;
-  /** Told of each child record as soon as it exists (see trigger.ts): recovery leaves it to this dispatch. */
-  planner: Pick<Planner, 'rememberDispatching'>;
+  /** Each child record goes in as soon as it exists (see trigger.ts): recovery leaves it to this dispatch. */
+  inFlight: Pick<InFlightFires, 'add'>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'warn'>;
 }
@@ -114,7 +114,7 @@ export class ChildTrigger {
   }
 
   private async fireChildren(parentFireId: number, parent: JobRow): Promise<number[]> {
-    const { store, pipeline, planner, clock, logger } = this.options;
+    const { store, pipeline, inFlight, clock, logger } = this.options;
     const childIds = parseChildJobIds(parent.child_job_ids);
     const children = await store.jobs.findJobsByIds(childIds);
     const missing = childIds.filter((id) => !children.some((child) => child.id === id));
@@ -139,7 +139,7 @@ export class ChildTrigger {
     );
     // null: another node (the hook, or a sweep) created them first.
     if (ids === null || ids.length === 0) return [];
-    planner.rememberDispatching(ids);
+    inFlight.add(ids);
     const records = await store.fires.findFiresByIds(ids);
     for (const record of records) void pipeline.dispatchCreated(record);
     return ids;

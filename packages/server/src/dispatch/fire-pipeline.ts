@@ -11,8 +11,8 @@
  * mark-batcher.ts), a broadcast's shard records (broadcast-records.ts, created here before the
  * dispatcher is called),
  * FIX_DELAY's next time from the run's end or the failed dispatch (fix-delay.ts), and the runs
- * the fence kept back (kept-back.ts; due records left pending go back to the planner through
- * `onLeftPending`).
+ * the fence kept back (kept-back.ts; due records left pending are taken out of the in-flight
+ * registry, scheduling/in-flight.ts, so the planner's recovery takes them up again).
  *
  * Nothing here holds a transaction across a call to an executor: loads and marks are short
  * statements before and after the network.
@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../scheduling/clock.js';
+import type { InFlightFires } from '../scheduling/in-flight.js';
 import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
 import { type DueFire, type DueJob, loadDueFires } from '../store/hot/due-load.js';
 import type { AppGroupRow, FinishedFire, FireRow, Store } from '../store/index.js';
@@ -67,16 +68,13 @@ export interface FirePipelineOptions {
   /** Called for every dispatch outcome, with the record it was for (metrics). */
   onDispatched?: (fire: DueFire, outcome: DispatchOutcome) => void;
   /**
-   * Called with due records this pipeline took and then left `pending` without a mark (the send
-   * fence kept them back for another holder of their shard, or their marks could not be
-   * written), so the planner forgets it handed them over and recovers them again.
+   * The records this process is dispatching (scheduling/in-flight.ts). The pipeline takes out the
+   * due records it left `pending` without a mark (the send fence kept them back for another holder
+   * of their shard, or their marks could not be written), so the planner recovers them again, and
+   * keeps in those it goes on trying to send (their executors' transport is down), so they are not
+   * recovered beside it.
    */
-  onLeftPending?: (fireIds: readonly number[]) => void;
-  /**
-   * Called with records this pipeline keeps trying to send (their executors' transport is down),
-   * so the planner goes on counting them as being dispatched here and does not recover them too.
-   */
-  onStillSending?: (fireIds: readonly number[]) => void;
+  inFlight?: Pick<InFlightFires, 'add' | 'delete'>;
 }
 
 /** What a trigger-once (or a retry) adds to its fire's dispatch. */
@@ -162,7 +160,7 @@ export class FirePipeline implements DueFireSink {
             ? 'dispatch marks could not be written; the records stay pending and are re-sent to their executors (which refuse a logId twice)'
             : 'dispatch marks could not be written; retrying',
         );
-        if (givenUp) options.onLeftPending?.(marks.map((m) => m.fireId));
+        if (givenUp) options.inFlight?.delete(marks.map((m) => m.fireId));
       },
     });
   }
@@ -454,11 +452,11 @@ export class FirePipeline implements DueFireSink {
     if (kept.length === 0) return;
     this.keptBack.add(kept);
     if (request.leased === true && kept.some((o) => o.notSent === 'not-owner')) {
-      this.options.onLeftPending?.([fire.id]);
+      this.options.inFlight?.delete([fire.id]);
       return;
     }
     const transportDown = kept.some((o) => o.notSent === 'transport-down');
-    if (transportDown) this.options.onStillSending?.([fire.id]);
+    if (transportDown) this.options.inFlight?.add([fire.id]);
     if (request.leased === true && (transportDown || kept.some((o) => o.notSent === 'fence-failed'))) {
       setTimeout(() => {
         if (this.accepting) this.onDue([fire.id]);
@@ -478,7 +476,7 @@ export class FirePipeline implements DueFireSink {
       await this.dispatchRecords([fire], request);
     } catch (err) {
       this.options.logger.error({ err, fireId }, 'could not send a fire again; its shard recovers it');
-      this.options.onLeftPending?.([fireId]);
+      this.options.inFlight?.delete([fireId]);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { PlanOutcome } from '../store/hot/claim.js';
 import type { FireRepository, FireRow, JobRepository, JobRow, OwnedShard } from '../store/index.js';
 import type { TimerHandle } from './clock.js';
+import type { InFlightFires } from './in-flight.js';
 import type { ShardLeases } from './leases.js';
 import { decideFire, type FireDecision, nextFixDelayFireAt, scheduleOf } from './misfire.js';
 import type { ResolvedSchedulingOptions } from './options.js';
@@ -43,6 +44,8 @@ export type PlannerOptions = Pick<
   jobs: Pick<JobRepository, 'findJobsByIds' | 'recordRunEnd'>;
   leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf'>;
   pipeline: FirePipeline;
+  /** The records this process is dispatching (in-flight.ts): hand-overs are added, recovery leaves them. */
+  inFlight: InFlightFires;
   /** Called for each claim cut short or skipped because the pipeline is `maxBacklog` behind. */
   onHeldBack?: (backlog: number) => void;
 };
@@ -56,14 +59,6 @@ interface ArmedFire {
 const RECOVERY_SKIPPED =
   'misfire: skipped (DO_NOTHING), the server stopped before dispatching it and it is now more than the misfire window late';
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
-
-/**
- * Fires handed to the pipeline (and trigger-once records, see `rememberDispatching`) are
- * remembered this long, so a recovery in the same process (a shard lease that lapsed and came
- * back) does not re-arm a record the pipeline is still dispatching. A dispatch that has not
- * marked its record by then is treated as lost.
- */
-const HANDED_MEMORY_MS = 60_000;
 
 /**
  * Longest pause between two ticks after failed ones. While the database is away each failed tick
@@ -102,7 +97,7 @@ const ORPHAN_AGE_MS = 10_000;
  *   policy when they are more than the window late: DO_NOTHING skips them, FIRE_ONCE_NOW fires
  *   them now (a claimed one then says MISFIRE; a trigger-once record keeps its type, so a manual
  *   run never moves the schedule). Broadcast children are sent again through their parent. None
- *   is lost, and none is handed over twice by this node (it remembers what it handed over and
+ *   is lost, and none is handed over twice by this node (in-flight.ts: what it handed over and
  *   the trigger-once records this process is dispatching); another node's re-dispatch of the
  *   same record carries the same logId, which the executor refuses.
  * - A fire is handed over only while its shard is still held under the epoch it was armed with;
@@ -115,7 +110,6 @@ export class Planner {
   private readonly options: PlannerOptions;
   private readonly wheel: Wheel;
   private readonly armed = new Map<number, ArmedFire>();
-  private readonly handed = new Map<number, number>();
   /** The epoch each shard was last recovered under; a shard held under another epoch needs recovery. */
   private readonly recoveredEpoch = new Map<number, number>();
   /**
@@ -166,25 +160,6 @@ export class Planner {
     this.armed.clear();
     this.recoveredEpoch.clear();
     return this.wheel.stop();
-  }
-
-  /**
-   * Remembers records a dispatcher outside the planner is sending now (trigger-once), as the
-   * fires it handed over itself: a recovery in this process meanwhile leaves them to that
-   * dispatch. Call it as soon as the records exist.
-   */
-  rememberDispatching(fireIds: readonly number[]): void {
-    const now = this.options.clock.now();
-    for (const id of fireIds) this.handed.set(id, now);
-  }
-
-  /**
-   * Forgets that these records were handed to the pipeline, which did not send or mark them (the
-   * send fence kept them back, their marks could not be written): the next recovery or orphan
-   * sweep of their shard takes them up again.
-   */
-  forgetHandOvers(fireIds: readonly number[]): void {
-    for (const id of fireIds) this.handed.delete(id);
   }
 
   /** Resolves when no tick is in flight. */
@@ -240,7 +215,7 @@ export class Planner {
   }
 
   private async claimAndRecover(): Promise<void> {
-    this.forgetOldHandOvers();
+    this.options.inFlight.expire();
     const owned = this.options.leases.ownedShards();
     const unrecovered = owned.filter((shard) => this.recoveredEpoch.get(shard.index) !== shard.epoch);
     try {
@@ -377,7 +352,7 @@ export class Planner {
     // In the wheel under the shard's current epoch: it fires from there. Under an older one, it
     // would be dropped at its time, so it is armed again.
     const pending = page.filter((fire) => {
-      if (this.handed.has(fire.id)) return false;
+      if (this.options.inFlight.has(fire.id)) return false;
       const armed = this.armed.get(fire.id);
       return armed === undefined || armed.epoch !== epochs.get(armed.shard);
     });
@@ -471,8 +446,7 @@ export class Planner {
    * were armed with. The others stay `pending` for the shard's current holder.
    */
   private handOver(due: DueFire[]): void {
-    const { leases, clock, logger, pipeline } = this.options;
-    const now = clock.now();
+    const { leases, logger, pipeline, inFlight } = this.options;
     const ids: number[] = [];
     const shards = new Set<number>();
     let dropped = 0;
@@ -483,13 +457,13 @@ export class Planner {
         dropped++;
         continue;
       }
-      this.handed.set(fireId, now);
       ids.push(fireId);
       shards.add(armed.shard);
     }
     if (dropped > 0)
       logger.warn({ dropped }, 'due fires of shards no longer held were left to their new holder');
     if (ids.length === 0) return;
+    inFlight.add(ids);
     try {
       pipeline.onDue(ids);
     } catch (err) {
@@ -498,16 +472,8 @@ export class Planner {
         { err, fireIds: ids },
         'the fire pipeline refused due fires; recovering them at the next tick',
       );
-      for (const id of ids) this.handed.delete(id);
+      inFlight.delete(ids);
       for (const shard of shards) this.recoveredEpoch.delete(shard);
-    }
-  }
-
-  private forgetOldHandOvers(): void {
-    const before = this.options.clock.now() - HANDED_MEMORY_MS;
-    for (const [fireId, at] of this.handed) {
-      if (at >= before) break;
-      this.handed.delete(fireId);
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Store } from '../store/index.js';
 import type { Clock } from './clock.js';
 import { DatabaseClock } from './clock.js';
+import { InFlightFires } from './in-flight.js';
 import { ShardLeases } from './leases.js';
 import { resolveSchedulingOptions, type SchedulingOptions } from './options.js';
 import { type FirePipeline, Planner } from './planner.js';
@@ -18,6 +19,11 @@ export interface CreateSchedulerOptions extends SchedulingOptions {
   address?: string | (() => string);
   /** Called for each claim cut short or skipped because the pipeline is `maxBacklog` behind. */
   onHeldBack?: (backlog: number) => void;
+  /**
+   * The records this process is dispatching (in-flight.ts), shared with the pipeline and the
+   * trigger paths. Default: one of the scheduler's own (nothing else then dispatches).
+   */
+  inFlight?: InFlightFires;
 }
 
 /** The scheduling engine of one server node: its shard leases and its planner (with the wheel). */
@@ -50,7 +56,7 @@ export interface Scheduler {
 export function createScheduler(
   store: Store,
   pipeline: FirePipeline,
-  { address, onHeldBack, ...options }: CreateSchedulerOptions,
+  { address, onHeldBack, inFlight, ...options }: CreateSchedulerOptions,
 ): Scheduler {
   const resolved = resolveSchedulingOptions({
     // SQLite claims on the event loop (a synchronous driver): smaller batches keep each stall short.
@@ -86,6 +92,7 @@ export function createScheduler(
     jobs: store.jobs,
     leases,
     pipeline,
+    inFlight: inFlight ?? new InFlightFires(clock),
     ...(onHeldBack === undefined ? {} : { onHeldBack }),
   });
   return {

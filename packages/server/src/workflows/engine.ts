@@ -22,7 +22,7 @@ import {
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { FirePipeline } from '../dispatch/fire-pipeline.js';
-import type { Planner } from '../scheduling/planner.js';
+import type { InFlightFires } from '../scheduling/in-flight.js';
 import type {
   FinishedFire,
   FireRow,
@@ -51,8 +51,8 @@ import {
 export interface WorkflowEngineOptions {
   store: Pick<Store, 'workflows' | 'fires' | 'jobs'>;
   pipeline: Pick<FirePipeline, 'dispatchCreated'>;
-  /** Told of each node record as soon as it exists, so a recovery of its shard leaves it to this dispatch. */
-  planner: Pick<Planner, 'rememberDispatching'>;
+  /** Each node record goes in as soon as it exists, so a recovery of its shard leaves it to this dispatch. */
+  inFlight: Pick<InFlightFires, 'add'>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>;
   /** Stops a node's run: kills it on its executor when it was sent, and records it killed. */
@@ -455,10 +455,10 @@ export class WorkflowEngine {
     ended: WorkflowRunStatus | null,
     workflow: WorkflowRow | undefined,
   ): Promise<void> {
-    const { store, pipeline, planner, logger } = this.options;
+    const { store, pipeline, inFlight, logger } = this.options;
     const fireIds = prepared.fires.map((entry) => state.nodes[entry.key]!.fireId!);
     if (fireIds.length > 0) {
-      planner.rememberDispatching(fireIds);
+      inFlight.add(fireIds);
       for (const record of await store.fires.findFiresByIds(fireIds)) void pipeline.dispatchCreated(record);
     }
     for (const entry of prepared.runs) void this.advance(state.nodes[entry.key]!.childRunId!);

@@ -84,7 +84,7 @@ export async function startApiServer(dialect: DialectName = 'sqlite'): Promise<A
     workflows: new WorkflowEngine({
       store,
       pipeline: { dispatchCreated: async () => [] },
-      planner: { rememberDispatching: () => {} },
+      inFlight: { add: () => {} },
       clock,
       logger: pino({ level: 'silent' }),
       stopFire: async (fire, message) => {

@@ -5,6 +5,7 @@
  */
 
 import type { Clock, TimerHandle } from '../../src/scheduling/clock.js';
+import { InFlightFires } from '../../src/scheduling/in-flight.js';
 import { ShardLeases } from '../../src/scheduling/leases.js';
 import {
   resolveSchedulingOptions,
@@ -122,6 +123,8 @@ export interface TestNode {
   clock: NodeClock;
   leases: ShardLeases;
   planner: Planner;
+  /** What this node is dispatching: the planner's hand-overs, and what a test adds as a trigger would. */
+  inFlight: InFlightFires;
   pipeline: RecordingPipeline;
   logger: MemoryLogger;
   /** The backlog at each tick the planner held its claims back (`onHeldBack`). */
@@ -147,12 +150,14 @@ export function createTestNode(
   const leases = new ShardLeases({ ...resolved, leases: store.leases });
   const pipeline = new RecordingPipeline(store, nodeClock);
   const heldBack: number[] = [];
+  const inFlight = new InFlightFires(nodeClock);
   const planner = new Planner({
     ...resolved,
     fires: store.fires,
     jobs: store.jobs,
     leases,
     pipeline,
+    inFlight,
     onHeldBack: (backlog) => heldBack.push(backlog),
   });
   let crashed = false;
@@ -162,6 +167,7 @@ export function createTestNode(
     clock: nodeClock,
     leases,
     planner,
+    inFlight,
     pipeline,
     logger,
     heldBack,
