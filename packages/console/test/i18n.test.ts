@@ -82,11 +82,11 @@ describe('console: English and Simplified Chinese', { timeout: 60_000 }, () => {
     await menuLink(page, '任务管理').waitFor();
     await page.goto(new URL('jobs/999999', platform.url).toString());
     const alert = page.getByRole('alert');
-    await alert.getByText('对象不存在：job 999999 does not exist').waitFor();
+    await alert.getByText('任务不存在：job 999999 does not exist').waitFor();
 
     await page.getByTestId('language-switch').getByText('EN').click();
     await alert.getByText('job 999999 does not exist', { exact: true }).waitFor();
-    await expect(alert.textContent()).resolves.not.toContain('对象不存在');
+    await expect(alert.textContent()).resolves.not.toContain('任务不存在');
     await page.context().close();
   });
 });

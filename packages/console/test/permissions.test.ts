@@ -76,7 +76,7 @@ describe('console: what a USER with one app sees', { timeout: 60_000 }, () => {
     expect((await alert.textContent())?.replace(String(hiddenJobId), '<id>')).toBe(missingText);
 
     await page.getByTestId('language-switch').getByText('中文').click();
-    await alert.getByText(`对象不存在：job ${hiddenJobId} does not exist`).waitFor();
+    await alert.getByText(`任务不存在：job ${hiddenJobId} does not exist`).waitFor();
     await page.getByTestId('language-switch').getByText('EN').click();
     await alert.getByText(`job ${hiddenJobId} does not exist`).waitFor();
   });

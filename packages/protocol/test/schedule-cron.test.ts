@@ -59,7 +59,7 @@ describe('the Quartz cron dialect', () => {
 
   test('both day fields specified is refused with the reason', () => {
     expect(invalidReason('0 0 0 13 * FRI')).toMatchObject({
-      code: 'TW_ERR_INVALID_SCHEDULE',
+      code: 'TW_ERR_INVALID_CRON',
       field: 'scheduleConf',
       message: 'scheduleConf: day-of-month and day-of-week cannot both be specified; use ? in one of them',
     });

@@ -170,7 +170,7 @@ describe('fire times match Quartz CronExpression', () => {
     for (const c of cases.filter((c) => INVALID.includes(c.expression))) {
       expect(answers.get(c.id), c.expression).toMatchObject({ ok: false });
       expect(() => tickwheelTimes(c), c.expression).toThrow(
-        expect.objectContaining({ code: 'TW_ERR_INVALID_SCHEDULE', field: 'scheduleConf' }),
+        expect.objectContaining({ code: 'TW_ERR_INVALID_CRON', field: 'scheduleConf' }),
       );
     }
   });

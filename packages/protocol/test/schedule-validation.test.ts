@@ -24,7 +24,7 @@ function cronRefusal(expression: string) {
 describe('invalid cron expressions', () => {
   test('a wrong number of fields is refused, naming the count expected', () => {
     expect(cronRefusal('0 * * * *')).toEqual({
-      code: 'TW_ERR_INVALID_SCHEDULE',
+      code: 'TW_ERR_INVALID_CRON',
       field: 'scheduleConf',
       message:
         "scheduleConf: expected 6 or 7 fields (second minute hour day-of-month month day-of-week [year]) but got 5 in '0 * * * *'",
@@ -49,7 +49,7 @@ describe('invalid cron expressions', () => {
     ['0 0 0 1 1 ? 2100', 'year value 2100 is out of range 1970-2099'],
   ])('an out-of-range value in %s is refused: %s', (expression, reason) => {
     expect(cronRefusal(expression)).toEqual({
-      code: 'TW_ERR_INVALID_SCHEDULE',
+      code: 'TW_ERR_INVALID_CRON',
       field: 'scheduleConf',
       message: `scheduleConf: ${reason}`,
     });
@@ -72,13 +72,13 @@ describe('invalid cron expressions', () => {
     ['0 0 0 1 1 ? 2030-2020', "year range '2030-2020' must go from the earlier to the later year"],
   ])('garbage %s is refused with the reason: %s', (expression, reason) => {
     const error = cronRefusal(expression);
-    expect(error).toMatchObject({ code: 'TW_ERR_INVALID_SCHEDULE', field: 'scheduleConf' });
+    expect(error).toMatchObject({ code: 'TW_ERR_INVALID_CRON', field: 'scheduleConf' });
     expect(error?.message).toContain(`scheduleConf: ${reason}`);
   });
 
   test('nextFireTimes refuses an invalid expression the same way validateSchedule does', () => {
     expect(() => nextFireTimes({ scheduleType: 'CRON', scheduleConf: '0 0 25 * * ?' }, NOW, 1)).toThrow(
-      expect.objectContaining({ code: 'TW_ERR_INVALID_SCHEDULE', field: 'scheduleConf' }),
+      expect.objectContaining({ code: 'TW_ERR_INVALID_CRON', field: 'scheduleConf' }),
     );
   });
 });

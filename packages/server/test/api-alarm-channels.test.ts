@@ -178,7 +178,7 @@ describe.each(DIALECTS)('alarm channels API on %s', (dialect) => {
     expectError(
       await post({ name: uniqueName('x'), type: 'SLACK', config: {} }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_ENUM_VALUE',
       'type',
     );
     expectError(

@@ -86,7 +86,7 @@ describe('app executor tokens', () => {
     expectError(
       await api.call('POST', '/api/v1/apps/999999/rotate-token', { body: {} }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_APP',
     );
   });
 

@@ -96,7 +96,7 @@ describe('apps', () => {
     const res = await api.call('POST', '/api/v1/apps', {
       body: { appName: 'typo', title: 'x', addressType: 'AUTOMATIC' },
     });
-    const error = expectError(res, 400, 'TW_ERR_INVALID_FIELD', 'addressType');
+    const error = expectError(res, 400, 'TW_ERR_UNKNOWN_ENUM_VALUE', 'addressType');
     expect(error.message).toBe('addressType: must be one of AUTO, MANUAL');
   });
 
@@ -150,19 +150,19 @@ describe('apps', () => {
   });
 
   it('answers 404 for an app that does not exist', async () => {
-    expectError(await api.call('GET', '/api/v1/apps/999999'), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', '/api/v1/apps/999999'), 404, 'TW_ERR_UNKNOWN_APP');
     expectError(
       await api.call('PATCH', '/api/v1/apps/999999', { body: { title: 'x' } }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_APP',
     );
-    expectError(await api.call('DELETE', '/api/v1/apps/999999'), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('DELETE', '/api/v1/apps/999999'), 404, 'TW_ERR_UNKNOWN_APP');
   });
 
   it('deletes an app no job uses', async () => {
     const id = await createApp(api);
     expect((await api.call('DELETE', `/api/v1/apps/${id}`)).statusCode).toBe(204);
-    expectError(await api.call('GET', `/api/v1/apps/${id}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', `/api/v1/apps/${id}`), 404, 'TW_ERR_UNKNOWN_APP');
   });
 
   it('refuses with 409 to delete an app a job uses, and keeps it', async () => {

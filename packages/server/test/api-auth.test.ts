@@ -220,13 +220,13 @@ describe('roles', () => {
     const apps = (await api.call('GET', '/api/v1/apps', { token })).json();
     expect(apps.items.map((a: { id: number }) => a.id)).toEqual([mine]);
     expect((await api.call('GET', `/api/v1/apps/${mine}`, { token })).statusCode).toBe(200);
-    expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 404, 'TW_ERR_UNKNOWN_APP');
     expect((await api.call('GET', `/api/v1/jobs/${myJob.id}`, { token })).statusCode).toBe(200);
-    expectError(await api.call('GET', `/api/v1/jobs/${theirJob.id}`, { token }), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', `/api/v1/jobs/${theirJob.id}`, { token }), 404, 'TW_ERR_UNKNOWN_JOB');
     expectError(
       await api.call('POST', `/api/v1/jobs/${theirJob.id}/trigger`, { token }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     const jobs = (await api.call('GET', '/api/v1/jobs', { token })).json();
     expect(jobs.items.map((j: { id: number }) => j.id)).toEqual([myJob.id]);
@@ -236,7 +236,7 @@ describe('roles', () => {
         body: { appId: theirs, name: 'x', executorHandler: 'h' },
       }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_APP',
       'appId',
     );
   });

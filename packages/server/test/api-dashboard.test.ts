@@ -211,7 +211,7 @@ describe.each(DIALECTS)('getDashboard on %s', (dialect) => {
     expect(body.series[0].day).toBe('2026-03-12');
     expect(body.series.find((d: { day: string }) => d.day === '2026-03-21')).toMatchObject({ succeeded: 7 });
     expect(body.totals.succeeded).toBe(121);
-    expectError(await api.call('GET', '/api/v1/dashboard?days=8'), 400, 'TW_ERR_INVALID_FIELD', 'days');
+    expectError(await api.call('GET', '/api/v1/dashboard?days=8'), 400, 'TW_ERR_UNKNOWN_ENUM_VALUE', 'days');
   });
 
   it('filters by app', async () => {
@@ -224,7 +224,7 @@ describe.each(DIALECTS)('getDashboard on %s', (dialect) => {
       meanRunMs: 50,
       latenessP50Ms: 1_000,
     });
-    expectError(await api.call('GET', '/api/v1/dashboard?appId=999999'), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', '/api/v1/dashboard?appId=999999'), 404, 'TW_ERR_UNKNOWN_APP');
   });
 
   it("shows a user only their own apps' figures", async () => {

@@ -114,7 +114,7 @@ describe('listFires and getFire', () => {
     const error = expectError(
       await api.call('GET', '/api/v1/fires?status=lost'),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_ENUM_VALUE',
       'status[0]',
     );
     expect(error.message).toContain('must be one of pending, dispatched');

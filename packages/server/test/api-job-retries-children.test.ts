@@ -126,7 +126,7 @@ describe.each(DIALECTS)('job retries, alarms and child jobs over REST on %s', (d
     });
     expect(created.statusCode).toBe(400);
     expect(created.json().error).toMatchObject({
-      code: 'TW_ERR_INVALID_FIELD',
+      code: 'TW_ERR_UNKNOWN_JOB',
       field: 'childJobIds',
       message: `childJobIds: job ${foreign.id} does not exist`,
     });

@@ -77,8 +77,8 @@ describe('createJob and getJob', () => {
     expect(job.nextFireAt).toBe(Date.parse('2026-03-03T09:30:00Z'));
   });
 
-  it('answers 404 for a job that does not exist', async () => {
-    expectError(await api.call('GET', '/api/v1/jobs/999999'), 404, 'TW_ERR_NOT_FOUND');
+  it('answers 404 TW_ERR_UNKNOWN_JOB for a job that does not exist', async () => {
+    expectError(await api.call('GET', '/api/v1/jobs/999999'), 404, 'TW_ERR_UNKNOWN_JOB');
   });
 
   it('answers 400 naming id for an id that is not a whole number', async () => {
@@ -97,11 +97,13 @@ describe('job validation', () => {
     ['glueType', GLUE_TYPES],
   ] as const;
 
-  it.each(enums)('refuses an unknown %s, listing the allowed values', async (field, allowed) => {
+  it.each(
+    enums,
+  )('refuses an unknown %s with TW_ERR_UNKNOWN_ENUM_VALUE, listing the allowed values', async (field, allowed) => {
     const res = await api.call('POST', '/api/v1/jobs', {
       body: { appId, name: 'x', executorHandler: 'h', [field]: 'NOT_A_VALUE' },
     });
-    const error = expectError(res, 400, 'TW_ERR_INVALID_FIELD', field);
+    const error = expectError(res, 400, 'TW_ERR_UNKNOWN_ENUM_VALUE', field);
     expect(error.message).toBe(`${field}: must be one of ${allowed.join(', ')}`);
   });
 
@@ -126,12 +128,27 @@ describe('job validation', () => {
     expectError(res, 400, 'TW_ERR_INVALID_FIELD', 'executorParams');
   });
 
-  it('refuses a CRON expression it cannot read, naming scheduleConf and the reason', async () => {
+  it('refuses a CRON expression it cannot read with TW_ERR_INVALID_CRON, naming scheduleConf and the reason', async () => {
     const res = await api.call('POST', '/api/v1/jobs', {
       body: { appId, name: 'x', executorHandler: 'h', scheduleType: 'CRON', scheduleConf: '0 * * * *' },
     });
-    const error = expectError(res, 400, 'TW_ERR_INVALID_SCHEDULE', 'scheduleConf');
+    const error = expectError(res, 400, 'TW_ERR_INVALID_CRON', 'scheduleConf');
     expect(error.message).toContain('expected 6 or 7 fields');
+    const job = await createJob(api, appId);
+    const changed = await api.call('PATCH', `/api/v1/jobs/${job.id}`, {
+      body: { scheduleType: 'CRON', scheduleConf: '0 0 25 * * ?' },
+    });
+    expect(expectError(changed, 400, 'TW_ERR_INVALID_CRON', 'scheduleConf').message).toBe(
+      'scheduleConf: hour value 25 is out of range 0-23',
+    );
+  });
+
+  it('refuses a CRON expression that reads but never fires with TW_ERR_INVALID_SCHEDULE', async () => {
+    const res = await api.call('POST', '/api/v1/jobs', {
+      body: { appId, name: 'x', executorHandler: 'h', scheduleType: 'CRON', scheduleConf: '0 0 0 30 2 ?' },
+    });
+    const error = expectError(res, 400, 'TW_ERR_INVALID_SCHEDULE', 'scheduleConf');
+    expect(error.message).toMatch(/never fires/);
   });
 
   it('refuses an unknown time zone, naming timeZone', async () => {
@@ -222,20 +239,22 @@ describe('job validation', () => {
     expect(res.json().error.code).toMatch(/^TW_ERR_/);
   });
 
-  it('refuses an app that does not exist, naming appId, and writes nothing', async () => {
+  it('refuses an app that does not exist with 400 TW_ERR_UNKNOWN_APP, naming appId, and writes nothing', async () => {
     const before = await api.store.jobs.countJobs();
     const res = await api.call('POST', '/api/v1/jobs', {
       body: { appId: 999_999, name: 'x', executorHandler: 'h' },
     });
-    expectError(res, 400, 'TW_ERR_INVALID_FIELD', 'appId');
+    expect(expectError(res, 400, 'TW_ERR_UNKNOWN_APP', 'appId').message).toBe(
+      'appId: app 999999 does not exist',
+    );
     expect(await api.store.jobs.countJobs()).toBe(before);
   });
 
-  it('refuses child jobs that do not exist, and a job as its own child', async () => {
+  it('refuses child jobs that do not exist (400 TW_ERR_UNKNOWN_JOB), and a job as its own child', async () => {
     const res = await api.call('POST', '/api/v1/jobs', {
       body: { appId, name: 'x', executorHandler: 'h', childJobIds: [999_999] },
     });
-    expectError(res, 400, 'TW_ERR_INVALID_FIELD', 'childJobIds');
+    expectError(res, 400, 'TW_ERR_UNKNOWN_JOB', 'childJobIds');
     const job = await createJob(api, appId);
     const self = await api.call('PATCH', `/api/v1/jobs/${job.id}`, { body: { childJobIds: [job.id] } });
     expectError(self, 400, 'TW_ERR_INVALID_FIELD', 'childJobIds');
@@ -301,7 +320,7 @@ describe('updateJob', () => {
     const res = await api.call('PATCH', `/api/v1/jobs/${job.id}`, {
       body: { name: 'changed', executorRouteStrategy: 'NEAREST' },
     });
-    expectError(res, 400, 'TW_ERR_INVALID_FIELD', 'executorRouteStrategy');
+    expectError(res, 400, 'TW_ERR_UNKNOWN_ENUM_VALUE', 'executorRouteStrategy');
     expect((await api.call('GET', `/api/v1/jobs/${job.id}`)).json()).toEqual(job);
   });
 
@@ -309,7 +328,7 @@ describe('updateJob', () => {
     expectError(
       await api.call('PATCH', '/api/v1/jobs/999999', { body: { name: 'x' } }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
   });
 });
@@ -402,8 +421,8 @@ describe('startJob and stopJob', () => {
   });
 
   it('answers 404 for a job that does not exist', async () => {
-    expectError(await api.call('POST', '/api/v1/jobs/999999/start'), 404, 'TW_ERR_NOT_FOUND');
-    expectError(await api.call('POST', '/api/v1/jobs/999999/stop'), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('POST', '/api/v1/jobs/999999/start'), 404, 'TW_ERR_UNKNOWN_JOB');
+    expectError(await api.call('POST', '/api/v1/jobs/999999/stop'), 404, 'TW_ERR_UNKNOWN_JOB');
   });
 });
 
@@ -415,9 +434,9 @@ describe('deleteJob', () => {
       executorHandler: '',
     });
     expect((await api.call('DELETE', `/api/v1/jobs/${job.id}`)).statusCode).toBe(204);
-    expectError(await api.call('GET', `/api/v1/jobs/${job.id}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', `/api/v1/jobs/${job.id}`), 404, 'TW_ERR_UNKNOWN_JOB');
     expect(await api.store.jobs.listGlueVersions(job.id)).toEqual([]);
-    expectError(await api.call('DELETE', `/api/v1/jobs/${job.id}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('DELETE', `/api/v1/jobs/${job.id}`), 404, 'TW_ERR_UNKNOWN_JOB');
   });
 });
 
@@ -530,7 +549,11 @@ describe('triggerJob', () => {
   });
 
   it('answers 404 for a job that does not exist', async () => {
-    expectError(await api.call('POST', '/api/v1/jobs/999999/trigger', { body: {} }), 404, 'TW_ERR_NOT_FOUND');
+    expectError(
+      await api.call('POST', '/api/v1/jobs/999999/trigger', { body: {} }),
+      404,
+      'TW_ERR_UNKNOWN_JOB',
+    );
   });
 });
 

@@ -61,11 +61,11 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
 
   it("a user cannot read, change, start, stop or delete another app's job by its id", async () => {
     const id = theirJob.id;
-    expectError(await as('GET', `/api/v1/jobs/${id}`), 404, 'TW_ERR_NOT_FOUND');
-    expectError(await as('PATCH', `/api/v1/jobs/${id}`, { name: 'taken over' }), 404, 'TW_ERR_NOT_FOUND');
-    expectError(await as('POST', `/api/v1/jobs/${id}/start`), 404, 'TW_ERR_NOT_FOUND');
-    expectError(await as('POST', `/api/v1/jobs/${id}/stop`), 404, 'TW_ERR_NOT_FOUND');
-    expectError(await as('DELETE', `/api/v1/jobs/${id}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('GET', `/api/v1/jobs/${id}`), 404, 'TW_ERR_UNKNOWN_JOB');
+    expectError(await as('PATCH', `/api/v1/jobs/${id}`, { name: 'taken over' }), 404, 'TW_ERR_UNKNOWN_JOB');
+    expectError(await as('POST', `/api/v1/jobs/${id}/start`), 404, 'TW_ERR_UNKNOWN_JOB');
+    expectError(await as('POST', `/api/v1/jobs/${id}/stop`), 404, 'TW_ERR_UNKNOWN_JOB');
+    expectError(await as('DELETE', `/api/v1/jobs/${id}`), 404, 'TW_ERR_UNKNOWN_JOB');
     const after = await api.store.jobs.findJobById(id);
     expect(after).toMatchObject({ name: 'their job', trigger_status: 0 });
     // The same calls on the user's own job pass: the refusals are the permission, not the request.
@@ -74,8 +74,8 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   });
 
   it("a user cannot read another app's online executors or their handler names", async () => {
-    expectError(await as('GET', `/api/v1/apps/${theirs}/executors`), 404, 'TW_ERR_NOT_FOUND');
-    expectError(await as('GET', `/api/v1/apps/${theirs}/handlers`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('GET', `/api/v1/apps/${theirs}/executors`), 404, 'TW_ERR_UNKNOWN_APP');
+    expectError(await as('GET', `/api/v1/apps/${theirs}/handlers`), 404, 'TW_ERR_UNKNOWN_APP');
     expect((await as('GET', `/api/v1/apps/${mine}/handlers`)).statusCode).toBe(200);
   });
 
@@ -83,13 +83,13 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     expectError(
       await as('PATCH', `/api/v1/jobs/${myJob.id}`, { appId: theirs }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_APP',
       'appId',
     );
     expectError(
       await as('POST', '/api/v1/jobs', { appId: theirs, name: 'planted', executorHandler: 'h' }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_APP',
       'appId',
     );
     expect((await api.store.jobs.findJobById(myJob.id))?.app_id).toBe(mine);
@@ -100,7 +100,7 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     expectError(
       await as('PATCH', `/api/v1/jobs/${myJob.id}`, { childJobIds: [theirJob.id] }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_JOB',
       'childJobIds',
     );
     expectError(
@@ -111,7 +111,7 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
         childJobIds: [theirJob.id],
       }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_JOB',
       'childJobIds',
     );
     expect((await api.store.jobs.findJobById(myJob.id))?.child_job_ids).toBe('');
@@ -130,11 +130,11 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
 
   it("a user cannot trigger another app's job", async () => {
     const before = api.triggers.length;
-    expectError(await as('POST', `/api/v1/jobs/${theirJob.id}/trigger`, {}), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('POST', `/api/v1/jobs/${theirJob.id}/trigger`, {}), 404, 'TW_ERR_UNKNOWN_JOB');
     expectError(
       await as('POST', `/api/v1/jobs/${theirJob.id}/trigger`, { executorParam: 'x', addressList: [] }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     expect(api.triggers.length).toBe(before);
     expect((await as('POST', `/api/v1/jobs/${myJob.id}/trigger`, {})).statusCode).toBe(200);
@@ -146,16 +146,20 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     const myScripted = await createJob(api, mine, { name: 'my script', ...script, glueSource: 'echo mine' });
     const [theirVersion] = (await api.call('GET', `/api/v1/jobs/${theirScripted.id}/script/versions`)).json()
       .items;
-    expectError(await as('GET', `/api/v1/jobs/${theirScripted.id}/script/versions`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(
+      await as('GET', `/api/v1/jobs/${theirScripted.id}/script/versions`),
+      404,
+      'TW_ERR_UNKNOWN_JOB',
+    );
     expectError(
       await as('PUT', `/api/v1/jobs/${theirScripted.id}/script`, { glueSource: 'rm -rf /', glueRemark: 'x' }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     expectError(
       await as('POST', `/api/v1/jobs/${theirScripted.id}/script/versions/${theirVersion.id}/restore`),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     // Their version id through the user's own job: as unknown as a missing one.
     expectError(
@@ -202,7 +206,7 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
     expectError(
       await as('POST', '/api/v1/fires/clear', { jobId: theirJob.id, keepLast: 0 }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     expect(await api.store.fires.findFireById(theirFire)).toBeDefined();
   });
@@ -216,7 +220,7 @@ describe.each(DIALECTS)('permissions on %s', (dialect) => {
   });
 
   it("a user cannot read or change another app's app record", async () => {
-    expectError(await as('GET', `/api/v1/apps/${theirs}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await as('GET', `/api/v1/apps/${theirs}`), 404, 'TW_ERR_UNKNOWN_APP');
     // Their own app they may see but not change: that refusal is the role's, and stays 403.
     expectError(await as('PATCH', `/api/v1/apps/${mine}`, { title: 'renamed' }), 403, 'TW_ERR_FORBIDDEN');
     const listed = (await as('GET', '/api/v1/apps')).json();

@@ -161,7 +161,7 @@ describe.each(DIALECTS)('retention API on %s', (dialect) => {
         body: { jobId: theirs.id, keepLast: 0 },
       }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     expectError(
       await api.call('POST', '/api/v1/fires/clear', {
@@ -186,7 +186,7 @@ describe.each(DIALECTS)('retention API on %s', (dialect) => {
     expectError(
       await api.call('POST', '/api/v1/fires/clear', { body: { jobId: 987_654, keepLast: 1 } }),
       404,
-      'TW_ERR_NOT_FOUND',
+      'TW_ERR_UNKNOWN_JOB',
     );
     expect(await countOf({ jobId: theirs.id })).toBe(4);
   });

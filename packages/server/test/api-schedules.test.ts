@@ -46,11 +46,11 @@ describe('previewSchedule', () => {
     expect((await preview({ scheduleType: 'NONE' })).json().nextFireTimes).toEqual([]);
   });
 
-  it('refuses an expression it cannot read, naming scheduleConf and the reason', async () => {
+  it('refuses an expression it cannot read with TW_ERR_INVALID_CRON, naming scheduleConf and the reason', async () => {
     const error = expectError(
       await preview({ scheduleType: 'CRON', scheduleConf: '0 0 24 * * ?' }),
       400,
-      'TW_ERR_INVALID_SCHEDULE',
+      'TW_ERR_INVALID_CRON',
       'scheduleConf',
     );
     expect(error.message).toBe('scheduleConf: hour value 24 is out of range 0-23');
@@ -70,7 +70,7 @@ describe('previewSchedule', () => {
     const error = expectError(
       await preview({ scheduleType: 'HOURLY' }),
       400,
-      'TW_ERR_INVALID_FIELD',
+      'TW_ERR_UNKNOWN_ENUM_VALUE',
       'scheduleType',
     );
     expect(error.message).toBe(`scheduleType: must be one of ${SCHEDULE_TYPES.join(', ')}`);

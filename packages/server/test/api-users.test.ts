@@ -99,7 +99,7 @@ describe.each(DIALECTS)('users, sessions and tokens on %s', (dialect) => {
           body: { username: 'nobody-app', password: 'long enough', appIds: [987_654] },
         }),
         400,
-        'TW_ERR_INVALID_FIELD',
+        'TW_ERR_UNKNOWN_APP',
         'appIds[0]',
       );
       expectError(
@@ -113,7 +113,7 @@ describe.each(DIALECTS)('users, sessions and tokens on %s', (dialect) => {
           body: { username: 'roles', password: 'long enough', role: 'admin' },
         }),
         400,
-        'TW_ERR_INVALID_FIELD',
+        'TW_ERR_UNKNOWN_ENUM_VALUE',
         'role',
       );
     });
@@ -344,14 +344,14 @@ describe.each(DIALECTS)('users, sessions and tokens on %s', (dialect) => {
       const user = await addUser(api, { appIds: [mine] });
       const token = user.token;
       expect((await api.call('GET', `/api/v1/apps/${mine}`, { token })).statusCode).toBe(200);
-      expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 404, 'TW_ERR_NOT_FOUND');
+      expectError(await api.call('GET', `/api/v1/apps/${theirs}`, { token }), 404, 'TW_ERR_UNKNOWN_APP');
       expectError(
         await api.call('POST', '/api/v1/apps', { token, body: { appName: 'by-token', title: 'x' } }),
         403,
         'TW_ERR_FORBIDDEN',
       );
       await api.call('PATCH', `/api/v1/users/${user.id}`, { body: { appIds: [theirs] } });
-      expectError(await api.call('GET', `/api/v1/apps/${mine}`, { token }), 404, 'TW_ERR_NOT_FOUND');
+      expectError(await api.call('GET', `/api/v1/apps/${mine}`, { token }), 404, 'TW_ERR_UNKNOWN_APP');
       expect((await api.call('GET', `/api/v1/apps/${theirs}`, { token })).statusCode).toBe(200);
     });
 

@@ -98,11 +98,11 @@ describe('trigger once end to end', () => {
     expect(await firesOf(server.store, job.id)).toEqual([]);
   });
 
-  it('refuses an unknown job', async () => {
+  it('refuses an unknown job with TW_ERR_UNKNOWN_JOB', async () => {
     server = await startServer();
 
     await expect(server.server.triggerJob({ jobId: 404_404 })).rejects.toSatisfy((err: unknown) =>
-      isTickwheelError(err, 'TW_ERR_NOT_FOUND'),
+      isTickwheelError(err, 'TW_ERR_UNKNOWN_JOB'),
     );
   });
 });

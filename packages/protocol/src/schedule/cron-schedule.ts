@@ -26,7 +26,7 @@ export function cachedCronCount(): number {
  * alone: croner runs at UTC offset 0, where its timeline is the wall clock of any zone, and
  * the zone is applied afterwards, so one instance serves the expression in every zone.
  *
- * @throws TickwheelError (`TW_ERR_INVALID_SCHEDULE`, field `scheduleConf`) for a bad expression.
+ * @throws TickwheelError (`TW_ERR_INVALID_CRON`, field `scheduleConf`) for a bad expression.
  */
 export function compileCron(expression: string): CompiledCron {
   let entry = compiled.get(expression);

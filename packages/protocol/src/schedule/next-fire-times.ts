@@ -38,7 +38,8 @@ const DEFAULT_TIME_ZONE = 'UTC';
  * Parsed cron expressions are cached (bounded LRU), so calling this for every job is cheap.
  *
  * @throws TickwheelError `TW_ERR_INVALID_SCHEDULE` when the schedule cannot be read (the error's
- * `field` says which part); a schedule that is well formed but over (a past ONCE) returns [].
+ * `field` says which part), `TW_ERR_INVALID_CRON` when that is its cron expression; a schedule
+ * that is well formed but over (a past ONCE) returns [].
  *
  * @example
  * nextFireTimes({ scheduleType: 'CRON', scheduleConf: '0 30 9 ? * MON-FRI', timeZone: 'Europe/London' },

@@ -1,4 +1,4 @@
-import { invalidSchedule } from './invalid.js';
+import { invalidCron } from './invalid.js';
 
 /**
  * The Quartz cron dialect (what XXL-JOB stores), checked field by field and rewritten into a
@@ -70,7 +70,7 @@ const MAX_LAST_DAY_OFFSET = 30;
 /**
  * Parses a Quartz cron expression.
  *
- * @throws TickwheelError (`TW_ERR_INVALID_SCHEDULE`, field `scheduleConf`) saying what is wrong.
+ * @throws TickwheelError (`TW_ERR_INVALID_CRON`, field `scheduleConf`) saying what is wrong.
  */
 export function parseQuartzCron(expression: string): QuartzCron {
   const fields = expression.trim().toUpperCase().split(/\s+/);
@@ -124,10 +124,6 @@ export function parseQuartzCron(expression: string): QuartzCron {
     hourRepeats: hour.includes('*') || hour.includes('/'),
     lastYear: years === undefined ? undefined : Math.max(...years),
   };
-}
-
-function invalidCron(reason: string): Error {
-  return invalidSchedule('scheduleConf', reason);
 }
 
 function plainField(text: string, spec: FieldSpec): string {

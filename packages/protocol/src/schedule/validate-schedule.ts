@@ -9,7 +9,8 @@ import { zoneOffsets } from './time-zone.js';
  * it must fire at least once after `nowEpochMs` (NONE excepted: it never fires by design).
  *
  * @throws TickwheelError `TW_ERR_INVALID_SCHEDULE` with `field` `scheduleType`, `scheduleConf` or
- * `timeZone` and a message that says why, e.g.
+ * `timeZone` and a message that says why, or `TW_ERR_INVALID_CRON` (`scheduleConf`) for a cron
+ * expression that does not parse, e.g.
  * `scheduleConf: day-of-month and day-of-week cannot both be specified; use ? in one of them`.
  *
  * @example

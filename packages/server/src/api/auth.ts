@@ -236,7 +236,6 @@ export class Auth {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !safeEqual(sent, session.csrf_token)) {
         throw new ApiError(
-          403,
           'TW_ERR_CSRF',
           `a request made with the session cookie that changes state must send the session's CSRF token in ${CSRF_HEADER}`,
         );
@@ -261,7 +260,7 @@ export class LoginRateLimited extends ApiError {
 
   constructor(waitMs: number) {
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    super(429, 'TW_ERR_RATE_LIMITED', `too many failed sign-ins; try again in ${inMinutes(seconds)}`);
+    super('TW_ERR_RATE_LIMITED', `too many failed sign-ins; try again in ${inMinutes(seconds)}`);
     this.name = 'LoginRateLimited';
     this.retryAfterSeconds = seconds;
   }
@@ -307,7 +306,7 @@ export function registerLogin(api: FastifyInstance, auth: Auth): void {
       const session = await withRetryAfter(reply, () =>
         auth.login(request.body.username, request.body.password, request.ip),
       );
-      if (session === undefined) throw new ApiError(401, 'TW_ERR_LOGIN_FAILED', 'wrong username or password');
+      if (session === undefined) throw new ApiError('TW_ERR_LOGIN_FAILED', 'wrong username or password');
       setSessionCookie(request, reply, session.id, session.expiresAt);
       return { user: toUser(session.user), csrfToken: session.csrfToken, expiresAt: session.expiresAt };
     },

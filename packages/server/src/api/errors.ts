@@ -1,8 +1,8 @@
 /**
  * The REST API's errors: one envelope, `{ "error": { "code", "field", "message" } }`, with codes
- * from the protocol's catalogue. Handlers throw `ApiError`s; `sendError` turns whatever was
- * thrown — Fastify's own body, content-type and validation errors included — into the envelope,
- * so bad input never answers 500.
+ * from the protocol's catalogue, which also gives each code its HTTP status. Handlers throw
+ * `ApiError`s; `sendError` turns whatever was thrown — Fastify's own body, content-type and
+ * validation errors included — into the envelope, so bad input never answers 500.
  */
 import { type ErrorCode, ErrorCodes, isTickwheelError, TickwheelError } from '@tickwheel/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,11 +14,22 @@ export interface ErrorBody {
   error: { code: ErrorCode; field?: string; message: string };
 }
 
-/** An error with the HTTP status it answers with. */
+/**
+ * An error the REST API answers as it is, with its code's status from the catalogue. A call site
+ * passes `statusCode` only when the same code means another status there, and says why.
+ *
+ * @example
+ * throw new ApiError('TW_ERR_EXECUTOR_CALL_FAILED', `reading the log from ${address} failed`); // 502
+ */
 export class ApiError extends TickwheelError {
   readonly statusCode: number;
 
-  constructor(statusCode: number, code: ErrorCode, message?: string, field?: string) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    field?: string,
+    statusCode: number = ErrorCodes[code].status,
+  ) {
     super(code, message, field);
     this.name = 'ApiError';
     this.statusCode = statusCode;
@@ -27,19 +38,41 @@ export class ApiError extends TickwheelError {
 
 /** 400 naming the field and the reason, e.g. `invalidField('addressList', 'addressList[1]: must be an http(s) URL')`. */
 export function invalidField(field: string, message: string): ApiError {
-  return new ApiError(400, 'TW_ERR_INVALID_FIELD', message, field);
+  return new ApiError('TW_ERR_INVALID_FIELD', message, field);
 }
 
+/** The resources whose missing ids have a code of their own; the others are TW_ERR_NOT_FOUND. */
+const UNKNOWN_CODES: Readonly<Record<'job' | 'app', ErrorCode>> = {
+  job: 'TW_ERR_UNKNOWN_JOB',
+  app: 'TW_ERR_UNKNOWN_APP',
+};
+
+/**
+ * 404 for a `what` named by the path that does not exist, or that the caller may not see (the
+ * same answer, see `requireVisible`): `TW_ERR_UNKNOWN_JOB` for a job, `TW_ERR_UNKNOWN_APP` for
+ * an app, `TW_ERR_NOT_FOUND` for anything else.
+ */
 export function notFound(what: string, id: number | string): ApiError {
-  return new ApiError(404, 'TW_ERR_NOT_FOUND', `${what} ${id} does not exist`);
+  const code = what === 'job' || what === 'app' ? UNKNOWN_CODES[what] : 'TW_ERR_NOT_FOUND';
+  return new ApiError(code, `${what} ${id} does not exist`);
+}
+
+/**
+ * A job or app named by a body field that does not exist (or that the caller may not see), e.g.
+ * `appId: app 7 does not exist`: its own code, but 400 instead of the catalogue's 404, since
+ * the operation's target exists and it is this input that is wrong, named by `field` like any
+ * other bad input.
+ */
+export function unknownInField(field: string, what: 'job' | 'app', id: number): ApiError {
+  return new ApiError(UNKNOWN_CODES[what], `${field}: ${what} ${id} does not exist`, field, 400);
 }
 
 export function conflict(message: string, field?: string): ApiError {
-  return new ApiError(409, 'TW_ERR_CONFLICT', message, field);
+  return new ApiError('TW_ERR_CONFLICT', message, field);
 }
 
 export function forbidden(message: string): ApiError {
-  return new ApiError(403, 'TW_ERR_FORBIDDEN', message);
+  return new ApiError('TW_ERR_FORBIDDEN', message);
 }
 
 /**
@@ -48,23 +81,14 @@ export function forbidden(message: string): ApiError {
  */
 export function passwordChangeRequired(username: string): ApiError {
   return new ApiError(
-    403,
     'TW_ERR_PASSWORD_CHANGE_REQUIRED',
     `user ${username} must change their password before anything else (POST /api/v1/me/password)`,
   );
 }
 
 export function unauthenticated(message: string): ApiError {
-  return new ApiError(401, 'TW_ERR_UNAUTHENTICATED', message);
+  return new ApiError('TW_ERR_UNAUTHENTICATED', message);
 }
-
-/** Codes of input errors raised outside this module (schedules, wire parsing) that mean 400. */
-const BAD_INPUT_CODES: ReadonlySet<ErrorCode> = new Set([
-  'TW_ERR_INVALID_SCHEDULE',
-  'TW_ERR_INVALID_FIELD',
-  'TW_ERR_MISSING_FIELD',
-  'TW_ERR_INVALID_JSON',
-]);
 
 /** A validation issue as Fastify hands it over from the TypeBox compiler (ajv's shape). */
 interface ValidationIssue {
@@ -81,9 +105,12 @@ type FastifyValidationError = FastifyError & {
 
 /** Maps anything thrown while serving a REST request to a status and the envelope. */
 export function toErrorBody(err: unknown): { statusCode: number; body: ErrorBody } {
-  if (err instanceof ApiError) return envelope(err.statusCode, err.code, err.message, err.field);
-  if (isTickwheelError(err) && BAD_INPUT_CODES.has(err.code)) {
-    return envelope(400, err.code, err.message, err.field);
+  if (err instanceof ApiError) return envelope(err.code, err.message, err.field, err.statusCode);
+  // An error raised outside this module (a schedule, a wire parser) answers with its code's
+  // status when that blames the request; a 5xx one is a fault of ours, answered as internal
+  // (and logged) so its message, which may name a database or a host, stays in the log.
+  if (isTickwheelError(err) && ErrorCodes[err.code].status < 500) {
+    return envelope(err.code, err.message, err.field);
   }
   const fastifyError = err as Partial<FastifyValidationError>;
   if (Array.isArray(fastifyError.validation)) {
@@ -92,25 +119,31 @@ export function toErrorBody(err: unknown): { statusCode: number; body: ErrorBody
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return envelope(400, 'TW_ERR_INVALID_JSON', `the body is not valid JSON: ${fastifyError.message}`);
+      return envelope('TW_ERR_INVALID_JSON', `the body is not valid JSON: ${fastifyError.message}`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return envelope(400, 'TW_ERR_INVALID_JSON', 'the body must be JSON (Content-Type: application/json)');
+      return envelope('TW_ERR_INVALID_JSON', 'the body must be JSON (Content-Type: application/json)');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return envelope(
-        413,
         'TW_ERR_BODY_TOO_LARGE',
         `the body is larger than the ${LIMITS.bodyBytes} bytes the REST API accepts`,
       );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return envelope(400, 'TW_ERR_INVALID_JSON', 'the body does not match its Content-Length');
+      return envelope('TW_ERR_INVALID_JSON', 'the body does not match its Content-Length');
   }
   if (err instanceof SyntaxError)
-    return envelope(400, 'TW_ERR_INVALID_JSON', `the body is not valid JSON: ${err.message}`);
+    return envelope('TW_ERR_INVALID_JSON', `the body is not valid JSON: ${err.message}`);
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return envelope(status, 'TW_ERR_INVALID_FIELD', fastifyError.message ?? ErrorCodes.TW_ERR_INVALID_FIELD);
+    // Any other refusal of Fastify's keeps its own 4xx, which says more than the code can: the
+    // catalogue has no code for each of them.
+    return envelope(
+      'TW_ERR_INVALID_FIELD',
+      fastifyError.message ?? ErrorCodes.TW_ERR_INVALID_FIELD.message,
+      undefined,
+      status,
+    );
   }
-  return envelope(500, 'TW_ERR_INTERNAL', 'internal error; the server log has the details');
+  return envelope('TW_ERR_INTERNAL', 'internal error; the server log has the details');
 }
 
 /** Fastify error handler for the REST API: logs server faults, answers the envelope. */
@@ -127,17 +160,18 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
  */
 export function sendUnknownRoute(request: FastifyRequest, reply: FastifyReply): void {
   sendError(
-    new ApiError(404, 'TW_ERR_NOT_FOUND', `no operation ${request.method} ${request.url}`),
+    new ApiError('TW_ERR_NOT_FOUND', `no operation ${request.method} ${request.url}`),
     request,
     reply,
   );
 }
 
+/** The envelope of `code`, answered with the code's status unless `statusCode` says otherwise. */
 function envelope(
-  statusCode: number,
   code: ErrorCode,
   message: string,
   field?: string,
+  statusCode: number = ErrorCodes[code].status,
 ): { statusCode: number; body: ErrorBody } {
   return {
     statusCode,
@@ -154,22 +188,25 @@ function validationEnvelope(
   context: string,
 ): { statusCode: number; body: ErrorBody } {
   const issue = mostTelling(issues);
-  if (issue === undefined) return envelope(400, 'TW_ERR_INVALID_FIELD', `the ${context} is invalid`);
+  if (issue === undefined) return envelope('TW_ERR_INVALID_FIELD', `the ${context} is invalid`);
   const base = fieldOf(issue.instancePath);
   const { keyword, params } = issue;
   if (keyword === 'required') {
     const missing =
       (params.requiredProperties as string[] | undefined)?.[0] ?? String(params.missingProperty ?? '');
     const field = join(base, missing);
-    return envelope(400, 'TW_ERR_MISSING_FIELD', `${field}: is required`, field);
+    return envelope('TW_ERR_MISSING_FIELD', `${field}: is required`, field);
   }
   if (keyword === 'additionalProperties' || (keyword === 'boolean' && base !== '')) {
     const extra =
       keyword === 'boolean' ? base : join(base, String((params.additionalProperties as string[])?.[0]));
-    return envelope(400, 'TW_ERR_INVALID_FIELD', `${extra}: is not a field of this ${context}`, extra);
+    return envelope('TW_ERR_INVALID_FIELD', `${extra}: is not a field of this ${context}`, extra);
   }
   const field = base === '' ? context : base;
-  return envelope(400, 'TW_ERR_INVALID_FIELD', `${field}: ${reason(issue)}`, field);
+  // A value outside an enumeration (a route strategy, a status filter) has a code of its own: a
+  // client newer than the server meets it when it sends a value this server does not know yet.
+  const code = keyword === 'enum' ? 'TW_ERR_UNKNOWN_ENUM_VALUE' : 'TW_ERR_INVALID_FIELD';
+  return envelope(code, `${field}: ${reason(issue)}`, field);
 }
 
 /** Prefers the issue that says most: a missing or unknown field, then the deepest path. */

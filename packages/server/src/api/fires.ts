@@ -90,7 +90,6 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       const read = await ctx.deps.dispatcher.readLog(run, request.query.fromLineNum ?? 1);
       if (!read.ok || read.result === null) {
         throw new ApiError(
-          502,
           'TW_ERR_EXECUTOR_CALL_FAILED',
           `reading the log from ${fire.executor_address} failed: ${read.msg ?? 'no answer'}`,
         );
@@ -125,7 +124,6 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       const answer = await ctx.deps.dispatcher.killScope(run);
       if (!answer.ok) {
         throw new ApiError(
-          502,
           'TW_ERR_EXECUTOR_CALL_FAILED',
           `the executor at ${fire.executor_address} did not answer: ${answer.msg}`,
         );
@@ -155,7 +153,6 @@ export function registerFires(api: FastifyInstance, ctx: ApiContext): void {
       const outcome = await ctx.deps.dispatcher.kill(run);
       if (!outcome.ok) {
         throw new ApiError(
-          502,
           'TW_ERR_EXECUTOR_CALL_FAILED',
           `the executor at ${fire.executor_address} did not kill the run: ${outcome.msg ?? 'no answer'}`,
         );

@@ -15,7 +15,7 @@ import { onlineAddresses } from './apps.js';
 import { recordAudit } from './audit-trail.js';
 import { canAccessApp, type Principal } from './auth.js';
 import { type ApiContext, appFilter, principalOf, requireVisible, SECURITY } from './context.js';
-import { errorResponses, invalidField, notFound } from './errors.js';
+import { errorResponses, invalidField, notFound, unknownInField } from './errors.js';
 import { type GlueSave, insertJob, updateJob } from './job-writes.js';
 import { firstFireAt } from './next-fire-at.js';
 import {
@@ -338,7 +338,7 @@ async function checkJob(
   const app = await store.apps.findAppById(fields.appId);
   // Another app's id answers as a missing one: a user must not learn which ids exist.
   if (app === undefined || !canAccessApp(principal, app.id)) {
-    throw invalidField('appId', `appId: app ${fields.appId} does not exist`);
+    throw unknownInField('appId', 'app', fields.appId);
   }
   checkByteLength('executorParam', fields.executorParam, LIMITS.executorParamBytes);
   checkByteLength('glueSource', fields.glueSource, LIMITS.glueSourceBytes);
@@ -393,7 +393,7 @@ async function checkChildJobs(
     children.filter((child) => canAccessApp(principal, child.app_id)).map((child) => child.id),
   );
   const missing = childJobIds.find((id) => !visible.has(id));
-  if (missing !== undefined) throw invalidField('childJobIds', `childJobIds: job ${missing} does not exist`);
+  if (missing !== undefined) throw unknownInField('childJobIds', 'job', missing);
   const cycle = await findChildJobCycle(ctx.deps.store.jobs, jobId, childJobIds);
   if (cycle !== null) {
     throw invalidField(

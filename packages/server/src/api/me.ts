@@ -67,7 +67,6 @@ export function registerMe(api: FastifyInstance, ctx: ApiContext): void {
       );
       if (!confirmed) {
         throw new ApiError(
-          400,
           'TW_ERR_INVALID_FIELD',
           'currentPassword: is not your password',
           'currentPassword',

@@ -76,12 +76,7 @@ export function registerRetention(api: FastifyInstance, ctx: ApiContext): void {
       const principal = principalOf(ctx, request);
       const { jobId, before, keepLast } = request.body;
       if (before === undefined && keepLast === undefined) {
-        throw new ApiError(
-          400,
-          'TW_ERR_MISSING_FIELD',
-          'before: is required unless keepLast is given',
-          'before',
-        );
+        throw new ApiError('TW_ERR_MISSING_FIELD', 'before: is required unless keepLast is given', 'before');
       }
       let { appId } = request.body;
       if (jobId !== undefined) {
@@ -96,7 +91,7 @@ export function registerRetention(api: FastifyInstance, ctx: ApiContext): void {
         appId ??= job?.app_id;
       }
       if (appId === undefined) {
-        throw new ApiError(400, 'TW_ERR_MISSING_FIELD', 'appId: is required unless jobId is given', 'appId');
+        throw new ApiError('TW_ERR_MISSING_FIELD', 'appId: is required unless jobId is given', 'appId');
       }
       requireAppAccess(principal, appId);
       const deleted = await clearFires(store.fires, {

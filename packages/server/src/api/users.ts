@@ -12,7 +12,7 @@ import { type AccountTransaction, inAccountTransaction, type UserRow } from '../
 import { auditEntry } from './audit-trail.js';
 import type { Principal } from './auth.js';
 import { type ApiContext, principalOf, requireAdmin, SECURITY } from './context.js';
-import { conflict, errorResponses, invalidField, notFound } from './errors.js';
+import { conflict, errorResponses, invalidField, notFound, unknownInField } from './errors.js';
 import { formatAppPermissions, parseAppPermissions, toApiRole, toStoredRole, toUser } from './roles.js';
 import {
   IdParams,
@@ -231,7 +231,7 @@ async function requireAnotherAdmin(
 async function checkedAppPermissions(ctx: ApiContext, appIds: readonly number[]): Promise<string> {
   for (const [i, appId] of appIds.entries()) {
     if ((await ctx.deps.store.apps.findAppById(appId)) === undefined) {
-      throw invalidField(`appIds[${i}]`, `appIds[${i}]: app ${appId} does not exist`);
+      throw unknownInField(`appIds[${i}]`, 'app', appId);
     }
   }
   const stored = formatAppPermissions(appIds);

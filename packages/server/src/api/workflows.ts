@@ -24,7 +24,7 @@ import { checkAlarmChannelIds, checkJobAlarmEmail } from './alarm-channels.js';
 import { recordAudit } from './audit-trail.js';
 import { canAccessApp, type Principal } from './auth.js';
 import { type ApiContext, appFilter, principalOf, requireVisible, SECURITY } from './context.js';
-import { conflict, errorResponses, invalidField, notFound } from './errors.js';
+import { conflict, errorResponses, invalidField, notFound, unknownInField } from './errors.js';
 import { checkByteLength } from './jobs.js';
 import { firstFireAt } from './next-fire-at.js';
 import { IdParams, LIMITS, Page } from './schemas.js';
@@ -488,7 +488,7 @@ async function checkWorkflow(
   const { store } = ctx.deps;
   const app = await store.apps.findAppById(fields.appId);
   if (app === undefined || !canAccessApp(principal, app.id)) {
-    throw invalidField('appId', `appId: app ${fields.appId} does not exist`);
+    throw unknownInField('appId', 'app', fields.appId);
   }
   if (check.starting) checkStartable(fields, check.now);
   else validateSchedule(fields, check.now);
@@ -533,7 +533,7 @@ async function checkNodeTargets(
   for (const [i, node] of nodes.entries()) {
     const type = node.type ?? 'JOB';
     if (type === 'JOB' && !visibleJobs.has(node.jobId!)) {
-      throw invalidField(`nodes[${i}].jobId`, `nodes[${i}].jobId: job ${node.jobId} does not exist`);
+      throw unknownInField(`nodes[${i}].jobId`, 'job', node.jobId!);
     }
     if (type !== 'WORKFLOW') continue;
     if (node.workflowId === workflowId) {

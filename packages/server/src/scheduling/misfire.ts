@@ -79,7 +79,8 @@ export interface ClaimedTimes {
  *   it from the run's end with {@link nextFixDelayFireAt}); a skip has no run, so from `now`.
  * - ONCE: one fire (or skip), then null. NONE: nothing.
  *
- * @throws TickwheelError `TW_ERR_INVALID_SCHEDULE` when the row's schedule cannot be read.
+ * @throws TickwheelError `TW_ERR_INVALID_SCHEDULE` or `TW_ERR_INVALID_CRON` when the row's
+ * schedule cannot be read.
  */
 export function planClaimedTimes(
   schedule: Schedule,

@@ -20,6 +20,13 @@ const MAX_LOG_LINE = '2147483647';
 /** The range of a JavaScript Date, the bound of every time filter. */
 const MAX_EPOCH_MS = '8640000000000000';
 
+/** The code a missing id answers with: a job's and an app's have their own, the rest TW_ERR_NOT_FOUND. */
+function missingCode(url: string): string {
+  if (url.startsWith('/api/v1/jobs/')) return 'TW_ERR_UNKNOWN_JOB';
+  if (url.startsWith('/api/v1/apps/')) return 'TW_ERR_UNKNOWN_APP';
+  return 'TW_ERR_NOT_FOUND';
+}
+
 type RawJsonCase = { method: 'POST' | 'PATCH'; url: string; payload: string; field: string };
 
 describe.each(DIALECTS)('bad input bounds on %s', (dialect) => {
@@ -167,22 +174,41 @@ describe.each(DIALECTS)('bad input bounds on %s', (dialect) => {
         const before = await storedState(api.store);
         const res = await api.call(method, url(id), options);
         expect(res.statusCode, `${method} ${url(id)} ${res.body}`).toBe(404);
-        expect(res.json().error.code).toBe('TW_ERR_NOT_FOUND');
+        expect(res.json().error.code).toBe(missingCode(url(id)));
         expect(await storedState(api.store)).toEqual(before);
       }
     }
   });
 
   it('an id at the top of the range in a body or a filter is looked up and not found, never 500', async () => {
-    const bodies: Array<[method: 'POST' | 'PATCH', url: string, body: object, field: string]> = [
-      ['POST', '/api/v1/jobs', { appId: Number(MAX_SAFE), name: 'x', executorHandler: 'h' }, 'appId'],
-      ['PATCH', `/api/v1/jobs/${jobId}`, { appId: Number(MAX_SAFE) }, 'appId'],
-      ['PATCH', `/api/v1/jobs/${jobId}`, { childJobIds: [2147483648, Number(MAX_SAFE)] }, 'childJobIds'],
-      ['PATCH', `/api/v1/users/${userId}`, { appIds: [Number(MAX_SAFE)] }, 'appIds[0]'],
-    ];
-    for (const [method, url, body, field] of bodies) {
+    const bodies: Array<[method: 'POST' | 'PATCH', url: string, body: object, field: string, code: string]> =
+      [
+        [
+          'POST',
+          '/api/v1/jobs',
+          { appId: Number(MAX_SAFE), name: 'x', executorHandler: 'h' },
+          'appId',
+          'TW_ERR_UNKNOWN_APP',
+        ],
+        ['PATCH', `/api/v1/jobs/${jobId}`, { appId: Number(MAX_SAFE) }, 'appId', 'TW_ERR_UNKNOWN_APP'],
+        [
+          'PATCH',
+          `/api/v1/jobs/${jobId}`,
+          { childJobIds: [2147483648, Number(MAX_SAFE)] },
+          'childJobIds',
+          'TW_ERR_UNKNOWN_JOB',
+        ],
+        [
+          'PATCH',
+          `/api/v1/users/${userId}`,
+          { appIds: [Number(MAX_SAFE)] },
+          'appIds[0]',
+          'TW_ERR_UNKNOWN_APP',
+        ],
+      ];
+    for (const [method, url, body, field, code] of bodies) {
       const before = await storedState(api.store);
-      const error = expectError(await api.call(method, url, { body }), 400, 'TW_ERR_INVALID_FIELD', field);
+      const error = expectError(await api.call(method, url, { body }), 400, code, field);
       expect(error.message).toMatch(/ does not exist$/);
       expect(await storedState(api.store)).toEqual(before);
     }
@@ -203,7 +229,7 @@ describe.each(DIALECTS)('bad input bounds on %s', (dialect) => {
       expect(res.statusCode, `${url} ${res.body}`).toBe(200);
       expect(res.json()).toMatchObject({ items: [], total: 0 });
     }
-    expectError(await api.call('GET', `/api/v1/dashboard?appId=${MAX_SAFE}`), 404, 'TW_ERR_NOT_FOUND');
+    expectError(await api.call('GET', `/api/v1/dashboard?appId=${MAX_SAFE}`), 404, 'TW_ERR_UNKNOWN_APP');
     expectError(
       await api.call('GET', `/api/v1/fires?jobId=${PAST_MAX_SAFE}`),
       400,
