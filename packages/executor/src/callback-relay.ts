@@ -22,6 +22,7 @@ import {
   type ProtocolGeneration,
 } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
+import { type Clock, repeatEvery, systemClock } from './clock.js';
 import type { ServerClient } from './server-client.js';
 
 export interface CallbackRelayOptions {
@@ -44,6 +45,11 @@ export interface CallbackRelayOptions {
    * a previous process's, at another address.
    */
   selfAddress?: string;
+  /**
+   * The clock of the periodic re-send and of the spill files' names. Default the system clock.
+   * The batch delay stays on Node's timers: it is on every result's path.
+   */
+  clock?: Clock;
   logger?: Logger;
 }
 
@@ -88,13 +94,14 @@ export class CallbackRelay {
   private readonly batchDelayMs: number;
   private readonly maxBatch: number;
   private readonly maxBatchBytes: number;
+  private readonly clock: Clock;
   private readonly logger: Logger;
   private queue: QueuedResult[] = [];
   private inFlight = 0;
   /** Results neither delivered nor spilled (the spill write failed); retried with the spill. */
   private held: HandleCallbackParam[] = [];
   private batchTimer: NodeJS.Timeout | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private stopRetrying: (() => void) | undefined;
   private draining: Promise<void> | undefined;
   private resending: Promise<void> | undefined;
 
@@ -109,6 +116,7 @@ export class CallbackRelay {
     this.batchDelayMs = options.batchDelayMs ?? DEFAULT_CALLBACK_BATCH_DELAY_MS;
     this.maxBatch = options.maxBatch ?? DEFAULT_CALLBACK_MAX_BATCH;
     this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_CALLBACK_MAX_BATCH_BYTES;
+    this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
     this.senderHeaders =
       options.selfAddress === undefined ? undefined : { [CALLBACK_ADDRESS_HEADER]: options.selfAddress };
@@ -127,16 +135,15 @@ export class CallbackRelay {
 
   /** Re-sends the spilled results now, then every `retryIntervalMs`; the timer does not keep the process alive. */
   start(): void {
-    if (this.retryTimer) return;
+    if (this.stopRetrying) return;
     void this.recoverTempFiles().then(() => this.resendSpilled());
-    this.retryTimer = setInterval(() => void this.resendSpilled(), this.retryIntervalMs);
-    this.retryTimer.unref();
+    this.stopRetrying = repeatEvery(this.clock, this.retryIntervalMs, () => void this.resendSpilled());
   }
 
   /** Sends what is queued (spilling what no server takes), waits for a running re-send, stops the timer. */
   async stop(): Promise<void> {
-    clearInterval(this.retryTimer);
-    this.retryTimer = undefined;
+    this.stopRetrying?.();
+    this.stopRetrying = undefined;
     this.drainNow();
     await this.draining;
     await this.resending;
@@ -294,7 +301,7 @@ export class CallbackRelay {
 
   /** Writes one batch to its own spill file, atomically. False (and the results held in memory) when it cannot. */
   private async spill(results: HandleCallbackParam[]): Promise<boolean> {
-    const name = `${SPILL_PREFIX}${Date.now()}-${randomUUID()}${SPILL_SUFFIX}`;
+    const name = `${SPILL_PREFIX}${this.clock.now()}-${randomUUID()}${SPILL_SUFFIX}`;
     const file = path.join(this.spillDir, name);
     const temp = file + TEMP_SUFFIX;
     try {
@@ -357,6 +364,7 @@ export class CallbackRelay {
       for (const name of await this.spillDirEntries()) {
         if (!name.startsWith(SPILL_PREFIX) || !name.endsWith(SPILL_SUFFIX + TEMP_SUFFIX)) continue;
         const temp = path.join(this.spillDir, name);
+        // Against the real time, not the clock: the file's age is the file system's.
         if (Date.now() - (await stat(temp)).mtimeMs < TEMP_GRACE_MS) continue;
         try {
           await this.readSpillFile(temp);

@@ -137,6 +137,7 @@ export class Executor {
     this.jobLogs = new JobLogs({
       logDir: this.options.logDir,
       retentionDays: this.options.logRetentionDays,
+      clock: this.options.clock,
       logger,
     });
     this.lanes = new Lanes({
@@ -147,6 +148,7 @@ export class Executor {
       acceptedLogIdTtlMs: this.options.acceptedLogIdTtlMs,
       acceptedLogIdLimit: this.options.acceptedLogIdLimit,
       acceptedLogIdDir: path.join(this.options.logDir, 'callbacklog'),
+      clock: this.options.clock,
       logger,
     });
     this.answerCall = createCallAnswerer(
@@ -461,6 +463,7 @@ export class Executor {
       protocol,
       spillDir: path.join(this.options.logDir, 'callbacklog'),
       retryIntervalMs: this.options.callbackRetryIntervalMs,
+      clock: this.options.clock,
       ...(address === undefined ? {} : { selfAddress: address }),
       logger,
     });
@@ -473,6 +476,7 @@ export class Executor {
       handlerNames: () => this.handlers.keys(),
       instance: this.instanceId,
       intervalMs: this.options.heartbeatIntervalMs,
+      clock: this.options.clock,
       logger,
     });
     this.heartbeat.start();

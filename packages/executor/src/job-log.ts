@@ -8,6 +8,7 @@ import path from 'node:path';
 import { format } from 'node:util';
 import { type LogResult, WireMessages } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
+import { type Clock, repeatEvery, systemClock } from './clock.js';
 import { type LogFileSource, LogFileThread, type LogFileWrite } from './log-file-thread.js';
 
 /** Appends lines to one run's log file. Writes are ordered; `close` flushes. */
@@ -63,16 +64,22 @@ export class JobLogs {
   private readonly maxBytesPerRead: number;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly thread: LogFileThread;
-  private retentionTimer: NodeJS.Timeout | undefined;
+  private stopSweeping: (() => void) | undefined;
 
-  constructor(options: JobLogsOptions & { logger?: Logger; now?: () => number }) {
+  /**
+   * `now` stamps the lines and dates the sweep (default `Date.now`); `clock` times the daily sweep
+   * (default the system clock). Kept apart: stamping is on every line's path.
+   */
+  constructor(options: JobLogsOptions & { logger?: Logger; now?: () => number; clock?: Clock }) {
     this.logDir = options.logDir;
     this.retentionDays = options.retentionDays > 0 ? Math.max(MIN_RETENTION_DAYS, options.retentionDays) : 0;
     this.maxLinesPerRead = options.maxLinesPerRead ?? DEFAULT_MAX_LINES_PER_READ;
     this.maxBytesPerRead = options.maxBytesPerRead ?? DEFAULT_MAX_BYTES_PER_READ;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
     this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.thread = new LogFileThread(this.logger);
   }
 
@@ -182,18 +189,17 @@ export class JobLogs {
 
   /** Sweeps now and then once a day; the timer does not keep the process alive. */
   startRetention(intervalMs: number = DAY_MS): void {
-    if (this.retentionDays === 0 || this.retentionTimer) return;
+    if (this.retentionDays === 0 || this.stopSweeping) return;
     const sweepLogged = () => {
       this.sweep().catch((err: unknown) => this.logger.error({ err }, 'job log retention sweep failed'));
     };
     sweepLogged();
-    this.retentionTimer = setInterval(sweepLogged, intervalMs);
-    this.retentionTimer.unref();
+    this.stopSweeping = repeatEvery(this.clock, intervalMs, sweepLogged);
   }
 
   stopRetention(): void {
-    clearInterval(this.retentionTimer);
-    this.retentionTimer = undefined;
+    this.stopSweeping?.();
+    this.stopSweeping = undefined;
   }
 
   /**

@@ -8,6 +8,7 @@
  * their code for real; an in-process handler that ignores the signal keeps running unobserved.
  */
 import { capHandleMsg, HandleCode, type TriggerParam, WireMessages } from '@tickwheel/protocol';
+import type { Clock, TimerHandle } from './clock.js';
 import { errorMessage } from './context.js';
 import type { JobLogWriter } from './job-log.js';
 import type { Runner, RunOutcome, RunRequest, StopReason } from './runner.js';
@@ -26,6 +27,8 @@ export interface LaneDeps {
   /** Called when the lane has had nothing to do for `idleMs`. */
   onIdle(lane: Lane): void;
   idleMs: number;
+  /** The clock the idle release is timed on. */
+  clock: Clock;
 }
 
 interface CurrentRun {
@@ -37,7 +40,7 @@ interface CurrentRun {
 export class Lane {
   private readonly queue: TriggerParam[] = [];
   private current: CurrentRun | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private idleTimer: TimerHandle | undefined;
   private closed = false;
   /** True while the next trigger waits for its logId to be on disk. */
   private waitingForRecord = false;
@@ -61,7 +64,7 @@ export class Lane {
 
   /** Queues a trigger; it starts at once when the lane is free. */
   enqueue(trigger: TriggerParam): void {
-    clearTimeout(this.idleTimer);
+    this.clearIdleTimer();
     this.queue.push(trigger);
     this.startNext();
   }
@@ -95,7 +98,7 @@ export class Lane {
   /** Stops everything (see {@link stopAll}), takes no more triggers and releases the runner. */
   async close(running: StopReason, queuedMsg: string): Promise<void> {
     this.closed = true;
-    clearTimeout(this.idleTimer);
+    this.clearIdleTimer();
     this.stopAll(running, queuedMsg);
     await this.runner.destroy();
   }
@@ -188,10 +191,17 @@ export class Lane {
   private becomeIdle(): void {
     for (const wake of this.idleWaiters.splice(0)) wake();
     if (this.closed) return;
-    this.idleTimer = setTimeout(() => {
+    this.clearIdleTimer();
+    this.idleTimer = this.deps.clock.setTimer(() => {
+      this.idleTimer = undefined;
       if (!this.busy) this.deps.onIdle(this);
     }, this.deps.idleMs);
-    this.idleTimer.unref();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer === undefined) return;
+    this.deps.clock.clearTimer(this.idleTimer);
+    this.idleTimer = undefined;
   }
 }
 

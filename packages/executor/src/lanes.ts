@@ -15,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 import { AcceptedLogIdJournal } from './accepted-log-id-journal.js';
 import { AcceptedLogIds } from './accepted-log-ids.js';
+import type { Clock } from './clock.js';
 import type { JobLogWriter } from './job-log.js';
 import { Lane, type LaneDeps } from './lane.js';
 import type { Runner, RunOutcome } from './runner.js';
@@ -31,6 +32,8 @@ export interface LanesOptions {
   acceptedLogIdLimit: number;
   /** Folder of the accepted logIds file; without it the ids are remembered in memory only. */
   acceptedLogIdDir?: string;
+  /** The clock of the idle release and of the accepted logIds' time to be remembered. */
+  clock: Clock;
   logger: Logger;
 }
 
@@ -59,7 +62,10 @@ export class Lanes {
   private readonly closing = new Set<Promise<void>>();
 
   constructor(private readonly options: LanesOptions) {
-    this.accepted = new AcceptedLogIds(options.acceptedLogIdTtlMs, options.acceptedLogIdLimit);
+    const { clock } = options;
+    this.accepted = new AcceptedLogIds(options.acceptedLogIdTtlMs, options.acceptedLogIdLimit, () =>
+      clock.now(),
+    );
     const dir = options.acceptedLogIdDir;
     this.journal =
       dir === undefined
@@ -78,6 +84,7 @@ export class Lanes {
       openLog: options.openLog,
       report: options.report,
       idleMs: options.idleMs,
+      clock,
       onIdle: (lane) => this.release(lane, 'idle'),
     };
   }

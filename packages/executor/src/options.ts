@@ -14,6 +14,7 @@ import {
   weakTokenProblem,
 } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
+import { type Clock, systemClock } from './clock.js';
 import { SECRET_ENVIRONMENT } from './runners/script-environment.js';
 import { readTokenFile } from './token-file.js';
 
@@ -149,6 +150,11 @@ export interface InternalOptions {
   workerStopGraceMs?: number;
   /** http-pull: a connection that hears no ping or frame this long is replaced. Default 45,000 ms. */
   pullSilenceMs?: number;
+  /**
+   * The clock of the heartbeat, the callback re-send, the lane idle release, the accepted logIds'
+   * time to be remembered and the job log retention sweep. Default the system clock.
+   */
+  clock?: Clock;
 }
 
 /** The numeric user and group a script runs as. */
@@ -186,6 +192,7 @@ export interface ResolvedOptions {
   acceptedLogIdLimit: number;
   workerStopGraceMs: number;
   pullSilenceMs: number;
+  clock: Clock;
 }
 
 export const DEFAULT_PORT = 9999;
@@ -304,6 +311,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
       1,
       2 ** 31 - 1,
     ),
+    clock: internal.clock ?? systemClock,
   };
 }
 

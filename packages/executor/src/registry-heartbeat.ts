@@ -14,6 +14,7 @@ import {
   type RegistryParam,
 } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
+import { type Clock, repeatEvery, systemClock } from './clock.js';
 import type { ServerCallOutcome, ServerClient } from './server-client.js';
 
 export interface RegistryHeartbeatOptions {
@@ -27,6 +28,8 @@ export interface RegistryHeartbeatOptions {
   instance?: string;
   /** Default 30 s, as XXL-JOB. */
   intervalMs?: number;
+  /** The clock the beats are timed on. Default the system clock. */
+  clock?: Clock;
   logger?: Logger;
 }
 
@@ -46,8 +49,9 @@ export class RegistryHeartbeat {
   private readonly handlerNames: () => Iterable<string>;
   private readonly instance: string | undefined;
   private readonly intervalMs: number;
+  private readonly clock: Clock;
   private readonly logger: Logger;
-  private timer: NodeJS.Timeout | undefined;
+  private stopBeating: (() => void) | undefined;
   private beating: Promise<ServerCallOutcome[]> | undefined;
   /** Last failure message per server, so an outage is logged when it starts, not every beat. */
   private readonly failing = new Map<string, string>();
@@ -61,15 +65,15 @@ export class RegistryHeartbeat {
     this.handlerNames = options.handlerNames ?? (() => []);
     this.instance = options.instance;
     this.intervalMs = options.intervalMs ?? BEAT_INTERVAL_MS;
+    this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
   }
 
   /** Registers with every server now, then every interval; the timer does not keep the process alive. */
   start(): void {
-    if (this.timer) return;
+    if (this.stopBeating) return;
     void this.beat();
-    this.timer = setInterval(() => void this.beat(), this.intervalMs);
-    this.timer.unref();
+    this.stopBeating = repeatEvery(this.clock, this.intervalMs, () => void this.beat());
   }
 
   /**
@@ -91,9 +95,9 @@ export class RegistryHeartbeat {
    * removal and register the address again.
    */
   async stop(): Promise<ServerCallOutcome[]> {
-    if (!this.timer) return [];
-    clearInterval(this.timer);
-    this.timer = undefined;
+    if (!this.stopBeating) return [];
+    this.stopBeating();
+    this.stopBeating = undefined;
     await this.beating;
     const outcomes = await this.client.callEach(
       REGISTRY_REMOVE_CALL,

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackRelay, type CallbackRelayOptions } from '../src/callback-relay.js';
 import { ServerClient } from '../src/server-client.js';
+import { ManualClock } from './helpers/clock.js';
 
 const silent = pino({ level: 'silent' });
 const CALLBACK = '/api/callback';
@@ -213,13 +214,17 @@ describe('CallbackRelay spill', () => {
   it('does not re-send results after a server accepted them', async () => {
     const s = await server();
     s.refuseCallbacks = true;
-    const r = relay([s.address]);
+    const clock = new ManualClock();
+    const r = relay([s.address], { clock });
     r.start();
     await r.push(result(1));
     s.refuseCallbacks = false;
+    await clock.advance(100);
     await s.callbackFor(1);
     await r.push(result(2));
-    await sleep(500);
+    await clock.advance(500);
+    // stop waits for a re-send in flight, so one that sent the results again is counted here.
+    await r.stop();
     expect(s.callbacks.map((c) => c.logId)).toEqual([1, 2]);
     expect(await spillFileNames()).toEqual([]);
   });
@@ -234,9 +239,10 @@ describe('CallbackRelay spill', () => {
 
   it('re-sends spilled files oldest first', async () => {
     const down = await downServer();
-    const first = relay([down.address]);
+    const clock = new ManualClock();
+    const first = relay([down.address], { clock });
     await first.push(result(1));
-    await sleep(5);
+    await clock.advance(1);
     await first.push(result(2));
     await first.stop();
     const s = await revive(down);
@@ -295,13 +301,16 @@ describe('CallbackRelay stop', () => {
   it('stops re-sending once stopped', async () => {
     const s = await server();
     s.refuseCallbacks = true;
-    const r = relay([s.address]);
+    const clock = new ManualClock();
+    const r = relay([s.address], { clock });
     r.start();
     await r.push(result(1));
+    expect(clock.pendingTimers).toBe(1);
     await r.stop();
+    expect(clock.pendingTimers).toBe(0);
     const seen = s.requestsTo(CALLBACK).length;
     s.refuseCallbacks = false;
-    await sleep(400);
+    await clock.advance(10 * 100);
     expect(s.requestsTo(CALLBACK)).toHaveLength(seen);
     expect(await r.spilledCount()).toBe(1);
   });

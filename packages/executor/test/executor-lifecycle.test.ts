@@ -28,6 +28,7 @@ import {
 import { startTestServer } from '@tickwheel/test-fixtures/test-server';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from './helpers/clock.js';
 
 let fx: ExecutorFixture | undefined;
 
@@ -193,8 +194,9 @@ describe('results by protocol generation', () => {
   });
 
   it('a result no server accepted is kept and re-sent, and the run log says so', async () => {
+    const clock = new ManualClock();
     fx = await startExecutor((ex) => ex.handle('hello', async () => 'late'), {
-      internal: { callbackRetryIntervalMs: 200 },
+      internal: { callbackRetryIntervalMs: 200, clock },
     });
     fx.server.refuseCallbacks = true;
     const logId = freshLogId();
@@ -209,6 +211,7 @@ describe('results by protocol generation', () => {
     for (let i = 0; i < 200 && !(await readLog()).includes('callback not delivered'); i++) await sleep(20);
     expect(await readLog()).toMatch(/callback not delivered \(.*refused by test.*\); kept in the spill file/);
     fx.server.refuseCallbacks = false;
+    await clock.advance(200);
     expect(await fx.server.callbackFor(logId)).toMatchObject({ handleCode: 200, handleMsg: 'late' });
   });
 

@@ -8,6 +8,7 @@ import { MAX_HANDLE_MSG_LENGTH, WireMessages } from '@tickwheel/protocol';
 import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
 import { type ExecutorFixture, sleep, startExecutor, until } from '@tickwheel/test-fixtures/executor-fixture';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from './helpers/clock.js';
 
 let fx: ExecutorFixture | undefined;
 
@@ -154,11 +155,14 @@ describe('repeated logIds', () => {
   });
 
   it('an accepted logId is forgotten after its time to be remembered', async () => {
-    const { fx } = await startWithGates({ internal: { acceptedLogIdTtlMs: 100 } });
+    const clock = new ManualClock();
+    const { fx } = await startWithGates({ internal: { acceptedLogIdTtlMs: 100, clock } });
     const logId = freshLogId();
     await fx.call('run', trigger({ jobId: 24, logId }));
     expect((await fx.call('run', trigger({ jobId: 24, logId }))).returnT.code).toBe(500);
-    await sleep(150);
+    await clock.advance(99);
+    expect((await fx.call('run', trigger({ jobId: 24, logId }))).returnT.code).toBe(500);
+    await clock.advance(1);
     expect((await fx.call('run', trigger({ jobId: 24, logId }))).returnT.code).toBe(200);
   });
 });
@@ -309,18 +313,26 @@ describe('lane lifecycle', () => {
 
   it('an idle lane is released (destroy hook) and a later run opens a new one (init hook)', async () => {
     const hooks: string[] = [];
+    const clock = new ManualClock();
     fx = await startExecutor(
       (ex) =>
         ex.handle('hooked', async () => 'ok', {
           init: () => void hooks.push('init'),
           destroy: () => void hooks.push('destroy'),
         }),
-      { internal: { laneIdleMs: 200 } },
+      { internal: { laneIdleMs: 200, clock } },
     );
     const first = freshLogId();
     await fx.call('run', trigger({ jobId: 21, logId: first, executorHandler: 'hooked' }));
     await fx.server.callbackFor(first);
     expect(hooks).toEqual(['init']);
+    // The lane's idle timer is one of the clock's; it must still be set just before it is due.
+    const timers = clock.pendingTimers;
+    await clock.advance(199);
+    expect(clock.pendingTimers).toBe(timers);
+    expect(hooks).toEqual(['init']);
+    await clock.advance(1);
+    expect(clock.pendingTimers).toBe(timers - 1);
     await until(() => hooks.length === 2, 3_000, 'the lane to be released');
     expect(hooks).toEqual(['init', 'destroy']);
     const second = freshLogId();

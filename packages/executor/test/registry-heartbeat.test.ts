@@ -3,14 +3,17 @@ import type { ProtocolGeneration } from '@tickwheel/protocol';
 import { MAX_REGISTRY_HANDLERS } from '@tickwheel/protocol';
 import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { type Logger, pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Clock } from '../src/clock.js';
 import { RegistryHeartbeat } from '../src/registry-heartbeat.js';
 import { ServerClient } from '../src/server-client.js';
+import { ManualClock } from './helpers/clock.js';
 
 const ADDRESS = 'http://127.0.0.1:9999/';
 const expectedParam = { registryGroup: 'EXECUTOR', registryKey: 'orders', registryValue: ADDRESS };
 const servers: TestServer[] = [];
 const heartbeats: RegistryHeartbeat[] = [];
+const INTERVAL = 30_000;
 
 afterEach(async () => {
   await Promise.all(heartbeats.splice(0).map((h) => h.stop()));
@@ -30,6 +33,7 @@ function heartbeat(
     logger?: Logger;
     protocol?: ProtocolGeneration;
     handlerNames?: () => Iterable<string>;
+    clock?: Clock;
   } = {},
 ): RegistryHeartbeat {
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -47,6 +51,7 @@ function heartbeat(
     address: ADDRESS,
     intervalMs: options.intervalMs,
     handlerNames: options.handlerNames,
+    ...(options.clock ? { clock: options.clock } : {}),
     logger,
   });
   heartbeats.push(h);
@@ -79,25 +84,45 @@ describe('RegistryHeartbeat', () => {
     expect(b.registrations).toEqual([expectedParam]);
   });
 
-  it('registers again on every interval', async () => {
+  it('registers again on every interval, not before', async () => {
     const s = await server();
-    heartbeat([s.address], { intervalMs: 100 }).start();
-    await s.waitFor(() => s.registrations.length >= 4, 5_000, 'four registrations');
+    const clock = new ManualClock();
+    const h = heartbeat([s.address], { intervalMs: INTERVAL, clock });
+    h.start();
+    // Shares the start's beat, so the timer's beat below is not folded into it.
+    await h.beat();
+    expect(s.registrations).toHaveLength(1);
+    const beats = vi.spyOn(h, 'beat');
+    await clock.advance(INTERVAL - 1);
+    expect(beats).not.toHaveBeenCalled();
+    await clock.advance(1);
+    expect(beats).toHaveBeenCalledTimes(1);
+    await s.waitFor(() => s.registrations.length === 2, 5_000, 'the second registration');
+    await clock.advance(INTERVAL - 1);
+    expect(beats).toHaveBeenCalledTimes(1);
+    await clock.advance(1);
+    expect(beats).toHaveBeenCalledTimes(2);
+    await h.stop();
+    expect(s.registrations).toHaveLength(3);
   });
 
   it('sends registryRemove to every server on stop and beats no more', async () => {
     const a = await server();
     const b = await server();
-    const h = heartbeat([a.address, b.address], { intervalMs: 100 });
+    const clock = new ManualClock();
+    const h = heartbeat([a.address, b.address], { intervalMs: INTERVAL, clock });
     h.start();
     await a.waitFor(() => a.registrations.length >= 1, 5_000);
+    expect(clock.pendingTimers).toBe(1);
     const outcomes = await h.stop();
     expect(outcomes.every((o) => o.ok)).toBe(true);
     expect(a.removals).toEqual([expectedParam]);
     expect(b.removals).toEqual([expectedParam]);
-    const registrations = a.registrations.length;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(a.registrations).toHaveLength(registrations);
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(10 * INTERVAL);
+    await h.beat();
+    // Only the start's registration and the explicit beat: no timer beat after the stop.
+    expect(a.registrations).toHaveLength(2);
   });
 
   it('sends registryRemove only after a registration in flight has been answered', async () => {
@@ -114,10 +139,18 @@ describe('RegistryHeartbeat', () => {
     await down.stop();
     const up = await server();
     const { logger, records } = recordingLogger();
-    const h = heartbeat([down.address, up.address], { intervalMs: 100, logger });
+    const clock = new ManualClock();
+    const h = heartbeat([down.address, up.address], { intervalMs: INTERVAL, logger, clock });
     h.start();
-    await up.waitFor(() => up.registrations.length >= 3, 5_000, 'three registrations');
-    const warnings = records.filter((r) => r.level === 40 && r.server === down.address);
+    await h.beat();
+    await clock.advance(INTERVAL);
+    await h.beat();
+    await clock.advance(INTERVAL);
+    await h.stop();
+    expect(up.registrations).toHaveLength(3);
+    const warnings = records.filter(
+      (r) => r.level === 40 && r.server === down.address && /registry not accepted/.test(r.msg),
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.msg).toMatch(/registry not accepted/);
   });
@@ -126,12 +159,16 @@ describe('RegistryHeartbeat', () => {
     const down = await startTestServer();
     await down.stop();
     const { logger, records } = recordingLogger();
-    const h = heartbeat([down.address], { intervalMs: 100, logger });
+    const clock = new ManualClock();
+    const h = heartbeat([down.address], { intervalMs: INTERVAL, logger, clock });
     h.start();
-    await new Promise((r) => setTimeout(r, 150));
+    await h.beat();
     const back = await server({ port: down.port });
-    await back.waitFor(() => back.registrations.length >= 1, 5_000);
-    await new Promise((r) => setTimeout(r, 20));
+    await clock.advance(INTERVAL - 1);
+    expect(back.registrations).toHaveLength(0);
+    await clock.advance(1);
+    await h.stop();
+    expect(back.registrations).toHaveLength(1);
     expect(records.some((r) => r.level === 30 && r.msg === 'registry accepted again')).toBe(true);
   });
 
