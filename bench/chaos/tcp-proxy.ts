@@ -10,7 +10,7 @@
  *
  * It also knows the local port of each of its connections to the database, so the harness can
  * tell the node's sessions in `pg_stat_activity` / `information_schema.PROCESSLIST`.
- * (packages/server/test/helpers/tcp-proxy.ts is the tests' version; bench cannot import tests.)
+ * (@tickwheel/test-fixtures/tcp-proxy is the tests' version, TypeScript that only vitest runs.)
  */
 import net from 'node:net';
 
