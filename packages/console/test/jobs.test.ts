@@ -123,6 +123,9 @@ describe('console: jobs', () => {
     await open('/jobs');
     await page.getByRole('button', { name: 'New job' }).click();
     await page.waitForURL(/\/jobs\/new/);
+    // The URL changes before the form's page has replaced the list, whose App filter would
+    // otherwise take the choice below.
+    await page.getByLabel('Name', { exact: true }).waitFor();
 
     await choose(page, 'App', APP_NAME, APP_NAME);
     await page.getByLabel('Name', { exact: true }).fill(JOB_NAME);

@@ -163,6 +163,9 @@ describe('console: workflows', () => {
     await open('/workflows');
     await page.getByRole('button', { name: 'New workflow' }).click();
     await page.waitForURL(/\/workflows\/new/);
+    // The URL changes before the editor has replaced the list, whose App filter would otherwise
+    // take the choice below.
+    await page.getByLabel('Name', { exact: true }).waitFor();
     await choose(page, 'App', APP_NAME, APP_NAME);
     await page.getByLabel('Name', { exact: true }).fill(WORKFLOW_NAME);
 
