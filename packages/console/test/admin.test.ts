@@ -246,7 +246,8 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
       await dialog()
         .getByTestId('channel-test-result')
         .getByText('The channel took the test alarm')
-        .waitFor();
+        // A real send to the receiver, through the server: slower than a page change under load.
+        .waitFor({ timeout: 25_000 });
       await dialog().getByRole('button', { name: 'Close' }).last().click();
       await dialog().waitFor({ state: 'hidden' });
     };
@@ -284,7 +285,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await formItem('Name').getByText('an alarm channel named ops-webhook-2 exists already').waitFor();
     await dialog().getByRole('button', { name: 'Cancel' }).click();
     await dialog().waitFor({ state: 'hidden' });
-  });
+  }, 60_000);
 
   it('records the user creation in the audit list, and filters it by target type', async () => {
     const bob = (await users()).find((user) => user.username === BOB)!;

@@ -279,8 +279,22 @@ describe('console: fire records', () => {
       expect(await notice.textContent()).toBe(
         `The executor at ${xxl.address} is an XXL-JOB executor: its kill acts on the whole job. It stops the job's running run there and drops every run of the job queued there, and each of them ends as killed.`,
       );
-      await confirm.getByRole('button', { name: 'Cancel' }).click();
-      await confirm.waitFor({ state: 'detached' });
+      // The question's text comes after it opened and redraws it: a click that landed on the
+      // redrawn button is made again until the question is gone.
+      await expect
+        .poll(
+          async () => {
+            if ((await confirm.count()) > 0) {
+              await confirm
+                .getByRole('button', { name: 'Cancel' })
+                .click({ timeout: 1_000 })
+                .catch(() => {});
+            }
+            return confirm.count();
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(0);
       // Nothing was killed: the question was only asked.
       expect(xxl.calls).not.toContain('/kill');
       expect((await getFire(platform, fireId)).status).toBe('dispatched');
