@@ -74,9 +74,15 @@ export function exitCodeOf(err: ApiError): ExitCode {
   return err.status === 0 ? EXIT_CODES.unreachable : exitCodeOfStatus(err.status);
 }
 
-/** A `does not exist` of the CLI's own (a name no app has), exiting as the API's 404 does. */
-export function notFound(message: string): ApiError {
-  return new ApiError(message, { status: 404, code: 'TW_ERR_NOT_FOUND' });
+/**
+ * A `does not exist` of the CLI's own (a name no app has), exiting as the API's 404 does, with
+ * the code the API gives the same miss (`TW_ERR_UNKNOWN_APP` for an app).
+ */
+export function notFound(
+  message: string,
+  code: 'TW_ERR_NOT_FOUND' | 'TW_ERR_UNKNOWN_APP' | 'TW_ERR_UNKNOWN_JOB' = 'TW_ERR_NOT_FOUND',
+): ApiError {
+  return new ApiError(message, { status: 404, code });
 }
 
 /** Names the server and the flag to check when the request got no answer. */

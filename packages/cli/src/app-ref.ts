@@ -9,7 +9,7 @@ export async function resolveApp(client: ApiClient, ref: string): Promise<App> {
   if (/^\d+$/.test(ref))
     return call(client.GET('/api/v1/apps/{id}', { params: { path: { id: Number(ref) } } }));
   const found = await findAppByName(client, ref);
-  if (found === undefined) throw notFound(`app ${ref} does not exist`);
+  if (found === undefined) throw notFound(`app ${ref} does not exist`, 'TW_ERR_UNKNOWN_APP');
   return found;
 }
 

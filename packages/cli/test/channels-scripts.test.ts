@@ -7,6 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { storeOf } from '@tickwheel/server/internal';
 import { type HttpReceiver, startHttpReceiver } from '@tickwheel/test-fixtures/alarm-receivers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCliBuilt } from './helpers/cli-process.js';
@@ -53,7 +54,7 @@ beforeAll(async () => {
   );
   dir = await mkdtemp(path.join(os.tmpdir(), 'tw-cli-scripts-'));
   appId = (
-    await rest.server.store.apps.createApp(
+    await storeOf(rest.server).apps.createApp(
       { appName: 'cli-scripts', title: 'Scripts', addressType: 'AUTO' },
       Date.now(),
     )
@@ -127,7 +128,7 @@ describe('tickwheel channel', { timeout: 60_000 }, () => {
       ['channel', 'update', 'cli-hook-2', '--enable', '--set', `url=${receiver.url}/ok/v2`],
       rest.env,
     );
-    const stored = await rest.server.store.alarmChannels.findAlarmChannelById(hookId);
+    const stored = await storeOf(rest.server).alarmChannels.findAlarmChannelById(hookId);
     expect(JSON.parse(stored!.config)).toEqual({ url: `${receiver.url}/ok/v2`, secret: 's3cret' });
     expect(stored!.enabled).toBe(1);
 
@@ -210,7 +211,7 @@ describe('tickwheel channel', { timeout: 60_000 }, () => {
 
 describe('tickwheel script', { timeout: 60_000 }, () => {
   it('saves files as script versions, lists them, shows one byte for byte and restores an older one', async () => {
-    const job = await rest.server.store.jobs.createJob(
+    const job = await storeOf(rest.server).jobs.createJob(
       { app_id: appId, name: 'nightly cleanup', glue_type: 'GLUE_SHELL', glue_source: 'echo 0\n' },
       Date.now(),
     );
@@ -277,7 +278,7 @@ describe('tickwheel script', { timeout: 60_000 }, () => {
   });
 
   it('says what is wrong: unknown version or job (exit 5), a BEAN job without --type (exit 1), no file (exit 2)', async () => {
-    const bean = await rest.server.store.jobs.createJob(
+    const bean = await storeOf(rest.server).jobs.createJob(
       { app_id: appId, name: 'bean job', executor_handler: 'report' },
       Date.now(),
     );

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { storeOf } from '@tickwheel/server/internal';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCliBuilt } from './helpers/cli-process.js';
@@ -248,8 +249,8 @@ async function usersByName(rest: RestServer): Promise<Map<string, User>> {
 }
 
 async function scriptVersions(rest: RestServer, jobId: number) {
-  return rest.server.store.db
-    .selectFrom('job_glue')
+  return storeOf(rest.server)
+    .db.selectFrom('job_glue')
     .select(['glue_type', 'glue_source', 'glue_remark'])
     .where('job_id', '=', jobId)
     .orderBy('id')

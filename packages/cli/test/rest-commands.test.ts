@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { storeOf } from '@tickwheel/server/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCliBuilt } from './helpers/cli-process.js';
 import {
@@ -50,7 +51,7 @@ let executor: TestExecutor;
 beforeAll(async () => {
   assertCliBuilt();
   rest = await startRestServer();
-  await rest.server.store.apps.createApp(
+  await storeOf(rest.server).apps.createApp(
     { appName: 'cli-exec', title: 'CLI tests', addressType: 'AUTO' },
     Date.now(),
   );
@@ -418,6 +419,15 @@ describe('exit codes', { timeout: 60_000 }, () => {
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr)).toEqual({
       error: { code: 'TW_ERR_NOT_FOUND', message: 'fire 987654 does not exist' },
+    });
+  });
+
+  it('names an app no one has with the API’s code for it, TW_ERR_UNKNOWN_APP', async () => {
+    const json = await cli(['job', 'list', '--app', 'no-such-app', '--json'], rest.env);
+
+    expect(json.code).toBe(5);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: { code: 'TW_ERR_UNKNOWN_APP', message: 'app no-such-app does not exist' },
     });
   });
 

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { storeOf } from '@tickwheel/server/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCliBuilt } from './helpers/cli-process.js';
 import {
@@ -55,7 +56,7 @@ beforeAll(async () => {
   assertCliBuilt();
   rest = await startRestServer();
   dir = await mkdtemp(path.join(tmpdir(), 'tw-cli-workflows-'));
-  await rest.server.store.apps.createApp(
+  await storeOf(rest.server).apps.createApp(
     { appName: 'wf-exec', title: 'Workflows', addressType: 'AUTO' },
     Date.now(),
   );

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
 import { APP_NAME, type Platform, startPlatform, waitFor } from './helpers/platform.js';
 import { screenshot, screenshotBothLanguages } from './helpers/screenshot.js';
+import { tick } from './helpers/tick.js';
 
 const BOB = 'bob';
 const BOB_PASSWORD = 'bob-first-password';
@@ -141,7 +142,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
   it('changes a user’s role, deletes another after confirmation, and never offers to delete yourself', async () => {
     await page.getByRole('button', { name: `Edit ${BOB}` }).click();
     await expect(dialog().getByLabel('Username').isDisabled()).resolves.toBe(true);
-    await dialog().getByLabel('Administrator').check();
+    await tick(dialog().getByLabel('Administrator'));
     // An admin holds every app: the per-app field leaves the form (once React has re-rendered).
     await dialog().getByLabel('Apps').waitFor({ state: 'detached' });
     await expect(dialog().getByLabel('Apps').count()).resolves.toBe(0);
@@ -175,7 +176,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await goto('users');
     await page.getByRole('button', { name: `Edit ${DAVE}` }).click();
     await dialog().getByLabel('New password', { exact: true }).fill(DAVE_NEW_PASSWORD);
-    await dialog().getByLabel("Also revoke the user's API tokens").check();
+    await tick(dialog().getByLabel("Also revoke the user's API tokens"));
     await dialog().getByRole('button', { name: 'Save' }).click();
     await dialog().waitFor({ state: 'hidden' });
 

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
 import { APP_NAME, type Platform, startPlatform, waitFor } from './helpers/platform.js';
+import { tick } from './helpers/tick.js';
 
 const OWN_APP = 'e2e-own-token';
 const COMPAT_APP = 'e2e-compat-token';
@@ -117,7 +118,7 @@ describe('console: app executor tokens', () => {
     const form = page.getByRole('dialog');
     await form.getByLabel('App name').fill(COMPAT_APP);
     await form.getByLabel('Title').fill('Compatibility app');
-    await form.getByLabel('Use the installation-wide token (compatibility mode)').check();
+    await tick(form.getByLabel('Use the installation-wide token (compatibility mode)'));
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'detached' });
     await page.getByText(`App ${COMPAT_APP} created`).waitFor();
@@ -179,7 +180,7 @@ describe('console: app executor tokens', () => {
       .filter({ hasText: `Rotate the executor token of ${ROTATED_APP}` });
     await confirm.getByText('The old token stays valid').waitFor();
     await expect(confirm.getByLabel('for 24 hours').isChecked()).resolves.toBe(true);
-    await confirm.getByLabel('for 7 days').check();
+    await tick(confirm.getByLabel('for 7 days'));
     const asked = Date.now();
     await confirm.getByRole('button', { name: 'Rotate' }).click();
     await confirm.waitFor({ state: 'detached' });
@@ -202,7 +203,7 @@ describe('console: app executor tokens', () => {
     // Rotate again, ending the replaced token now: only the newest one works.
     await row.getByRole('button', { name: `Rotate token ${ROTATED_APP}` }).click();
     const again = page.getByRole('dialog').filter({ hasText: `Rotate the executor token of ${ROTATED_APP}` });
-    await again.getByLabel('no, it stops working now').check();
+    await tick(again.getByLabel('no, it stops working now'));
     await again.getByText('Executors using the old token are refused at once').waitFor();
     await again.getByRole('button', { name: 'Rotate' }).click();
     await again.waitFor({ state: 'detached' });
@@ -231,7 +232,7 @@ describe('console: app executor tokens', () => {
       .click();
     const confirm = page.getByRole('dialog');
     await confirm.getByText('Its executors may keep using the installation-wide token').waitFor();
-    await confirm.getByLabel('for 1 hour').check();
+    await tick(confirm.getByLabel('for 1 hour'));
     await confirm.getByRole('button', { name: 'Rotate' }).click();
     const token = await tokenShown(page, COMPAT_APP);
     await closeTokenDialog(page);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
 import { APP_NAME, type Platform, startPlatform } from './helpers/platform.js';
 import { screenshot } from './helpers/screenshot.js';
+import { tick } from './helpers/tick.js';
 
 const NEW_APP = 'e2e-manual-app';
 
@@ -70,7 +71,7 @@ describe('console: apps', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('App name').fill(NEW_APP);
     await dialog.getByLabel('Title').fill('Manual <b>app</b>');
-    await dialog.getByLabel('Manual').check();
+    await tick(dialog.getByLabel('Manual'));
     // The form asks for an address before asking the server.
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText('A manual app needs at least one executor address').waitFor();

@@ -31,8 +31,8 @@ export interface CallbackRelayOptions {
   protocol: ProtocolGeneration;
   /** Folder of the spill files; created when first needed. Give each executor process its own. */
   spillDir: string;
-  /** Period of the re-send of spilled results; default 30 s as XXL-JOB. */
-  retryIntervalMs?: number;
+  /** Period of the re-send of spilled results (the executor's `internal.callbackRetryIntervalMs`). */
+  retryIntervalMs: number;
   /** How long a result waits for others to share its request; default 10 ms. */
   batchDelayMs?: number;
   /** Most results in one request; default 500. */
@@ -59,7 +59,6 @@ export type CallbackDelivery =
   /** `spilled` is false only when the spill file could not be written; the result is then kept in memory. */
   | { delivered: false; spilled: boolean; reason: string };
 
-export const DEFAULT_CALLBACK_RETRY_INTERVAL_MS = 30_000;
 export const DEFAULT_CALLBACK_BATCH_DELAY_MS = 10;
 export const DEFAULT_CALLBACK_MAX_BATCH = 500;
 export const DEFAULT_CALLBACK_MAX_BATCH_BYTES = 4 * 1024 * 1024;
@@ -81,7 +80,8 @@ interface QueuedResult {
 
 /**
  * @example
- * const relay = new CallbackRelay({ client, protocol: 'G2', spillDir: path.join(logDir, 'callbacklog') });
+ * const relay = new CallbackRelay({ client, protocol: 'G2', spillDir: path.join(logDir, 'callbacklog'),
+ *   retryIntervalMs: 30_000 });
  * relay.start();
  * const delivery = await relay.push({ logId, logDateTim, handleCode: 200, handleMsg: null });
  * await relay.stop();
@@ -112,7 +112,7 @@ export class CallbackRelay {
     this.client = options.client;
     this.protocol = options.protocol;
     this.spillDir = options.spillDir;
-    this.retryIntervalMs = options.retryIntervalMs ?? DEFAULT_CALLBACK_RETRY_INTERVAL_MS;
+    this.retryIntervalMs = options.retryIntervalMs;
     this.batchDelayMs = options.batchDelayMs ?? DEFAULT_CALLBACK_BATCH_DELAY_MS;
     this.maxBatch = options.maxBatch ?? DEFAULT_CALLBACK_MAX_BATCH;
     this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_CALLBACK_MAX_BATCH_BYTES;

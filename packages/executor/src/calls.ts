@@ -15,6 +15,7 @@ import {
   parseIdleBeatParam,
   parseKillParam,
   parseLogParam,
+  parseTriggerParam,
   type ReturnT,
   returnFail,
   returnSuccess,
@@ -22,7 +23,6 @@ import {
   type TriggerParam,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
-import { readTriggerParam } from './trigger-param.js';
 
 /** What a call asks the executor to do, one method per call. */
 export interface ExecutorCalls {
@@ -69,7 +69,7 @@ export function createCallAnswerer(calls: ExecutorCalls, logger: Logger): CallAn
   ): ReturnT<unknown> | Promise<ReturnT<unknown>> {
     switch (call) {
       case 'run':
-        return calls.run(readTriggerParam(body));
+        return calls.run(parseTriggerParam(body));
       case 'runBatch':
         return runBatch(body);
       case 'idleBeat':
@@ -107,7 +107,7 @@ export function createCallAnswerer(calls: ExecutorCalls, logger: Logger): CallAn
 
   function runOne(item: unknown): RunAnswer | Promise<RunAnswer> {
     try {
-      const answer = calls.run(readTriggerParam(item));
+      const answer = calls.run(parseTriggerParam(item));
       if (answer instanceof Promise) return answer.then(({ code, msg }) => ({ code, msg }));
       return { code: answer.code, msg: answer.msg };
     } catch (err) {

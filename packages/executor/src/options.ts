@@ -195,27 +195,63 @@ export interface ResolvedOptions {
   clock: Clock;
 }
 
-export const DEFAULT_PORT = 9999;
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_LOG_DIR = 'tickwheel-logs';
-export const DEFAULT_LOG_RETENTION_DAYS = 30;
-export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
-export const DEFAULT_SERVER_CALL_TIMEOUT_MS = 3_000;
-export const DEFAULT_LANE_IDLE_MS = 90_000;
-export const DEFAULT_CALLBACK_RETRY_INTERVAL_MS = 30_000;
+/** Longest a Node.js timer waits. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A numeric option's schema (JSON Schema's words): its range and its default. */
+interface IntegerSchema {
+  readonly type: 'integer';
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly default: number;
+}
+
+const integer = (minimum: number, maximum: number, fallback: number): IntegerSchema => ({
+  type: 'integer',
+  minimum,
+  maximum,
+  default: fallback,
+});
+
 /**
- * A server re-sends `run` only around its own crash or a network retry, minutes at most, so an
- * hour of memory covers the at-most-once guarantee while 100k ids (a few MB) bounds the memory
- * of an executor that runs many jobs a second.
+ * The schema of the executor's options: each default and each numeric range, written once here;
+ * `resolveOptions()` checks every option against it. An option of another kind (URLs, the token,
+ * the script user) has a check of its own below.
  */
-export const DEFAULT_ACCEPTED_LOG_ID_TTL_MS = 60 * 60 * 1000;
-export const DEFAULT_ACCEPTED_LOG_ID_LIMIT = 100_000;
-export const DEFAULT_WORKER_STOP_GRACE_MS = 200;
-/**
- * The server pings a pull connection every 15 s: three pings missed in a row mean the connection
- * is gone (a half-open TCP connection, a NAT that forgot it) even though no close came.
- */
-export const DEFAULT_PULL_SILENCE_MS = 3 * PULL_PING_INTERVAL_MS;
+export const EXECUTOR_OPTIONS_SCHEMA = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: integer(0, 65_535, 9999),
+  /** Relative to the working directory. */
+  logDir: { type: 'string', default: 'tickwheel-logs' },
+  logRetentionDays: integer(0, 36_500, 30),
+  protocol: { type: 'string', enum: PROTOCOL_GENERATIONS, default: 'G2' },
+  insecure: { type: 'boolean', default: false },
+  enableScripts: { type: 'boolean', default: false },
+  stopTimeoutMs: integer(0, 24 * 3_600_000, 10_000),
+  serverCallTimeoutMs: integer(1, 600_000, 3_000),
+  internal: {
+    /** XXL-JOB's 30 polls of 3 s. */
+    laneIdleMs: integer(1, MAX_TIMER_MS, 90_000),
+    heartbeatIntervalMs: integer(1, MAX_TIMER_MS, BEAT_INTERVAL_MS),
+    /** 30 s, as XXL-JOB re-sends its failed callbacks. */
+    callbackRetryIntervalMs: integer(1, MAX_TIMER_MS, 30_000),
+    /**
+     * A server re-sends `run` only around its own crash or a network retry, minutes at most, so an
+     * hour of memory covers the at-most-once guarantee while 100k ids (a few MB) bounds the memory
+     * of an executor that runs many jobs a second.
+     */
+    acceptedLogIdTtlMs: integer(1, MAX_TIMER_MS, 60 * 60 * 1000),
+    acceptedLogIdLimit: integer(1, 10_000_000, 100_000),
+    workerStopGraceMs: integer(0, 60_000, 200),
+    /**
+     * The server pings a pull connection every 15 s: three pings missed in a row mean the
+     * connection is gone (a half-open TCP connection, a NAT that forgot it) even though no close came.
+     */
+    pullSilenceMs: integer(1, MAX_TIMER_MS, 3 * PULL_PING_INTERVAL_MS),
+  },
+} as const;
+
+const S = EXECUTOR_OPTIONS_SCHEMA;
 
 /** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
 export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
@@ -223,7 +259,11 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     throw invalid('options', 'must be an object');
   }
   const internal = options.internal ?? {};
-  const insecure = optionalBoolean('insecure', options.insecure, false);
+  const int = (name: 'port' | 'logRetentionDays' | 'stopTimeoutMs' | 'serverCallTimeoutMs'): number =>
+    integerOption(name, options[name], S[name]);
+  const internalInt = (name: Exclude<keyof typeof S.internal, 'clock'>): number =>
+    integerOption(`internal.${name}`, internal[name], S.internal[name]);
+  const insecure = optionalBoolean('insecure', options.insecure, S.insecure.default);
   const logger = resolveLogger(options.logger);
   const accessToken = resolveAccessToken(options, insecure, logger);
   const serverAddresses = resolveServerAddresses(options.serverAddresses);
@@ -236,81 +276,27 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
     transport,
     redis: resolveRedis(options.redis, transport),
     host: resolveHost(options.host),
-    port: integerIn('port', options.port, DEFAULT_PORT, 0, 65_535),
+    port: int('port'),
     advertisedAddress:
       options.advertisedAddress === undefined
         ? undefined
         : httpUrl('advertisedAddress', options.advertisedAddress),
     logDir: resolveLogDir(options.logDir),
-    logRetentionDays: integerIn(
-      'logRetentionDays',
-      options.logRetentionDays,
-      DEFAULT_LOG_RETENTION_DAYS,
-      0,
-      36_500,
-    ),
+    logRetentionDays: int('logRetentionDays'),
     protocol: resolveProtocol(options.protocol),
-    enableScripts: optionalBoolean('enableScripts', options.enableScripts, false),
+    enableScripts: optionalBoolean('enableScripts', options.enableScripts, S.enableScripts.default),
     scriptEnv: resolveScriptEnv(options.scriptEnv),
     scriptUser: resolveScriptUser(options.uid, options.gid),
-    stopTimeoutMs: integerIn(
-      'stopTimeoutMs',
-      options.stopTimeoutMs,
-      DEFAULT_STOP_TIMEOUT_MS,
-      0,
-      24 * 3_600_000,
-    ),
-    serverCallTimeoutMs: integerIn(
-      'serverCallTimeoutMs',
-      options.serverCallTimeoutMs,
-      DEFAULT_SERVER_CALL_TIMEOUT_MS,
-      1,
-      600_000,
-    ),
+    stopTimeoutMs: int('stopTimeoutMs'),
+    serverCallTimeoutMs: int('serverCallTimeoutMs'),
     logger,
-    laneIdleMs: integerIn('internal.laneIdleMs', internal.laneIdleMs, DEFAULT_LANE_IDLE_MS, 1, 2 ** 31 - 1),
-    heartbeatIntervalMs: integerIn(
-      'internal.heartbeatIntervalMs',
-      internal.heartbeatIntervalMs,
-      BEAT_INTERVAL_MS,
-      1,
-      2 ** 31 - 1,
-    ),
-    callbackRetryIntervalMs: integerIn(
-      'internal.callbackRetryIntervalMs',
-      internal.callbackRetryIntervalMs,
-      DEFAULT_CALLBACK_RETRY_INTERVAL_MS,
-      1,
-      2 ** 31 - 1,
-    ),
-    acceptedLogIdTtlMs: integerIn(
-      'internal.acceptedLogIdTtlMs',
-      internal.acceptedLogIdTtlMs,
-      DEFAULT_ACCEPTED_LOG_ID_TTL_MS,
-      1,
-      2 ** 31 - 1,
-    ),
-    acceptedLogIdLimit: integerIn(
-      'internal.acceptedLogIdLimit',
-      internal.acceptedLogIdLimit,
-      DEFAULT_ACCEPTED_LOG_ID_LIMIT,
-      1,
-      10_000_000,
-    ),
-    workerStopGraceMs: integerIn(
-      'internal.workerStopGraceMs',
-      internal.workerStopGraceMs,
-      DEFAULT_WORKER_STOP_GRACE_MS,
-      0,
-      60_000,
-    ),
-    pullSilenceMs: integerIn(
-      'internal.pullSilenceMs',
-      internal.pullSilenceMs,
-      DEFAULT_PULL_SILENCE_MS,
-      1,
-      2 ** 31 - 1,
-    ),
+    laneIdleMs: internalInt('laneIdleMs'),
+    heartbeatIntervalMs: internalInt('heartbeatIntervalMs'),
+    callbackRetryIntervalMs: internalInt('callbackRetryIntervalMs'),
+    acceptedLogIdTtlMs: internalInt('acceptedLogIdTtlMs'),
+    acceptedLogIdLimit: internalInt('acceptedLogIdLimit'),
+    workerStopGraceMs: internalInt('workerStopGraceMs'),
+    pullSilenceMs: internalInt('pullSilenceMs'),
     clock: internal.clock ?? systemClock,
   };
 }
@@ -490,7 +476,7 @@ function httpUrl(option: string, value: unknown): string {
 }
 
 function resolveHost(host: unknown): string {
-  if (host === undefined) return DEFAULT_HOST;
+  if (host === undefined) return S.host.default;
   if (typeof host !== 'string' || host.trim() === '' || /[\s/]/.test(host)) {
     throw invalid('host', 'must be a host name or an IP address');
   }
@@ -498,13 +484,13 @@ function resolveHost(host: unknown): string {
 }
 
 function resolveLogDir(logDir: unknown): string {
-  if (logDir === undefined) return path.resolve(DEFAULT_LOG_DIR);
+  if (logDir === undefined) return path.resolve(S.logDir.default);
   if (typeof logDir !== 'string' || logDir.trim() === '') throw invalid('logDir', 'must be a non-blank path');
   return path.resolve(logDir);
 }
 
 function resolveProtocol(protocol: unknown): ProtocolGeneration {
-  if (protocol === undefined) return 'G2';
+  if (protocol === undefined) return S.protocol.default;
   if (!(PROTOCOL_GENERATIONS as readonly unknown[]).includes(protocol)) {
     throw invalid('protocol', `must be one of ${PROTOCOL_GENERATIONS.join(', ')}`);
   }
@@ -525,6 +511,10 @@ function optionalBoolean(option: string, value: unknown, fallback: boolean): boo
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw invalid(option, 'must be true or false');
   return value;
+}
+
+function integerOption(option: string, value: unknown, schema: IntegerSchema): number {
+  return integerIn(option, value, schema.default, schema.minimum, schema.maximum);
 }
 
 function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {

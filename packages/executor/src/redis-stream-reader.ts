@@ -19,6 +19,7 @@ import {
   type PullAnswerFrame,
   type PullCallFrame,
   parsePullFrame,
+  parseTriggerParam,
   RUN_GROUP,
   returnFail,
   runStreamKey,
@@ -29,7 +30,6 @@ import {
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallAnswerer } from './calls.js';
-import { readTriggerParam } from './trigger-param.js';
 
 export interface RedisStreamReaderOptions {
   /** The Redis URL (`redis://host:6379`); validated by the options. */
@@ -258,7 +258,7 @@ export class RedisStreamReader {
   private takeRun(id: string, fields: Record<string, string>): void {
     let trigger: TriggerParam;
     try {
-      trigger = readTriggerParam(parseBody(fields.body));
+      trigger = parseTriggerParam(parseBody(fields.body));
     } catch (err) {
       this.refuseUnreadable(id, fields, (err as Error).message);
       return;

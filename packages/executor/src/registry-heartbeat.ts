@@ -7,7 +7,6 @@
  * Tickwheel server sees a restart at the same address at once.
  */
 import {
-  BEAT_INTERVAL_MS,
   executorRegistryParam,
   MAX_HANDLER_NAME_LENGTH,
   MAX_REGISTRY_HANDLERS,
@@ -26,8 +25,8 @@ export interface RegistryHeartbeatOptions {
   handlerNames?: () => Iterable<string>;
   /** This executor's instance id, sent in every registration (`instance`). Default none. */
   instance?: string;
-  /** Default 30 s, as XXL-JOB. */
-  intervalMs?: number;
+  /** Time between two beats (the executor's `internal.heartbeatIntervalMs`; 30 s by default, as XXL-JOB). */
+  intervalMs: number;
   /** The clock the beats are timed on. Default the system clock. */
   clock?: Clock;
   logger?: Logger;
@@ -64,7 +63,7 @@ export class RegistryHeartbeat {
     this.address = options.address;
     this.handlerNames = options.handlerNames ?? (() => []);
     this.instance = options.instance;
-    this.intervalMs = options.intervalMs ?? BEAT_INTERVAL_MS;
+    this.intervalMs = options.intervalMs;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
   }

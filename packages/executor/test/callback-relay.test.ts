@@ -2,12 +2,12 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import type { HandleCallbackParam, ProtocolGeneration } from '@tickwheel/protocol';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackRelay, type CallbackRelayOptions } from '../src/callback-relay.js';
 import { ServerClient } from '../src/server-client.js';
-import { ManualClock } from './helpers/clock.js';
 
 const silent = pino({ level: 'silent' });
 const CALLBACK = '/api/callback';
@@ -214,7 +214,7 @@ describe('CallbackRelay spill', () => {
   it('does not re-send results after a server accepted them', async () => {
     const s = await server();
     s.refuseCallbacks = true;
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const r = relay([s.address], { clock });
     r.start();
     await r.push(result(1));
@@ -239,7 +239,7 @@ describe('CallbackRelay spill', () => {
 
   it('re-sends spilled files oldest first', async () => {
     const down = await downServer();
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const first = relay([down.address], { clock });
     await first.push(result(1));
     await clock.advance(1);
@@ -301,7 +301,7 @@ describe('CallbackRelay stop', () => {
   it('stops re-sending once stopped', async () => {
     const s = await server();
     s.refuseCallbacks = true;
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const r = relay([s.address], { clock });
     r.start();
     await r.push(result(1));

@@ -25,10 +25,10 @@ import {
   tempDir,
   until,
 } from '@tickwheel/test-fixtures/executor-fixture';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { startTestServer } from '@tickwheel/test-fixtures/test-server';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from './helpers/clock.js';
 
 let fx: ExecutorFixture | undefined;
 
@@ -194,7 +194,7 @@ describe('results by protocol generation', () => {
   });
 
   it('a result no server accepted is kept and re-sent, and the run log says so', async () => {
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     fx = await startExecutor((ex) => ex.handle('hello', async () => 'late'), {
       internal: { callbackRetryIntervalMs: 200, clock },
     });

@@ -7,8 +7,8 @@ import type { JobContext, StopReason } from '@tickwheel/executor';
 import { MAX_HANDLE_MSG_LENGTH, WireMessages } from '@tickwheel/protocol';
 import { freshLogId, trigger } from '@tickwheel/test-fixtures/executor-client';
 import { type ExecutorFixture, sleep, startExecutor, until } from '@tickwheel/test-fixtures/executor-fixture';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from './helpers/clock.js';
 
 let fx: ExecutorFixture | undefined;
 
@@ -155,7 +155,7 @@ describe('repeated logIds', () => {
   });
 
   it('an accepted logId is forgotten after its time to be remembered', async () => {
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const { fx } = await startWithGates({ internal: { acceptedLogIdTtlMs: 100, clock } });
     const logId = freshLogId();
     await fx.call('run', trigger({ jobId: 24, logId }));
@@ -313,7 +313,7 @@ describe('lane lifecycle', () => {
 
   it('an idle lane is released (destroy hook) and a later run opens a new one (init hook)', async () => {
     const hooks: string[] = [];
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     fx = await startExecutor(
       (ex) =>
         ex.handle('hooked', async () => 'ok', {

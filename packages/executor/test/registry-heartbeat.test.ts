@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
-import { MAX_REGISTRY_HANDLERS } from '@tickwheel/protocol';
+import { BEAT_INTERVAL_MS, MAX_REGISTRY_HANDLERS } from '@tickwheel/protocol';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { startTestServer, type TestServer } from '@tickwheel/test-fixtures/test-server';
 import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../src/clock.js';
 import { RegistryHeartbeat } from '../src/registry-heartbeat.js';
 import { ServerClient } from '../src/server-client.js';
-import { ManualClock } from './helpers/clock.js';
 
 const ADDRESS = 'http://127.0.0.1:9999/';
 const expectedParam = { registryGroup: 'EXECUTOR', registryKey: 'orders', registryValue: ADDRESS };
@@ -49,7 +49,7 @@ function heartbeat(
     client,
     appName: 'orders',
     address: ADDRESS,
-    intervalMs: options.intervalMs,
+    intervalMs: options.intervalMs ?? BEAT_INTERVAL_MS,
     handlerNames: options.handlerNames,
     ...(options.clock ? { clock: options.clock } : {}),
     logger,
@@ -86,7 +86,7 @@ describe('RegistryHeartbeat', () => {
 
   it('registers again on every interval, not before', async () => {
     const s = await server();
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const h = heartbeat([s.address], { intervalMs: INTERVAL, clock });
     h.start();
     // Shares the start's beat, so the timer's beat below is not folded into it.
@@ -109,7 +109,7 @@ describe('RegistryHeartbeat', () => {
   it('sends registryRemove to every server on stop and beats no more', async () => {
     const a = await server();
     const b = await server();
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const h = heartbeat([a.address, b.address], { intervalMs: INTERVAL, clock });
     h.start();
     await a.waitFor(() => a.registrations.length >= 1, 5_000);
@@ -139,7 +139,7 @@ describe('RegistryHeartbeat', () => {
     await down.stop();
     const up = await server();
     const { logger, records } = recordingLogger();
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const h = heartbeat([down.address, up.address], { intervalMs: INTERVAL, logger, clock });
     h.start();
     await h.beat();
@@ -159,7 +159,7 @@ describe('RegistryHeartbeat', () => {
     const down = await startTestServer();
     await down.stop();
     const { logger, records } = recordingLogger();
-    const clock = new ManualClock();
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
     const h = heartbeat([down.address], { intervalMs: INTERVAL, logger, clock });
     h.start();
     await h.beat();

@@ -1,12 +1,13 @@
 /**
  * @tickwheel/protocol — the server⇄executor wire protocol (XXL-JOB compatible), the shared
- * enums, the error catalogue and schedule arithmetic.
+ * enums, a job's defaults, the error catalogue and schedule arithmetic.
  */
 export * from './access-tokens.js';
 export * from './constants.js';
 export * from './enums.js';
 export * from './errors.js';
 export * from './executor-address.js';
+export * from './job-defaults.js';
 export * from './messages.js';
 export * from './pull.js';
 export * from './redis-transport.js';

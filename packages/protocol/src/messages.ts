@@ -2,7 +2,7 @@
  * The server⇄executor wire messages of PROTOCOL.md, with exact field names, and parsers that
  * accept every XXL-JOB generation (G1–G4) and normalise them to one shape.
  */
-import { z } from 'zod';
+import { type Static, type TSchema, Type } from 'typebox';
 import { isInstanceId, MAX_INSTANCE_ID_LENGTH } from './constants.js';
 import {
   BLOCK_STRATEGIES,
@@ -13,11 +13,28 @@ import {
 } from './enums.js';
 import { TickwheelError } from './errors.js';
 import { executorAddressProblem } from './executor-address.js';
-import { parseWith } from './validation.js';
+import { invalid, validatorOf } from './validation.js';
 import { WORKFLOW_LIMITS } from './workflows.js';
 
-const int = () => z.number().int();
-const long = () => z.number().int().min(0);
+/** A safe integer of at least `minimum`. */
+const int = (minimum = Number.MIN_SAFE_INTEGER) =>
+  Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER });
+const long = () => int(0);
+/** A field that may be missing or null. */
+const nullish = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+
+/**
+ * A parser for `schema`: the body as the schema's type when TypeBox's compiled check takes it,
+ * else a TickwheelError naming the first bad field (`what` names a body that is bad as a whole).
+ */
+function parser<T extends TSchema>(schema: T, what?: string) {
+  const validator = validatorOf(schema);
+  return (input: unknown, prefix?: string): Static<T> => {
+    if (validator.Check(input)) return input as Static<T>;
+    throw invalid(schema, input, { what, prefix });
+  };
+}
+
 /** XXL-JOB caps a handler's message at 50,000 characters. */
 export const MAX_HANDLE_MSG_LENGTH = 50_000;
 
@@ -69,69 +86,37 @@ export interface WorkflowUpstreamNode {
 
 const NODE_KEY_RULE = 'must be a workflow node key (a letter, then up to 63 letters, digits, _ and -)';
 
-const nullableString = () =>
-  z
-    .string()
-    .nullish()
-    .transform((v) => v ?? '');
+const NODE_KEY = WORKFLOW_LIMITS.keyPattern.source;
 
-const triggerParamSchema = z.object({
+const triggerParamSchema = Type.Object({
   jobId: int(),
-  executorHandler: nullableString(),
-  executorParams: nullableString(),
-  executorBlockStrategy: z
-    .enum(BLOCK_STRATEGIES)
-    .nullish()
-    .transform((v) => v ?? 'SERIAL_EXECUTION'),
-  executorTimeout: int()
-    .min(0)
-    .nullish()
-    .transform((v) => v ?? 0),
+  executorHandler: nullish(Type.String()),
+  executorParams: nullish(Type.String()),
+  executorBlockStrategy: nullish(Type.Enum(BLOCK_STRATEGIES)),
+  executorTimeout: nullish(int(0)),
   logId: long(),
-  logDateTime: long()
-    .nullish()
-    .transform((v) => v ?? 0),
-  glueType: z
-    .string()
-    .nullish()
-    .transform((v) => v ?? 'BEAN'),
-  glueSource: nullableString(),
-  glueUpdatetime: long()
-    .nullish()
-    .transform((v) => v ?? 0),
-  broadcastIndex: int()
-    .min(0)
-    .nullish()
-    .transform((v) => v ?? 0),
-  broadcastTotal: int()
-    .min(1)
-    .nullish()
-    .transform((v) => v ?? 1),
-  workflow: z
-    .object({
+  logDateTime: nullish(long()),
+  glueType: nullish(Type.String()),
+  glueSource: nullish(Type.String()),
+  glueUpdatetime: nullish(long()),
+  broadcastIndex: nullish(int(0)),
+  broadcastTotal: nullish(int(1)),
+  workflow: nullish(
+    Type.Object({
       runId: long(),
-      nodeKey: z.string().regex(WORKFLOW_LIMITS.keyPattern, NODE_KEY_RULE),
-      param: z
-        .string()
-        .nullish()
-        .transform((v) => v ?? null),
-      upstream: z
-        .record(
-          z.string().regex(WORKFLOW_LIMITS.keyPattern, NODE_KEY_RULE),
-          z.object({
-            status: z.string(),
-            output: z
-              .unknown()
-              .optional()
-              .transform((v) => v ?? null),
-          }),
-          { error: NODE_KEY_RULE },
-        )
-        .nullish()
-        .transform((v) => v ?? {}),
-    })
-    .nullish(),
+      nodeKey: Type.String({ pattern: NODE_KEY, patternReason: NODE_KEY_RULE }),
+      param: nullish(Type.String()),
+      upstream: nullish(
+        Type.Record(
+          Type.String({ pattern: NODE_KEY }),
+          Type.Object({ status: Type.String(), output: Type.Optional(Type.Unknown()) }),
+          { additionalProperties: false, keyReason: NODE_KEY_RULE },
+        ),
+      ),
+    }),
+  ),
 });
+const checkTriggerParam = parser(triggerParamSchema, 'TriggerParam');
 
 /**
  * Validates a `run`/`trigger` body. Missing optional fields take XXL-JOB's defaults; a `workflow`
@@ -139,7 +124,21 @@ const triggerParamSchema = z.object({
  * `{}` when missing, and each upstream node's `output` null when missing.
  */
 export function parseTriggerParam(body: unknown): TriggerParam {
-  const { workflow, ...p } = parseWith(triggerParamSchema, body, { what: 'TriggerParam' });
+  const b = checkTriggerParam(withoutProtoUpstream(body));
+  const p: TriggerParam = {
+    jobId: b.jobId,
+    executorHandler: b.executorHandler ?? '',
+    executorParams: b.executorParams ?? '',
+    executorBlockStrategy: b.executorBlockStrategy ?? 'SERIAL_EXECUTION',
+    executorTimeout: b.executorTimeout ?? 0,
+    logId: b.logId,
+    logDateTime: b.logDateTime ?? 0,
+    glueType: b.glueType ?? 'BEAN',
+    glueSource: b.glueSource ?? '',
+    glueUpdatetime: b.glueUpdatetime ?? 0,
+    broadcastIndex: b.broadcastIndex ?? 0,
+    broadcastTotal: b.broadcastTotal ?? 1,
+  };
   if (p.broadcastIndex >= p.broadcastTotal) {
     throw new TickwheelError(
       'TW_ERR_INVALID_FIELD',
@@ -147,7 +146,33 @@ export function parseTriggerParam(body: unknown): TriggerParam {
       'broadcastIndex',
     );
   }
-  return workflow == null ? p : { ...p, workflow };
+  const w = b.workflow;
+  if (w == null) return p;
+  const upstream: Record<string, WorkflowUpstreamNode> = {};
+  if (w.upstream != null) {
+    // Every key is a node key (the check refused others), so none is `__proto__`.
+    for (const [key, node] of Object.entries(w.upstream)) {
+      upstream[key] = { status: node.status, output: node.output ?? null };
+    }
+  }
+  p.workflow = { runId: w.runId, nodeKey: w.nodeKey, param: w.param ?? null, upstream };
+  return p;
+}
+
+/**
+ * The body without a `__proto__` key in its workflow's upstream (JSON.parse makes one an own
+ * key): such a key is passed over, as a key no node can have, rather than refused.
+ */
+function withoutProtoUpstream(body: unknown): unknown {
+  const workflow = isObject(body) ? body.workflow : undefined;
+  const upstream = isObject(workflow) ? workflow.upstream : undefined;
+  if (!isObject(upstream) || !Object.hasOwn(upstream, '__proto__')) return body;
+  const kept = Object.fromEntries(Object.entries(upstream).filter(([key]) => key !== '__proto__'));
+  return { ...(body as object), workflow: { ...(workflow as object), upstream: kept } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 // ---------------------------------------------------------------- idleBeat / kill
@@ -166,15 +191,15 @@ export interface KillParam extends JobIdParam {
   logId?: number;
 }
 
-const jobIdSchema = z.object({ jobId: int() });
-const killSchema = z.object({ jobId: int(), logId: long().nullish() });
+const checkIdleBeatParam = parser(Type.Object({ jobId: int() }), 'IdleBeatParam');
+const checkKillParam = parser(Type.Object({ jobId: int(), logId: nullish(long()) }), 'KillParam');
 
 export function parseIdleBeatParam(body: unknown): IdleBeatParam {
-  return parseWith(jobIdSchema, body, { what: 'IdleBeatParam' });
+  return { jobId: checkIdleBeatParam(body).jobId };
 }
 
 export function parseKillParam(body: unknown): KillParam {
-  const p = parseWith(killSchema, body, { what: 'KillParam' });
+  const p = checkKillParam(body);
   return p.logId == null ? { jobId: p.jobId } : { jobId: p.jobId, logId: p.logId };
 }
 
@@ -187,24 +212,24 @@ export interface LogParam {
   fromLineNum: number;
 }
 
-const logParamSchema = z.object({
-  logDateTim: long().nullish(),
-  logDateTime: long().nullish(),
-  logId: long(),
-  fromLineNum: int()
-    .min(0)
-    .nullish()
-    .transform((v) => v ?? 1),
-});
+const checkLogParam = parser(
+  Type.Object({
+    logDateTim: nullish(long()),
+    logDateTime: nullish(long()),
+    logId: long(),
+    fromLineNum: nullish(int(0)),
+  }),
+  'LogParam',
+);
 
 export function parseLogParam(body: unknown): LogParam {
-  const p = parseWith(logParamSchema, body, { what: 'LogParam' });
+  const p = checkLogParam(body);
   const logDateTim = p.logDateTim ?? p.logDateTime;
   if (logDateTim == null) {
     throw new TickwheelError('TW_ERR_MISSING_FIELD', 'logDateTim: is required', 'logDateTim');
   }
   // Line numbers are 1-based; XXL-JOB callers may send 0 for "from the start".
-  return { logDateTim, logId: p.logId, fromLineNum: Math.max(1, p.fromLineNum) };
+  return { logDateTim, logId: p.logId, fromLineNum: Math.max(1, p.fromLineNum ?? 1) };
 }
 
 /** Encodes a log request in the given generation's spelling. */
@@ -222,18 +247,24 @@ export interface LogResult {
   isEnd: boolean;
 }
 
-const logResultSchema = z.object({
-  fromLineNum: int(),
-  toLineNum: int(),
-  logContent: nullableString(),
-  isEnd: z
-    .boolean()
-    .nullish()
-    .transform((v) => v ?? false),
-});
+const checkLogResult = parser(
+  Type.Object({
+    fromLineNum: int(),
+    toLineNum: int(),
+    logContent: nullish(Type.String()),
+    isEnd: nullish(Type.Boolean()),
+  }),
+  'LogResult',
+);
 
 export function parseLogResult(content: unknown): LogResult {
-  return parseWith(logResultSchema, content, { what: 'LogResult' });
+  const r = checkLogResult(content);
+  return {
+    fromLineNum: r.fromLineNum,
+    toLineNum: r.toLineNum,
+    logContent: r.logContent ?? '',
+    isEnd: r.isEnd ?? false,
+  };
 }
 
 // ---------------------------------------------------------------- registry
@@ -276,19 +307,25 @@ const REGISTRY_GROUP = /^[A-Za-z0-9_-]+$/;
  */
 const REGISTRY_KEY = /^[^\s\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]+$/u;
 
-const nonBlank = () => z.string().trim().min(1);
-const registryParamSchema = z.object({
-  registryGroup: nonBlank()
-    .max(MAX_REGISTRY_GROUP_LENGTH)
-    .regex(REGISTRY_GROUP, 'must hold only letters, digits, _ and -'),
-  registryKey: nonBlank()
-    .max(MAX_REGISTRY_KEY_LENGTH)
-    .regex(REGISTRY_KEY, 'must not contain whitespace, control or invisible characters'),
-  registryValue: nonBlank().superRefine((address, ctx) => {
-    const problem = executorAddressProblem(address);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+/** Checked trimmed: see `parseRegistryParam`. */
+const checkRegistryParam = parser(
+  Type.Object({
+    registryGroup: Type.String({
+      minLength: 1,
+      maxLength: MAX_REGISTRY_GROUP_LENGTH,
+      pattern: REGISTRY_GROUP.source,
+      patternReason: 'must hold only letters, digits, _ and -',
+    }),
+    registryKey: Type.String({
+      minLength: 1,
+      maxLength: MAX_REGISTRY_KEY_LENGTH,
+      pattern: REGISTRY_KEY.source,
+      patternReason: 'must not contain whitespace, control or invisible characters',
+    }),
+    registryValue: Type.String({ minLength: 1 }),
   }),
-});
+  'RegistryParam',
+);
 
 /**
  * Validates a registry body: a group of letters, digits, `_` and `-` (executors send
@@ -298,7 +335,24 @@ const registryParamSchema = z.object({
  * XXL-JOB's `Illegal Argument.` for it; the thrown error still names the field and the reason).
  */
 export function parseRegistryParam(body: unknown): RegistryParam {
-  return parseWith(registryParamSchema, body, { what: 'RegistryParam' });
+  const p = checkRegistryParam(
+    isObject(body) && !Array.isArray(body)
+      ? {
+          registryGroup: trimmed(body.registryGroup),
+          registryKey: trimmed(body.registryKey),
+          registryValue: trimmed(body.registryValue),
+        }
+      : body,
+  );
+  const problem = executorAddressProblem(p.registryValue);
+  if (problem !== undefined) {
+    throw new TickwheelError('TW_ERR_INVALID_FIELD', `registryValue: ${problem}`, 'registryValue');
+  }
+  return { registryGroup: p.registryGroup, registryKey: p.registryKey, registryValue: p.registryValue };
+}
+
+function trimmed(value: unknown): unknown {
+  return typeof value === 'string' ? value.trim() : value;
 }
 
 /**
@@ -384,17 +438,22 @@ export interface HandleCallbackParam {
   output?: unknown;
 }
 
-const callbackItemSchema = z.object({
-  logId: long(),
-  logDateTim: long().nullish(),
-  logDateTime: long().nullish(),
-  handleCode: int().nullish(),
-  handleMsg: z.string().nullish(),
-  executeResult: z.object({ code: int(), msg: z.string().nullish() }).nullish(),
-  output: z.unknown().optional(),
-});
+const checkCallbackItem = parser(
+  Type.Object({
+    logId: long(),
+    logDateTim: nullish(long()),
+    logDateTime: nullish(long()),
+    handleCode: nullish(int()),
+    handleMsg: nullish(Type.String()),
+    executeResult: nullish(Type.Object({ code: int(), msg: nullish(Type.String()) })),
+    output: Type.Optional(Type.Unknown()),
+  }),
+);
 
-const callbackBodySchema = z.union([z.array(z.unknown()), z.object({ callbackList: z.array(z.unknown()) })]);
+const checkCallbackBody = parser(
+  Type.Union([Type.Array(Type.Unknown()), Type.Object({ callbackList: Type.Array(Type.Unknown()) })]),
+  'callback body (an array or {callbackList})',
+);
 
 /**
  * Validates a callback body: an array (G1–G3) or `{callbackList: [...]}` (G4), each item with
@@ -402,11 +461,11 @@ const callbackBodySchema = z.union([z.array(z.unknown()), z.object({ callbackLis
  * An item's `output` (Tickwheel's extension) is carried as sent, and left out when absent.
  */
 export function parseCallbackBody(body: unknown): HandleCallbackParam[] {
-  const outer = parseWith(callbackBodySchema, body, { what: 'callback body (an array or {callbackList})' });
+  const outer = checkCallbackBody(body);
   const items = Array.isArray(outer) ? outer : outer.callbackList;
   const prefix = Array.isArray(outer) ? '' : 'callbackList';
   return items.map((raw, i) => {
-    const item = parseWith(callbackItemSchema, raw, { prefix: `${prefix}[${i}]` });
+    const item = checkCallbackItem(raw, `${prefix}[${i}]`);
     const handleCode = item.handleCode ?? item.executeResult?.code;
     if (handleCode == null) {
       throw new TickwheelError(
@@ -485,19 +544,22 @@ export function returnFail(msg: string): ReturnT<null> {
   return { code: 500, msg, content: null, data: null };
 }
 
-const returnTSchema = z.object({
-  code: int(),
-  msg: z.string().nullish(),
-  content: z.unknown().optional(),
-  data: z.unknown().optional(),
-});
+const checkReturnT = parser(
+  Type.Object({
+    code: int(),
+    msg: nullish(Type.String()),
+    content: Type.Optional(Type.Unknown()),
+    data: Type.Optional(Type.Unknown()),
+  }),
+  'ReturnT',
+);
 
 /**
  * Reads an answer from any generation: only `code` and `msg` matter, the payload is taken
  * from `content` or `data`, unknown keys are ignored.
  */
 export function parseReturnT(body: unknown): ReturnT<unknown> {
-  const r = parseWith(returnTSchema, body, { what: 'ReturnT' });
+  const r = checkReturnT(body);
   const payload = r.content ?? r.data ?? null;
   return { code: r.code, msg: r.msg ?? null, content: payload, data: payload };
 }

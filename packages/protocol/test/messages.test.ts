@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { callUrl, isInstanceId, MAX_INSTANCE_ID_LENGTH, WireMessages } from '../src/constants.js';
 import { BLOCK_STRATEGIES, ROUTE_STRATEGIES, SCRIPT_GLUE, TRIGGER_TYPES } from '../src/enums.js';
@@ -21,6 +22,7 @@ import {
   returnFail,
   returnSuccess,
 } from '../src/messages.js';
+import { parseWith } from '../src/validation.js';
 
 function errorOf(fn: () => unknown): TickwheelError {
   try {
@@ -356,6 +358,88 @@ describe('callbacks', () => {
   it('caps a handler message at 50,000 characters', () => {
     expect(capHandleMsg('x'.repeat(60_000))?.length).toBe(50_003);
     expect(capHandleMsg(null)).toBeNull();
+  });
+});
+
+describe('error wording kept from the zod era', () => {
+  it('names an integer beyond the safe range by its bound', () => {
+    expect(errorOf(() => parseKillParam({ jobId: 2 ** 60 })).message).toBe(
+      'jobId: must be <= 9007199254740991',
+    );
+    expect(errorOf(() => parseKillParam({ jobId: -(2 ** 60) })).message).toBe(
+      'jobId: must be >= -9007199254740991',
+    );
+    expect(errorOf(() => parseKillParam({ jobId: 1, logId: -1 })).message).toBe('logId: must be >= 0');
+    expect(errorOf(() => parseKillParam({ jobId: null })).message).toBe('jobId: must be a number');
+  });
+
+  it('reports the first bad field in the order of the message fields, not of the body', () => {
+    const { jobId: _omit, ...rest } = trigger;
+    expect(errorOf(() => parseTriggerParam({ ...rest, logId: 'x', executorTimeout: -1 })).message).toBe(
+      'jobId: is required',
+    );
+    expect(errorOf(() => parseTriggerParam({ ...trigger, broadcastIndex: 3, logId: 'x' })).message).toBe(
+      'logId: must be a number',
+    );
+  });
+
+  it('refuses a callback body of neither shape as a whole', () => {
+    for (const body of ['x', {}, { callbackList: 5 }, null]) {
+      const err = errorOf(() => parseCallbackBody(body));
+      expect(err.message).toBe('callback body (an array or {callbackList}) Invalid input');
+      expect(err.field).toBeUndefined();
+    }
+    expect(errorOf(() => parseCallbackBody([null])).message).toBe('[0]: must be an object');
+  });
+
+  it('names an upstream that is no record, and passes over a __proto__ key', () => {
+    const base = { ...trigger, workflow: { runId: 1, nodeKey: 'B' } };
+    expect(
+      errorOf(() => parseTriggerParam({ ...base, workflow: { ...base.workflow, upstream: [] } })).message,
+    ).toBe('workflow.upstream: must be a record');
+    const body = JSON.parse(
+      `{"jobId":7,"logId":1,"workflow":{"runId":1,"nodeKey":"B","upstream":{"__proto__":5,"A":{"status":"failed"}}}}`,
+    );
+    const upstream = parseTriggerParam(body).workflow?.upstream;
+    expect(upstream).toStrictEqual({ A: { status: 'failed', output: null } });
+    expect(Object.getPrototypeOf(upstream)).toBe(Object.prototype);
+  });
+
+  it('trims registry fields before checking them', () => {
+    const base = {
+      registryGroup: ' EXECUTOR ',
+      registryKey: ' orders ',
+      registryValue: ' http://10.0.0.1:9999/ ',
+    };
+    expect(parseRegistryParam(base)).toEqual({
+      registryGroup: 'EXECUTOR',
+      registryKey: 'orders',
+      registryValue: 'http://10.0.0.1:9999/',
+    });
+    expect(errorOf(() => parseRegistryParam({ ...base, registryKey: ` ${'x'.repeat(65)} ` })).message).toBe(
+      'registryKey: must be at most 64 characters',
+    );
+    expect(errorOf(() => parseRegistryParam({ ...base, registryGroup: 'EXEC UTOR' })).message).toBe(
+      'registryGroup: must hold only letters, digits, _ and -',
+    );
+    expect(errorOf(() => parseRegistryParam({ ...base, registryKey: 'a\u200bb' })).message).toBe(
+      'registryKey: must not contain whitespace, control or invisible characters',
+    );
+    expect(errorOf(() => parseRegistryParam({ ...base, registryValue: 'h:1' })).field).toBe('registryValue');
+  });
+});
+
+describe('parseWith', () => {
+  it('checks a body against a TypeBox schema, naming the first bad field with the prefix', () => {
+    const schema = Type.Object({ n: Type.Integer(), list: Type.Array(Type.String()) });
+    const body = { n: 1, list: ['a'] };
+    expect(parseWith(schema, body)).toBe(body);
+    const err = errorOf(() =>
+      parseWith(schema, { n: 1, list: ['a', 2] }, { prefix: 'x', code: 'TW_ERR_MISSING_FIELD' }),
+    );
+    expect(err.message).toBe('x.list[1]: must be a string');
+    expect(err.code).toBe('TW_ERR_MISSING_FIELD');
+    expect(errorOf(() => parseWith(schema, 'n', { what: 'Thing' })).message).toBe('Thing must be an object');
   });
 });
 

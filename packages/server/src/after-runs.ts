@@ -1,7 +1,7 @@
 /**
  * What follows a finished run, past FIX_DELAY's next time (the pipeline's): a failure's retry
  * and alarm (retries/failure-decisions.ts), a success's child jobs (child-jobs/child-trigger.ts).
- * The result recorder calls it once per record it finished (its `onFiresFinished` hook); a
+ * The result recorder calls it once per record it finished (the hook it announces to, `announceTo`); a
  * record the recorder finishes twice does not exist, so neither follows twice. Both are owed on
  * the record before this hook runs (the failure's decision by the retry sweep, the success's
  * children by `children_status`), so a node that dies before or during it loses neither: the
@@ -12,7 +12,7 @@
  * dies first leaves the run to the workflow sweep.
  */
 import type { ChildTrigger } from './child-jobs/child-trigger.js';
-import type { FailureDecisions } from './retries/failure-decisions.js';
+import { broadcastsToSettle, type FailureDecisions } from './retries/failure-decisions.js';
 import { type FinishedFire, RETRYABLE_STATUSES } from './store/index.js';
 import type { WorkflowEngine } from './workflows/engine.js';
 
@@ -24,16 +24,22 @@ export interface AfterRunsDeps {
   workflows?: Pick<WorkflowEngine, 'afterRuns'>;
 }
 
-/** The hook: decides the failures and fires the children of the successes among `finished`. Never rejects. */
-export function afterRuns(deps: AfterRunsDeps): (finished: readonly FinishedFire[]) => Promise<void> {
+/**
+ * The hook: decides the failures and fires the children of the successes among `finished`, and
+ * answers the broadcasts that may now be settled (a failed shard with no retry to come), which
+ * the recorder settles and announces in turn. Never rejects.
+ */
+export function afterRuns(deps: AfterRunsDeps): (finished: readonly FinishedFire[]) => Promise<number[]> {
   return async (finished) => {
     const failed = finished.filter((fire) => RETRYABLE.has(fire.status)).map((fire) => fire.fireId);
     const inWorkflows = finished.filter((fire) => fire.workflowRunId !== null);
-    await Promise.all([
-      deps.decisions.decide(failed).then(() => {
+    const [decided] = await Promise.all([
+      deps.decisions.decide(failed).then((decisions) => {
         if (inWorkflows.length > 0) deps.workflows?.afterRuns(inWorkflows);
+        return decisions;
       }),
       deps.children.afterSuccess(finished),
     ]);
+    return broadcastsToSettle(decided);
   };
 }

@@ -14,14 +14,32 @@ import {
   weakTokenProblem,
 } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
+import { type TBoolean, type TInteger, Type } from 'typebox';
 import type { AlarmSink } from './alarms/alarm-sink.js';
 import {
   type AlarmQueueLimits,
   type ResolvedAlarmQueueLimits,
   resolveAlarmQueueLimits,
 } from './alarms/options.js';
+import type { LostRunMonitorOptions } from './monitors/lost-runs.js';
+import type { OwedAlarmMonitorOptions } from './monitors/owed-alarms.js';
+import type { OwedChildrenMonitorOptions } from './monitors/owed-children.js';
+import type { RegistryMonitorOptions } from './monitors/registry.js';
+import type { ReportsMonitorOptions } from './monitors/reports.js';
+import type { RetentionMonitorOptions } from './monitors/retention.js';
+import type { RetryMonitorOptions } from './monitors/retries.js';
+import {
+  booleanOption,
+  boundedInteger,
+  clockOption,
+  integerOption,
+  invalid,
+  nonEmptyString,
+} from './option-checks.js';
+import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { type Clock, systemClock } from './scheduling/clock.js';
 import { DEFAULT_MISFIRE_WINDOW_MS } from './scheduling/misfire.js';
+import { defaultLeaseRenewalIntervalMs, SCHEDULING_DEFAULTS } from './scheduling/options.js';
 import { INITIAL_SECRETS_FILE_NAME } from './security/initial-secrets-file.js';
 import { parseNetworks } from './security/network-rules.js';
 
@@ -187,7 +205,10 @@ export interface ServerInternalOptions {
    * Default 10,000 ms.
    */
   databaseStatementTimeoutMs?: number;
-  /** Jobs claimed per claim transaction (scheduling/options.ts has the default). */
+  /**
+   * Jobs claimed per claim transaction. Default by database (scheduling/options.ts): 100 on SQLite,
+   * 500 on PostgreSQL and MySQL.
+   */
   claimBatchSize?: number;
   /** Shard lease lifetime (scheduling/options.ts has the default and what it trades). */
   leaseTtlMs?: number;
@@ -276,11 +297,11 @@ export interface ResolvedServerOptions {
   databaseClock: boolean;
   clockOffsetMs: number;
   sqliteHotThread: boolean;
-  shardCount: number | undefined;
-  tickIntervalMs: number | undefined;
-  claimBatchSize: number | undefined;
-  leaseTtlMs: number | undefined;
-  leaseRenewalIntervalMs: number | undefined;
+  shardCount: number;
+  tickIntervalMs: number;
+  claimBatchSize: number;
+  leaseTtlMs: number;
+  leaseRenewalIntervalMs: number;
   registryMonitorIntervalMs: number;
   pullPingIntervalMs: number;
   directoryRefreshIntervalMs: number;
@@ -291,16 +312,35 @@ export interface ResolvedServerOptions {
   alarmLimits: ResolvedAlarmQueueLimits;
   reportsMonitorIntervalMs: number;
   retentionMonitorIntervalMs: number;
-  /** Undefined: the database's default (retention/delete-pacing.ts). */
-  retentionBatchSize: number | undefined;
-  /** Undefined: the database's default (retention/delete-pacing.ts). */
-  retentionBatchPauseMs: number | undefined;
+  /** Given, or the database's default (retention/delete-pacing.ts). */
+  retentionBatchSize: number;
+  /** Given, or the database's default (retention/delete-pacing.ts). */
+  retentionBatchPauseMs: number;
   retentionBatchBudgetMs: number;
   owedChildrenMonitorIntervalMs: number;
   owedAlarmMonitorIntervalMs: number;
   workflowPollIntervalMs: number;
   workflowSweepIntervalMs: number;
   workflowSweepGraceMs: number;
+  /** Every timing of each monitor, from the options above and {@link MONITOR_TUNINGS}. */
+  monitors: MonitorTimings;
+}
+
+/** The timings each monitor is built with: all of them, resolved here. */
+export interface MonitorTimings {
+  registry: Pick<RegistryMonitorOptions, 'sweepIntervalMs' | 'refreshIntervalMs' | 'deadTimeoutMs'>;
+  lostRuns: Pick<
+    LostRunMonitorOptions,
+    'lostAfterMs' | 'idleGraceMs' | 'intervalMs' | 'deadTimeoutMs' | 'batchSize' | 'idleBeatConcurrency'
+  >;
+  retries: Pick<
+    RetryMonitorOptions,
+    'intervalMs' | 'sweepIntervalMs' | 'sweepWindowMs' | 'reclaimAfterMs' | 'batchSize'
+  >;
+  reports: Pick<ReportsMonitorOptions, 'intervalMs'>;
+  retention: Pick<RetentionMonitorOptions, 'intervalMs' | 'batchSize' | 'batchPauseMs' | 'batchBudgetMs'>;
+  owedChildren: Pick<OwedChildrenMonitorOptions, 'intervalMs' | 'graceMs' | 'lookBackMs' | 'batchSize'>;
+  owedAlarms: Pick<OwedAlarmMonitorOptions, 'intervalMs' | 'batchSize'>;
 }
 
 export const SERVER_DEFAULTS = {
@@ -335,7 +375,109 @@ export const SERVER_DEFAULTS = {
   workflowSweepGraceMs: 10_000,
 } as const;
 
+/**
+ * The monitors' tunings that are no option (fixed here, passed down with the resolved options):
+ * statement sizes, how far back the sweeps look, how many idle checks run at once.
+ */
+export const MONITOR_TUNINGS = {
+  /** Lost-run records read per round trip; a sweep goes on until none is left. */
+  lostRunBatchSize: 500,
+  /** `idleBeat` calls of the lost-run monitor in flight at once. */
+  lostRunIdleBeatConcurrency: 16,
+  /** The retry monitor's sweep for undecided failures: how often, and how far back it looks. */
+  retrySweepIntervalMs: 60_000,
+  retrySweepWindowMs: 24 * 3_600_000,
+  /** A claimed retry still pending this long after its claim is claimed again. */
+  retryReclaimAfterMs: 60_000,
+  retryBatchSize: 200,
+  /** A success finished less than this long ago is left to its result hook. */
+  owedChildrenGraceMs: 30_000,
+  /** Child jobs owed longer than this (by scheduled time) are not fired any more. */
+  owedChildrenLookBackMs: 24 * 3_600_000,
+  owedChildrenBatchSize: 200,
+  owedAlarmBatchSize: 200,
+} as const;
+
 const MAX_NODE_ID_LENGTH = 64;
+
+/** Minutes and hours in ms, for the ranges below. */
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+const booleanWithDefault = (fallback: boolean) =>
+  Type.Boolean({ default: fallback }) as TBoolean & { default: boolean };
+/** An integer the scheduling engine checks (its ranges depend on each other), with its default. */
+const schedulingInteger = (fallback: number) =>
+  Type.Integer({ default: fallback }) as TInteger & { default: number };
+
+/**
+ * The schema of the numeric and true/false options: each one's range and default, written once
+ * (the defaults come from {@link SERVER_DEFAULTS} and, for the scheduling engine's, from
+ * `SCHEDULING_DEFAULTS`). `resolveServerOptions()` checks every such option against it; an
+ * option of another kind (a URL, a list, a logger) has a check of its own below. Options whose
+ * default depends on another (`leaseRenewalIntervalMs`, the retention batches) are resolved there.
+ */
+export const SERVER_OPTIONS_SCHEMA = Type.Object({
+  port: boundedInteger(0, 65_535, SERVER_DEFAULTS.port),
+  databasePoolSize: boundedInteger(1, 1_000, SERVER_DEFAULTS.databasePoolSize),
+  databaseWaitMs: boundedInteger(0, DAY, SERVER_DEFAULTS.databaseWaitMs),
+  generateApiToken: booleanWithDefault(false),
+  deferScheduling: booleanWithDefault(false),
+  lookAheadMs: boundedInteger(100, 10 * MINUTE, SERVER_DEFAULTS.lookAheadMs),
+  misfireWindowMs: boundedInteger(0, DAY, SERVER_DEFAULTS.misfireWindowMs),
+  executorCallTimeoutMs: boundedInteger(1, 10 * MINUTE, SERVER_DEFAULTS.executorCallTimeoutMs),
+  executorDeadAfterMs: boundedInteger(100, DAY, SERVER_DEFAULTS.executorDeadAfterMs),
+  lostRunAfterMs: boundedInteger(100, 7 * DAY, SERVER_DEFAULTS.lostRunAfterMs),
+  lostRunIdleGraceMs: boundedInteger(0, 7 * DAY, SERVER_DEFAULTS.lostRunIdleGraceMs),
+  stopTimeoutMs: boundedInteger(0, 10 * MINUTE, SERVER_DEFAULTS.stopTimeoutMs),
+  internal: Type.Object({
+    clockOffsetMs: boundedInteger(-DAY, DAY, 0),
+    sqliteHotThread: booleanWithDefault(true),
+    // The scheduling engine checks these five (scheduling/options.ts: its ranges depend on each other);
+    // the claim batch's default on SQLite is SCHEDULING_DEFAULTS.sqliteClaimBatchSize.
+    shardCount: schedulingInteger(SCHEDULING_DEFAULTS.shardCount),
+    tickIntervalMs: schedulingInteger(SCHEDULING_DEFAULTS.tickIntervalMs),
+    claimBatchSize: schedulingInteger(SCHEDULING_DEFAULTS.claimBatchSize),
+    leaseTtlMs: schedulingInteger(SCHEDULING_DEFAULTS.leaseTtlMs),
+    leaseRenewalIntervalMs: Type.Integer({ description: 'Default a fifth of leaseTtlMs' }),
+    databaseConnectTimeoutMs: boundedInteger(100, 10 * MINUTE, SERVER_DEFAULTS.databaseConnectTimeoutMs),
+    databaseStatementTimeoutMs: boundedInteger(0, HOUR, SERVER_DEFAULTS.databaseStatementTimeoutMs),
+    registryMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.registryMonitorIntervalMs),
+    pullPingIntervalMs: boundedInteger(10, HOUR, PULL_PING_INTERVAL_MS),
+    directoryRefreshIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.directoryRefreshIntervalMs),
+    lostRunMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.lostRunMonitorIntervalMs),
+    pipelineBatchSize: boundedInteger(1, 10_000, SERVER_DEFAULTS.pipelineBatchSize),
+    retryMonitorIntervalMs: boundedInteger(10, MINUTE, SERVER_DEFAULTS.retryMonitorIntervalMs),
+    reportsMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.reportsMonitorIntervalMs),
+    retentionMonitorIntervalMs: boundedInteger(10, DAY, SERVER_DEFAULTS.retentionMonitorIntervalMs),
+    // Defaults by database: RETENTION_BATCH_DEFAULTS (retention/delete-pacing.ts).
+    retentionBatchSize: boundedInteger(1, 100_000, RETENTION_BATCH_DEFAULTS.sqlite.batchSize),
+    retentionBatchPauseMs: boundedInteger(0, MINUTE, RETENTION_BATCH_DEFAULTS.sqlite.pauseMs),
+    retentionBatchBudgetMs: boundedInteger(0, MINUTE, SERVER_DEFAULTS.retentionBatchBudgetMs),
+    workflowPollIntervalMs: boundedInteger(10, MINUTE, SERVER_DEFAULTS.workflowPollIntervalMs),
+    workflowSweepIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.workflowSweepIntervalMs),
+    workflowSweepGraceMs: boundedInteger(0, HOUR, SERVER_DEFAULTS.workflowSweepGraceMs),
+    owedChildrenMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.owedChildrenMonitorIntervalMs),
+    owedAlarmMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.owedAlarmMonitorIntervalMs),
+  }),
+});
+
+const TOP = SERVER_OPTIONS_SCHEMA.properties;
+const INTERNAL = SERVER_OPTIONS_SCHEMA.properties.internal.properties;
+type TopInteger = {
+  [K in keyof typeof TOP]: (typeof TOP)[K] extends { minimum: number } ? K : never;
+}[keyof typeof TOP];
+type InternalInteger = {
+  [K in keyof typeof INTERNAL]: (typeof INTERNAL)[K] extends { minimum: number } ? K : never;
+}[keyof typeof INTERNAL];
+
+/** The database kind a `database` option names, for the defaults that depend on it. */
+function dialectOf(database: string): keyof typeof RETENTION_BATCH_DEFAULTS {
+  if (/^postgres(ql)?:/.test(database)) return 'postgres';
+  if (/^(mysql|mariadb):/.test(database)) return 'mysql';
+  return 'sqlite';
+}
 
 /** Fills defaults and validates; throws `TW_ERR_INVALID_OPTION` naming the first bad option. */
 export function resolveServerOptions(options: ServerOptions = {}): ResolvedServerOptions {
@@ -343,9 +485,19 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   const d = SERVER_DEFAULTS;
   const env = options.env ?? process.env;
   const internal = options.internal ?? {};
-  const port = integerIn('port', options.port, d.port, 0, 65_535);
+  const int = (name: TopInteger): number => integerOption(name, options[name], TOP[name]);
+  const internalInt = (name: InternalInteger): number =>
+    integerOption(`internal.${name}`, internal[name], INTERNAL[name]);
+  const internalDefault = <K extends 'shardCount' | 'tickIntervalMs' | 'leaseTtlMs'>(name: K): number =>
+    internal[name] ?? INTERNAL[name].default;
+  const port = int('port');
   const dataDir = path.resolve(nonEmptyString('dataDir', options.dataDir) ?? d.dataDir);
-  return {
+  const database =
+    nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`;
+  const dialect = dialectOf(database);
+  const retentionBatch = RETENTION_BATCH_DEFAULTS[dialect];
+  const leaseTtlMs = internalDefault('leaseTtlMs');
+  const resolved: Omit<ResolvedServerOptions, 'monitors'> = {
     port,
     host: nonEmptyString('host', options.host) ?? d.host,
     trustProxy: trustProxyOption(options.trustProxy),
@@ -353,17 +505,21 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     redis: redisOption(options.redis),
     allowedNetworks: allowedNetworksOption(options.allowedNetworks),
     dataDir,
-    database: nonEmptyString('database', options.database) ?? `sqlite:${path.join(dataDir, d.sqliteFile)}`,
-    databasePoolSize: integerIn('databasePoolSize', options.databasePoolSize, d.databasePoolSize, 1, 1_000),
-    databaseWaitMs: integerIn('databaseWaitMs', options.databaseWaitMs, d.databaseWaitMs, 0, 86_400_000),
+    database,
+    databasePoolSize: int('databasePoolSize'),
+    databaseWaitMs: int('databaseWaitMs'),
     accessToken: accessTokenOption(options.accessToken, env),
     apiToken: secret('apiToken', options.apiToken ?? blankToUndefined(env[SERVER_ENV.apiToken])),
     adminPassword: secret(
       'adminPassword',
       options.adminPassword ?? blankToUndefined(env[SERVER_ENV.adminPassword]),
     ),
-    generateApiToken: booleanOption('generateApiToken', options.generateApiToken, false),
-    deferScheduling: booleanOption('deferScheduling', options.deferScheduling, false),
+    generateApiToken: booleanOption(
+      'generateApiToken',
+      options.generateApiToken,
+      TOP.generateApiToken.default,
+    ),
+    deferScheduling: booleanOption('deferScheduling', options.deferScheduling, TOP.deferScheduling.default),
     consoleDir: consoleDirOption(options.consoleDir),
     initialSecretsFile:
       options.initialSecretsFile === false
@@ -373,191 +529,99 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
             nonEmptyString('initialSecretsFile', options.initialSecretsFile) ?? INITIAL_SECRETS_FILE_NAME,
           ),
     nodeId: nodeIdOption(options.nodeId, port),
-    lookAheadMs: integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000),
-    misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
-    executorCallTimeoutMs: integerIn(
-      'executorCallTimeoutMs',
-      options.executorCallTimeoutMs,
-      d.executorCallTimeoutMs,
-      1,
-      600_000,
-    ),
-    executorDeadAfterMs: integerIn(
-      'executorDeadAfterMs',
-      options.executorDeadAfterMs,
-      d.executorDeadAfterMs,
-      100,
-      86_400_000,
-    ),
-    lostRunAfterMs: integerIn('lostRunAfterMs', options.lostRunAfterMs, d.lostRunAfterMs, 100, 604_800_000),
-    lostRunIdleGraceMs: integerIn(
-      'lostRunIdleGraceMs',
-      options.lostRunIdleGraceMs,
-      d.lostRunIdleGraceMs,
-      0,
-      604_800_000,
-    ),
-    stopTimeoutMs: integerIn('stopTimeoutMs', options.stopTimeoutMs, d.stopTimeoutMs, 0, 600_000),
+    lookAheadMs: int('lookAheadMs'),
+    misfireWindowMs: int('misfireWindowMs'),
+    executorCallTimeoutMs: int('executorCallTimeoutMs'),
+    executorDeadAfterMs: int('executorDeadAfterMs'),
+    lostRunAfterMs: int('lostRunAfterMs'),
+    lostRunIdleGraceMs: int('lostRunIdleGraceMs'),
+    stopTimeoutMs: int('stopTimeoutMs'),
     logLevel: logLevelOption(options.logLevel),
     logger: loggerOption(options.logger),
-    clock: clockOption(internal.clock),
+    clock: clockOption('internal.clock', internal.clock, systemClock),
     databaseClock: internal.clock === undefined,
-    clockOffsetMs: integerIn('internal.clockOffsetMs', internal.clockOffsetMs, 0, -86_400_000, 86_400_000),
-    sqliteHotThread: internal.sqliteHotThread !== false,
-    shardCount: internal.shardCount,
-    tickIntervalMs: internal.tickIntervalMs,
-    databaseConnectTimeoutMs: integerIn(
-      'internal.databaseConnectTimeoutMs',
-      internal.databaseConnectTimeoutMs,
-      d.databaseConnectTimeoutMs,
-      100,
-      600_000,
+    clockOffsetMs: internalInt('clockOffsetMs'),
+    sqliteHotThread: booleanOption(
+      'internal.sqliteHotThread',
+      internal.sqliteHotThread,
+      INTERNAL.sqliteHotThread.default,
     ),
-    databaseStatementTimeoutMs: integerIn(
-      'internal.databaseStatementTimeoutMs',
-      internal.databaseStatementTimeoutMs,
-      d.databaseStatementTimeoutMs,
-      0,
-      3_600_000,
-    ),
-    claimBatchSize: internal.claimBatchSize,
-    leaseTtlMs: internal.leaseTtlMs,
-    leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs,
-    registryMonitorIntervalMs: integerIn(
-      'internal.registryMonitorIntervalMs',
-      internal.registryMonitorIntervalMs,
-      d.registryMonitorIntervalMs,
-      10,
-      3_600_000,
-    ),
-    pullPingIntervalMs: integerIn(
-      'internal.pullPingIntervalMs',
-      internal.pullPingIntervalMs,
-      PULL_PING_INTERVAL_MS,
-      10,
-      3_600_000,
-    ),
-    directoryRefreshIntervalMs: integerIn(
-      'internal.directoryRefreshIntervalMs',
-      internal.directoryRefreshIntervalMs,
-      d.directoryRefreshIntervalMs,
-      10,
-      3_600_000,
-    ),
-    lostRunMonitorIntervalMs: integerIn(
-      'internal.lostRunMonitorIntervalMs',
-      internal.lostRunMonitorIntervalMs,
-      d.lostRunMonitorIntervalMs,
-      10,
-      3_600_000,
-    ),
-    pipelineBatchSize: integerIn(
-      'internal.pipelineBatchSize',
-      internal.pipelineBatchSize,
-      d.pipelineBatchSize,
-      1,
-      10_000,
-    ),
-    retryMonitorIntervalMs: integerIn(
-      'internal.retryMonitorIntervalMs',
-      internal.retryMonitorIntervalMs,
-      d.retryMonitorIntervalMs,
-      10,
-      60_000,
-    ),
+    shardCount: internalDefault('shardCount'),
+    tickIntervalMs: internalDefault('tickIntervalMs'),
+    claimBatchSize:
+      internal.claimBatchSize ??
+      (dialect === 'sqlite' ? SCHEDULING_DEFAULTS.sqliteClaimBatchSize : INTERNAL.claimBatchSize.default),
+    leaseTtlMs,
+    leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs ?? defaultLeaseRenewalIntervalMs(leaseTtlMs),
+    databaseConnectTimeoutMs: internalInt('databaseConnectTimeoutMs'),
+    databaseStatementTimeoutMs: internalInt('databaseStatementTimeoutMs'),
+    registryMonitorIntervalMs: internalInt('registryMonitorIntervalMs'),
+    pullPingIntervalMs: internalInt('pullPingIntervalMs'),
+    directoryRefreshIntervalMs: internalInt('directoryRefreshIntervalMs'),
+    lostRunMonitorIntervalMs: internalInt('lostRunMonitorIntervalMs'),
+    pipelineBatchSize: internalInt('pipelineBatchSize'),
+    retryMonitorIntervalMs: internalInt('retryMonitorIntervalMs'),
     alarmSink: internal.alarmSink,
     alarmLimits: resolveAlarmQueueLimits(internal.alarms),
-    reportsMonitorIntervalMs: integerIn(
-      'internal.reportsMonitorIntervalMs',
-      internal.reportsMonitorIntervalMs,
-      d.reportsMonitorIntervalMs,
-      10,
-      3_600_000,
-    ),
-    retentionMonitorIntervalMs: integerIn(
-      'internal.retentionMonitorIntervalMs',
-      internal.retentionMonitorIntervalMs,
-      d.retentionMonitorIntervalMs,
-      10,
-      86_400_000,
-    ),
-    retentionBatchSize: optionalIntegerIn(
-      'internal.retentionBatchSize',
-      internal.retentionBatchSize,
-      1,
-      100_000,
-    ),
-    retentionBatchPauseMs: optionalIntegerIn(
-      'internal.retentionBatchPauseMs',
-      internal.retentionBatchPauseMs,
-      0,
-      60_000,
-    ),
-    retentionBatchBudgetMs: integerIn(
-      'internal.retentionBatchBudgetMs',
-      internal.retentionBatchBudgetMs,
-      d.retentionBatchBudgetMs,
-      0,
-      60_000,
-    ),
-    workflowPollIntervalMs: integerIn(
-      'internal.workflowPollIntervalMs',
-      internal.workflowPollIntervalMs,
-      d.workflowPollIntervalMs,
-      10,
-      60_000,
-    ),
-    workflowSweepIntervalMs: integerIn(
-      'internal.workflowSweepIntervalMs',
-      internal.workflowSweepIntervalMs,
-      d.workflowSweepIntervalMs,
-      10,
-      3_600_000,
-    ),
-    workflowSweepGraceMs: integerIn(
-      'internal.workflowSweepGraceMs',
-      internal.workflowSweepGraceMs,
-      d.workflowSweepGraceMs,
-      0,
-      3_600_000,
-    ),
-    owedChildrenMonitorIntervalMs: integerIn(
-      'internal.owedChildrenMonitorIntervalMs',
-      internal.owedChildrenMonitorIntervalMs,
-      d.owedChildrenMonitorIntervalMs,
-      10,
-      3_600_000,
-    ),
-    owedAlarmMonitorIntervalMs: integerIn(
-      'internal.owedAlarmMonitorIntervalMs',
-      internal.owedAlarmMonitorIntervalMs,
-      d.owedAlarmMonitorIntervalMs,
-      10,
-      3_600_000,
-    ),
+    reportsMonitorIntervalMs: internalInt('reportsMonitorIntervalMs'),
+    retentionMonitorIntervalMs: internalInt('retentionMonitorIntervalMs'),
+    retentionBatchSize: integerOption('internal.retentionBatchSize', internal.retentionBatchSize, {
+      ...INTERNAL.retentionBatchSize,
+      default: retentionBatch.batchSize,
+    }),
+    retentionBatchPauseMs: integerOption('internal.retentionBatchPauseMs', internal.retentionBatchPauseMs, {
+      ...INTERNAL.retentionBatchPauseMs,
+      default: retentionBatch.pauseMs,
+    }),
+    retentionBatchBudgetMs: internalInt('retentionBatchBudgetMs'),
+    workflowPollIntervalMs: internalInt('workflowPollIntervalMs'),
+    workflowSweepIntervalMs: internalInt('workflowSweepIntervalMs'),
+    workflowSweepGraceMs: internalInt('workflowSweepGraceMs'),
+    owedChildrenMonitorIntervalMs: internalInt('owedChildrenMonitorIntervalMs'),
+    owedAlarmMonitorIntervalMs: internalInt('owedAlarmMonitorIntervalMs'),
   };
+  return { ...resolved, monitors: monitorTimings(resolved) };
 }
 
-function invalid(option: string, reason: string): TickwheelError {
-  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
-}
-
-function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(option, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function optionalIntegerIn(option: string, value: unknown, min: number, max: number): number | undefined {
-  return value === undefined ? undefined : integerIn(option, value, 0, min, max);
-}
-
-function nonEmptyString(option: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw invalid(option, 'must be a non-empty string');
-  return value;
+function monitorTimings(o: Omit<ResolvedServerOptions, 'monitors'>): MonitorTimings {
+  const t = MONITOR_TUNINGS;
+  return {
+    registry: {
+      sweepIntervalMs: o.registryMonitorIntervalMs,
+      refreshIntervalMs: o.directoryRefreshIntervalMs,
+      deadTimeoutMs: o.executorDeadAfterMs,
+    },
+    lostRuns: {
+      lostAfterMs: o.lostRunAfterMs,
+      idleGraceMs: o.lostRunIdleGraceMs,
+      intervalMs: o.lostRunMonitorIntervalMs,
+      deadTimeoutMs: o.executorDeadAfterMs,
+      batchSize: t.lostRunBatchSize,
+      idleBeatConcurrency: t.lostRunIdleBeatConcurrency,
+    },
+    retries: {
+      intervalMs: o.retryMonitorIntervalMs,
+      sweepIntervalMs: t.retrySweepIntervalMs,
+      sweepWindowMs: t.retrySweepWindowMs,
+      reclaimAfterMs: t.retryReclaimAfterMs,
+      batchSize: t.retryBatchSize,
+    },
+    reports: { intervalMs: o.reportsMonitorIntervalMs },
+    retention: {
+      intervalMs: o.retentionMonitorIntervalMs,
+      batchSize: o.retentionBatchSize,
+      batchPauseMs: o.retentionBatchPauseMs,
+      // 0: every batch is `batchSize` (no budget).
+      ...(o.retentionBatchBudgetMs > 0 ? { batchBudgetMs: o.retentionBatchBudgetMs } : {}),
+    },
+    owedChildren: {
+      intervalMs: o.owedChildrenMonitorIntervalMs,
+      graceMs: t.owedChildrenGraceMs,
+      lookBackMs: t.owedChildrenLookBackMs,
+      batchSize: t.owedChildrenBatchSize,
+    },
+    owedAlarms: { intervalMs: o.owedAlarmMonitorIntervalMs, batchSize: t.owedAlarmBatchSize },
+  };
 }
 
 function trustProxyOption(value: unknown): boolean | string[] {
@@ -575,12 +639,6 @@ function allowedNetworksOption(value: unknown): string[] {
   if (!Array.isArray(value)) throw invalid('allowedNetworks', 'must be a list of CIDRs (169.254.10.0/24)');
   parseNetworks(value, 'allowedNetworks');
   return value.map((entry: string) => entry.trim());
-}
-
-function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw invalid(option, 'must be true or false');
-  return value;
 }
 
 function blankToUndefined(value: string | undefined): string | undefined {
@@ -668,14 +726,6 @@ function loggerOption(logger: Logger | undefined): Logger | undefined {
     throw invalid('logger', 'must be a pino logger');
   }
   return logger;
-}
-
-function clockOption(clock: Clock | undefined): Clock {
-  if (clock === undefined) return systemClock;
-  if (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function') {
-    throw invalid('internal.clock', 'must have now(), setTimer() and clearTimer()');
-  }
-  return clock;
 }
 
 function consoleDirOption(value: unknown): string | undefined {

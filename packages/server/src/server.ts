@@ -1,8 +1,15 @@
 /**
- * The composition of one server node, in the order a fire travels:
+ * The composition of one server node, each part made after everything it calls, in the order a
+ * fire travels:
  *
- *   store → secrets → metrics → dispatcher → executor directory → fire pipeline → scheduler
- *   → result recorder → monitors → HTTP (executor API, REST API, ops) → listen
+ *   store → secrets → metrics → shard leases → executor directory → send fence → dispatcher
+ *   → fire pipeline → scheduler → result recorder → failure decisions, child jobs, workflows
+ *   → monitors → HTTP (executor API, REST API, ops) → listen
+ *
+ * Two hops go back, each through one explicit call made once the later part exists: the metrics
+ * read the gauges of the scheduler and the pipeline (`metrics.readFrom`), and the result recorder
+ * announces finished records to what follows them (`recorder.announceTo`), which itself finishes
+ * records through the recorder (a workflow stop) — the loop of a fire's life, not of the build.
  *
  * Starting runs the registry monitor first (the directory is filled before the first dispatch),
  * then the scheduler and the lost-run, retry, reports, retention, owed-children and owed-alarm
@@ -37,15 +44,15 @@ import { OwedAlarmMonitor } from './monitors/owed-alarms.js';
 import { OwedChildrenMonitor } from './monitors/owed-children.js';
 import { RegistryMonitor } from './monitors/registry.js';
 import { ReportsMonitor } from './monitors/reports.js';
-import { RetentionMonitor, type RetentionMonitorOptions } from './monitors/retention.js';
+import { RetentionMonitor } from './monitors/retention.js';
 import { RetryMonitor } from './monitors/retries.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
-import { RETENTION_BATCH_DEFAULTS } from './retention/delete-pacing.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
 import { type Clock, DatabaseClock, shiftedClock } from './scheduling/clock.js';
 import { InFlightFires } from './scheduling/in-flight.js';
-import { createScheduler, type Scheduler } from './scheduling/scheduler.js';
+import { resolveSchedulingOptions } from './scheduling/options.js';
+import { createScheduler, createShardLeases } from './scheduling/scheduler.js';
 import { registerSecurityHeaders } from './security/http-headers.js';
 import {
   forgetInitialSecretsOf,
@@ -56,9 +63,10 @@ import {
 import { NetworkRules } from './security/network-rules.js';
 import { warnLooseModes } from './security/owner-only-files.js';
 import { type EnsuredSecrets, ensureSecrets } from './security/secrets.js';
+import { registerServerStore } from './server-store.js';
 import { openStore } from './store/connect.js';
 import { warnConnectionErrors } from './store/connection-faults.js';
-import type { FinishedFire, Store } from './store/index.js';
+import type { SettingRepository, Store } from './store/index.js';
 import { waitForDatabase } from './store/wait-for-database.js';
 import { fireOnce, type TriggeredFire, type TriggerJobRequest, triggerJob } from './trigger.js';
 import { WorkflowEngine } from './workflows/engine.js';
@@ -89,8 +97,11 @@ export interface TickwheelServer {
    * exists: until the admin's first password is changed. Undefined once it is gone.
    */
   readonly initialSecretsFile: string | undefined;
-  /** The store the server runs on (for embedding and seeding; the REST API is the stable way in). */
-  readonly store: Store;
+  /**
+   * The server-wide settings, for `readRetentionSettings(server.settings)` and
+   * `writeRetentionSettings(server.settings, …)` (the REST API is the stable way to the rest).
+   */
+  readonly settings: Pick<SettingRepository, 'getSetting' | 'setSetting'>;
   readonly logger: Logger;
   /**
    * Starts scheduling on a server created with `deferScheduling` (see the option); does
@@ -173,12 +184,8 @@ async function startOnStore(
     logger,
   );
 
-  let scheduler: Scheduler | undefined;
   const metrics: Metrics = createMetrics({
-    wheelSize: () => scheduler?.planner.waiting ?? 0,
-    shardsOwned: () => scheduler?.leases.ownedShards().length ?? 0,
     databaseClockOffsetSeconds: () => (databaseClock?.offsetMs ?? 0) / 1000,
-    pipelineBacklog: () => pipeline?.backlog ?? 0,
     sqliteHotWaiting: () =>
       store.connection.dialect === 'sqlite' ? (store.connection.hot?.waiting ?? 0) : 0,
   });
@@ -200,21 +207,33 @@ async function startOnStore(
     }
   }
   const executorMetrics: ExecutorMetrics = {
-    // Results are counted once per record finalised (onFiresFinished), not per callback sent.
+    // Results are counted once per record finalised (the recorder's hook), not per callback sent.
     callbackResult: () => {},
     fireFinished: () => {},
     executorsOnline: (count) => metrics.setExecutorsOnline(count),
     authFailure: (path) => metrics.executorAuthFailed(path),
   };
 
-  // Read by the metrics (made above) once the pipeline exists.
-  let pipeline: FirePipeline | undefined;
-  let retryMonitor: RetryMonitor | undefined;
-  let sendFence: SendFence | undefined;
   // Where the server connects on someone else's say-so: executors and alarm channels.
   const networkRules = new NetworkRules({ allowedNetworks: o.allowedNetworks });
   // This node's base URL for the other nodes (pull relays); with port 0 known once it listens.
   let advertiseUrl = o.advertiseUrl ?? `http://${urlHost(o.host)}:${o.port}/`;
+  // The scheduling engine's options, resolved once for the leases and the planner.
+  const schedulingOptions = resolveSchedulingOptions({
+    nodeId: o.nodeId,
+    lookAheadMs: o.lookAheadMs,
+    misfireWindowMs: o.misfireWindowMs,
+    clock,
+    databaseClock: databaseClock !== undefined,
+    logger: logger.child({ part: 'scheduler' }),
+    shardCount: o.shardCount,
+    leaseRenewalIntervalMs: o.leaseRenewalIntervalMs,
+    tickIntervalMs: o.tickIntervalMs,
+    claimBatchSize: o.claimBatchSize,
+    leaseTtlMs: o.leaseTtlMs,
+  });
+  // The shard leases: which jobs this node schedules, and the fencing token of every send.
+  const leases = createShardLeases(store, schedulingOptions, () => advertiseUrl);
   // Pull executors' connections to this node, and the calls to those connected elsewhere.
   const pulls = new PullConnections({
     nodeId: o.nodeId,
@@ -222,7 +241,7 @@ async function startOnStore(
     store: store.pullConnections,
     clock,
     // Rows of nodes that stopped heartbeating are ignored (with a margin over the leases' rule).
-    nodeAliveWindowMs: () => Math.max(scheduler?.leases.nodeLiveWindowMs ?? 0, PULL_NODE_ALIVE_MIN_MS),
+    nodeAliveWindowMs: () => Math.max(leases.nodeLiveWindowMs, PULL_NODE_ALIVE_MIN_MS),
     logger: logger.child({ part: 'pull' }),
     pingIntervalMs: o.pullPingIntervalMs,
   });
@@ -238,19 +257,6 @@ async function startOnStore(
           logger: logger.child({ part: 'redis' }),
         });
   streams?.start();
-  const dispatcher = new Dispatcher({
-    accessToken,
-    // Each app's executors are called with the app's token (the directory, made below, knows it).
-    tokenFor: (target) => directory.tokenFor(target.appName, target.address),
-    callTimeoutMs: o.executorCallTimeoutMs,
-    now: () => clock.now(),
-    // Right before each run goes out: the fire is still pending and, for a planner's fire, this
-    // node holds its shard lease (the scheduler, made below, knows the leases).
-    fence: (send) => sendFence!.admit(send),
-    networkRules,
-    pull: pulls,
-    ...(streams === undefined ? {} : { stream: streams }),
-  });
   const credentials = new AppCredentials({ installationToken: accessToken, apps: store.apps, clock });
   const directory = new ExecutorDirectory({
     apps: store.apps,
@@ -260,10 +266,29 @@ async function startOnStore(
     deadTimeoutMs: o.executorDeadAfterMs,
     metrics: executorMetrics,
   });
+  // Right before each run goes out: the fire is still pending and, for a planner's fire, this
+  // node holds its shard lease.
+  const sendFence = new SendFence({
+    fenceSends: (nowMs, sends) => store.fires.fenceSends(o.nodeId, nowMs, sends),
+    leases,
+    now: () => clock.now(),
+    batchSize: o.pipelineBatchSize,
+  });
+  const dispatcher = new Dispatcher({
+    accessToken,
+    // Each app's executors are called with the app's token.
+    tokenFor: (target) => directory.tokenFor(target.appName, target.address),
+    callTimeoutMs: o.executorCallTimeoutMs,
+    now: () => clock.now(),
+    fence: (send) => sendFence.admit(send),
+    networkRules,
+    pull: pulls,
+    ...(streams === undefined ? {} : { stream: streams }),
+  });
 
   // The records this process is dispatching: the planner's hand-overs and the trigger paths' records.
   const inFlight = new InFlightFires(clock);
-  pipeline = new FirePipeline({
+  const firePipeline = new FirePipeline({
     store,
     dispatcher,
     executors: {
@@ -279,8 +304,6 @@ async function startOnStore(
     // takes out what it left pending and keeps in what it goes on trying to send.
     inFlight,
     onDispatched: (fire, outcome) => {
-      // A refused dispatch finishes no record: the retry monitor decides its retry and alarm.
-      if (outcome.triggerCode !== 200) retryMonitor?.noteDispatchFailed(outcome.fireId);
       metrics.fireDispatched({
         triggerType: fire.trigger_type,
         dueAt: fire.trigger_type === 'MISFIRE' ? fire.created_at : fire.scheduled_at,
@@ -291,34 +314,28 @@ async function startOnStore(
       });
     },
   });
-  const firePipeline = pipeline;
-
-  sendFence = new SendFence({
-    fenceSends: (nowMs, sends) => store.fires.fenceSends(o.nodeId, nowMs, sends),
-    leases: {
-      shardOf: (jobId) => scheduler!.leases.shardOf(jobId),
-      epochOf: (shard) => scheduler!.leases.epochOf(shard),
-    },
-    now: () => clock.now(),
-    batchSize: o.pipelineBatchSize,
-  });
-  scheduler = createScheduler(store, firePipeline, {
-    nodeId: o.nodeId,
-    lookAheadMs: o.lookAheadMs,
-    misfireWindowMs: o.misfireWindowMs,
-    clock,
-    databaseClock: databaseClock !== undefined,
-    address: () => advertiseUrl,
-    logger: logger.child({ part: 'scheduler' }),
+  const scheduler = createScheduler(store, firePipeline, schedulingOptions, {
+    leases,
     onHeldBack: behindReport(metrics, logger.child({ part: 'scheduler' }), clock),
     inFlight,
-    ...(o.shardCount === undefined ? {} : { shardCount: o.shardCount }),
-    ...(o.leaseRenewalIntervalMs === undefined ? {} : { leaseRenewalIntervalMs: o.leaseRenewalIntervalMs }),
-    ...(o.tickIntervalMs === undefined ? {} : { tickIntervalMs: o.tickIntervalMs }),
-    ...(o.claimBatchSize === undefined ? {} : { claimBatchSize: o.claimBatchSize }),
-    ...(o.leaseTtlMs === undefined ? {} : { leaseTtlMs: o.leaseTtlMs }),
+  });
+  metrics.readFrom({
+    wheelSize: () => scheduler.planner.waiting,
+    shardsOwned: () => leases.ownedShards().length,
+    pipelineBacklog: () => firePipeline.backlog,
   });
 
+  // Results: every finished record is announced to what follows it (after-runs.ts, FIX_DELAY).
+  // What follows is made after the recorder and given it (a failure's decision may settle a
+  // broadcast, a workflow stop finishes fires), so the recorder is told it last, below.
+  const recorder = new ResultRecorder({
+    fires: store.fires,
+    clock,
+    logger: logger.child({ part: 'results' }),
+    metrics: executorMetrics,
+    // While a burst of due fires is being sent, results wait (at most a second, 20,000 of them).
+    giveWay: firePipeline.giveWay(RESULTS_GIVE_WAY_CAP),
+  });
   // Failures raise alarms into the alarm queue, which sends them through the job's channels.
   const alarmQueue = new AlarmQueue({
     store,
@@ -331,7 +348,6 @@ async function startOnStore(
   const decisions = new FailureDecisions({
     store,
     alarms: alarmSink,
-    settleBroadcasts: (fireIds) => recorder.settleBroadcasts(fireIds),
     clock,
     logger: logger.child({ part: 'retries' }),
     // Owed alarms are held and renewed by the alarm queue; a sink of the embedder's keeps no record.
@@ -361,30 +377,21 @@ async function startOnStore(
     alarmRunFailed: (workflow, run, reason) => alarmQueue.raiseWorkflowRun(workflow, run, reason),
   });
   const retriesAlarmsChildren = afterRuns({ decisions, children: childTrigger, workflows: workflowEngine });
-  const onFiresFinished = async (finished: readonly FinishedFire[]) => {
+  recorder.announceTo(async (finished) => {
     for (const fire of finished) metrics.resultRecorded(fire.handleCode);
     await firePipeline.onFiresFinished(finished);
-    await retriesAlarmsChildren(finished);
-  };
-  const recorder: ResultRecorder = new ResultRecorder({
-    fires: store.fires,
-    clock,
-    logger: logger.child({ part: 'results' }),
-    metrics: executorMetrics,
-    onFiresFinished,
-    // While a burst of due fires is being sent, results wait (at most a second, 20,000 of them).
-    giveWay: firePipeline.giveWay(RESULTS_GIVE_WAY_CAP),
+    return retriesAlarmsChildren(finished);
   });
-  retryMonitor = new RetryMonitor({
+  const retries = new RetryMonitor({
     store,
     pipeline: firePipeline,
-    leases: scheduler.leases,
+    leases,
     decisions,
+    recorder,
     clock,
     logger: logger.child({ part: 'retry-monitor' }),
-    intervalMs: o.retryMonitorIntervalMs,
+    ...o.monitors.retries,
   });
-  const retries = retryMonitor;
 
   const triggerDeps = {
     store,
@@ -405,9 +412,7 @@ async function startOnStore(
     lease,
     clock,
     logger: logger.child({ part: 'registry-monitor' }),
-    sweepIntervalMs: o.registryMonitorIntervalMs,
-    refreshIntervalMs: o.directoryRefreshIntervalMs,
-    deadTimeoutMs: o.executorDeadAfterMs,
+    ...o.monitors.registry,
   });
   const lostRunMonitor = new LostRunMonitor({
     fires: store.fires,
@@ -415,10 +420,7 @@ async function startOnStore(
     lease,
     clock,
     logger: logger.child({ part: 'lost-run-monitor' }),
-    lostAfterMs: o.lostRunAfterMs,
-    idleGraceMs: o.lostRunIdleGraceMs,
-    intervalMs: o.lostRunMonitorIntervalMs,
-    deadTimeoutMs: o.executorDeadAfterMs,
+    ...o.monitors.lostRuns,
     registry: store.registry,
     idleBeat: (target, jobId) => dispatcher.idleBeat(target, jobId),
   });
@@ -428,7 +430,7 @@ async function startOnStore(
     lease,
     clock,
     logger: logger.child({ part: 'reports-monitor' }),
-    intervalMs: o.reportsMonitorIntervalMs,
+    ...o.monitors.reports,
   });
   const retentionMonitor = new RetentionMonitor({
     fires: store.fires,
@@ -436,10 +438,7 @@ async function startOnStore(
     lease,
     clock,
     logger: logger.child({ part: 'retention-monitor' }),
-    intervalMs: o.retentionMonitorIntervalMs,
-    batchSize: o.retentionBatchSize ?? RETENTION_BATCH_DEFAULTS[store.connection.dialect].batchSize,
-    batchPauseMs: o.retentionBatchPauseMs ?? RETENTION_BATCH_DEFAULTS[store.connection.dialect].pauseMs,
-    ...retentionPacing(o),
+    ...o.monitors.retention,
   });
 
   const owedChildrenMonitor = new OwedChildrenMonitor({
@@ -448,7 +447,7 @@ async function startOnStore(
     lease,
     clock,
     logger: logger.child({ part: 'owed-children-monitor' }),
-    intervalMs: o.owedChildrenMonitorIntervalMs,
+    ...o.monitors.owedChildren,
   });
   const workflowScheduler = new WorkflowScheduler({
     store,
@@ -479,7 +478,7 @@ async function startOnStore(
           lease,
           clock,
           logger: logger.child({ part: 'owed-alarm-monitor' }),
-          intervalMs: o.owedAlarmMonitorIntervalMs,
+          ...o.monitors.owedAlarms,
         })
       : undefined;
 
@@ -523,6 +522,7 @@ async function startOnStore(
     },
     finishFires: (results) => recorder.record(results),
     executorDeadAfterMs: o.executorDeadAfterMs,
+    alarmSendTimeoutMs: o.alarmLimits.sendTimeoutMs,
     networkRules,
     onAppCredentialsChanged: async () => {
       credentials.forget();
@@ -628,7 +628,7 @@ async function startOnStore(
     );
   };
 
-  return {
+  const server: TickwheelServer = {
     url,
     port,
     accessToken,
@@ -641,7 +641,7 @@ async function startOnStore(
     get initialSecretsFile() {
       return initialSecretsFile;
     },
-    store,
+    settings: { getSetting: store.settings.getSetting, setSetting: store.settings.setSetting },
     logger,
     startScheduling,
     executorsOnline: (appName) => directory.registeredOf(appName).map((e) => e.address),
@@ -651,6 +651,7 @@ async function startOnStore(
       return stopping;
     },
   };
+  return registerServerStore(server, store);
 }
 
 /**
@@ -686,11 +687,6 @@ async function keepInitialSecrets(
     logger.warn({ file, err }, 'the initial secrets file could not be written or checked');
     return undefined;
   }
-}
-
-/** The retention's experimental pacing (bench/retention): time-boxed batches. */
-function retentionPacing(o: ResolvedServerOptions): Pick<RetentionMonitorOptions, 'batchBudgetMs'> {
-  return o.retentionBatchBudgetMs > 0 ? { batchBudgetMs: o.retentionBatchBudgetMs } : {};
 }
 
 function buildHttpApp(logger: Logger, trustProxy: boolean | string[]): FastifyInstance {

@@ -6,9 +6,10 @@
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dispatcher, type DispatchOutcome, type FireToDispatch } from '../src/dispatch/dispatcher.js';
-import { DISPATCHES_IN_FLIGHT, FirePipeline } from '../src/dispatch/fire-pipeline.js';
+import type { DispatchOutcome, FireToDispatch } from '../src/dispatch/dispatcher.js';
+import { FirePipeline } from '../src/dispatch/fire-pipeline.js';
 import { systemClock } from '../src/scheduling/clock.js';
+import { InFlightFires } from '../src/scheduling/in-flight.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
 import { createApp, createJob, waitFor } from './helpers/e2e.js';
 
@@ -57,7 +58,12 @@ class HeldDispatcher {
  * `count` pending API fires of one app, due now, and a pipeline over them whose dispatcher holds
  * every send until the test answers it.
  */
-async function heldPipeline(appName: string, count: number, dispatchesInFlight: number) {
+async function heldPipeline(
+  appName: string,
+  count: number,
+  dispatchesInFlight: number,
+  inFlight?: InFlightFires,
+) {
   database = await createTestDatabase('sqlite');
   const store = await database.open();
   const appId = await createApp(store, appName);
@@ -92,15 +98,30 @@ async function heldPipeline(appName: string, count: number, dispatchesInFlight: 
     logger: silent,
     batchSize: 100,
     dispatchesInFlight,
+    ...(inFlight === undefined ? {} : { inFlight }),
   });
   return { store, dispatcher, pipeline, ids };
 }
 
 describe('the fire pipeline in flight', () => {
-  it('keeps as many dispatches in flight as it is given, and the default fills the dispatcher’s lanes', async () => {
-    expect(new Dispatcher({ accessToken: '' }).capacity).toBe(2_500);
-    expect(DISPATCHES_IN_FLIGHT).toBeGreaterThan(2_500);
+  it('forgets a record in the in-flight registry once its mark is written, not before', async () => {
+    const inFlight = new InFlightFires(systemClock);
+    const { store, dispatcher, pipeline, ids } = await heldPipeline('registry', 200, 1_000, inFlight);
+    // The planner adds its due records as it hands them over.
+    inFlight.add(ids);
+    pipeline.onDue(ids);
+    await waitFor(async () => dispatcher.held.length === 200, { what: '200 dispatches in flight' });
+    // Sent, not yet marked: recovery must leave them to this dispatch.
+    expect(ids.every((id) => inFlight.has(id))).toBe(true);
 
+    dispatcher.answerAll();
+    expect(await pipeline.drain(5_000)).toBe(true);
+    expect(await store.fires.countFires({ status: 'dispatched' })).toBe(200);
+    // Marked, so no longer pending: nothing is left for the registry to hold.
+    expect(ids.filter((id) => inFlight.has(id))).toEqual([]);
+  });
+
+  it('keeps as many dispatches in flight as it is given', async () => {
     const { store, dispatcher, pipeline, ids } = await heldPipeline('inflight', 1_500, 1_000);
     pipeline.onDue(ids);
     await waitFor(async () => dispatcher.held.length === 1_000, { what: '1,000 dispatches in flight' });

@@ -58,6 +58,7 @@ async function startFiring(
   server = await startServer({
     database: url(database),
     nodeId,
+    apiToken: API_TOKEN,
     internal,
     ...(logger === undefined ? {} : { logger }),
   });
@@ -125,6 +126,17 @@ function throughProxy(db: TestDatabase): string {
   return url.toString();
 }
 
+const API_TOKEN = `tw_${'f'.repeat(40)}`;
+
+/** A REST API read with the seeded API token: its status and error code. */
+async function listJobs(): Promise<{ status: number; code?: string; retryAfter: string | null }> {
+  const response = await fetch(`${server!.server.url}api/v1/jobs`, {
+    headers: { authorization: `Bearer ${API_TOKEN}` },
+  });
+  const body = (await response.json()) as { error?: { code: string } };
+  return { status: response.status, code: body.error?.code, retryAfter: response.headers.get('retry-after') };
+}
+
 async function readyzStatus(): Promise<number> {
   return (await fetch(`${server!.server.url}readyz`)).status;
 }
@@ -133,7 +145,7 @@ async function readyzStatus(): Promise<number> {
 const PORT = { postgres: 5432, mysql: 3306 } as const;
 
 describe.each(['postgres', 'mysql'] as const)('a database outage on %s', (dialect) => {
-  it('makes /readyz answer 503 while it lasts and 200 soon after, and the node fires on', async () => {
+  it('makes /readyz and the REST API answer 503 while it lasts and 200 soon after, and the node fires on', async () => {
     proxy = await startTcpProxy(PORT[dialect]);
     const { logger, messages } = recordingLogger();
     const nodeId = `outage-${randomBytes(4).toString('hex')}`;
@@ -149,6 +161,8 @@ describe.each(['postgres', 'mysql'] as const)('a database outage on %s', (dialec
     expect(body.checks.store).toMatch(/^unreachable/);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await readyzStatus()).toBe(503);
+    // The REST API says the database is away (to be tried again), not an internal error.
+    expect(await listJobs()).toEqual({ status: 503, code: 'TW_ERR_STORE_UNAVAILABLE', retryAfter: '5' });
 
     proxy.restore();
     const restoredAt = Date.now();
@@ -164,6 +178,7 @@ describe.each(['postgres', 'mysql'] as const)('a database outage on %s', (dialec
       timeoutMs: 10_000,
       what: 'two succeeded ticks after the outage',
     });
+    expect((await listJobs()).status).toBe(200);
   });
 });
 

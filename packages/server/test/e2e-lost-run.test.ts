@@ -39,7 +39,7 @@ describe('lost runs end to end', () => {
       lostRunAfterMs: 500,
       internal: { lostRunMonitorIntervalMs: 200 },
     });
-    const executor = await spawnExecutor(server.server, 'e2e-lost', { TW_HEARTBEAT_MS: '300' });
+    const executor = await spawnExecutor(server, 'e2e-lost', { TW_HEARTBEAT_MS: '300' });
     executors.push(executor);
     const appId = await createApp(server.store, 'e2e-lost');
     const job = await createJob(server.store, {
@@ -67,7 +67,7 @@ describe('lost runs end to end', () => {
     // minute later; the restart alone must fail the run, well within that.
     server = await startServer();
     const port = String(await freePort());
-    const first = await spawnExecutor(server.server, 'e2e-restart', {
+    const first = await spawnExecutor(server, 'e2e-restart', {
       TW_PORT: port,
       TW_HEARTBEAT_MS: '300',
     });
@@ -89,7 +89,7 @@ describe('lost runs end to end', () => {
     expect(accepted.executor_instance).toMatch(/^[0-9a-f-]{36}$/);
     await first.process.kill();
     const restartedAt = Date.now();
-    const second = await spawnExecutor(server.server, 'e2e-restart', {
+    const second = await spawnExecutor(server, 'e2e-restart', {
       TW_PORT: port,
       TW_HEARTBEAT_MS: '300',
     });

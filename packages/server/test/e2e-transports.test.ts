@@ -391,7 +391,7 @@ describe.each(TRANSPORTS)('the $transport transport end to end', { timeout: 60_0
       },
     });
     const env = { ...t.env, TW_HEARTBEAT_MS: '300', TW_SLEEP_MS: '60000' };
-    const doomed = await spawnExecutor(server.server, 'pull-lost', env);
+    const doomed = await spawnExecutor(server, 'pull-lost', env);
     processes.push(doomed);
     expect(t.isAddress(doomed.address)).toBe(true);
     const jobId = await manualJob('pull-lost', {
@@ -403,7 +403,7 @@ describe.each(TRANSPORTS)('the $transport transport end to end', { timeout: 60_0
     const { fireId } = await server.server.triggerJob({ jobId, addressList: [doomed.address] });
     await doomed.process.waitForOutput(new RegExp(`running ${fireId}`));
     // A second executor for the retry, with a short sleep.
-    const survivor = await spawnExecutor(server.server, 'pull-lost', { ...env, TW_SLEEP_MS: '100' });
+    const survivor = await spawnExecutor(server, 'pull-lost', { ...env, TW_SLEEP_MS: '100' });
     processes.push(survivor);
     await doomed.process.kill();
 

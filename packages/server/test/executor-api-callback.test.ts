@@ -347,9 +347,9 @@ describe('the result recorder', () => {
       clock: { now: () => Date.now() },
       logger: silentLogger,
       maxBatchSize,
-      onFiresFinished: (finished) => {
-        hookCalls.push(finished.map((f) => f.fireId));
-      },
+    });
+    recorder.announceTo((finished) => {
+      hookCalls.push(finished.map((f) => f.fireId));
     });
     return { recorder, calls, hookCalls };
   }
@@ -483,9 +483,9 @@ describe('the result recorder', () => {
       fires: store.fires,
       clock: { now: () => Date.now() },
       logger: silentLogger,
-      onFiresFinished: () => {
-        throw new Error('hook broke');
-      },
+    });
+    recorder.announceTo(() => {
+      throw new Error('hook broke');
     });
     expect(await recorder.record([result(id!)])).toHaveLength(1);
     await recorder.idle();

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createExecutor } from '@tickwheel/executor';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import { LostRunMonitor } from '../src/monitors/lost-runs.js';
 import { MAINTENANCE_LEASE, type Store } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   type ApiServer,
@@ -18,6 +18,7 @@ import {
   startApiServer,
   TOKEN,
 } from './helpers/executor-api-server.js';
+import { MONITOR_TIMINGS } from './helpers/monitor-timings.js';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-03-01T10:00:00Z');
@@ -50,6 +51,7 @@ describe.each(DIALECTS)('lost-run monitor on %s', (dialect) => {
     clock = new ManualClock(T0);
     server = await startApiServer(store, clock);
     monitor = new LostRunMonitor({
+      ...MONITOR_TIMINGS.lostRuns,
       fires: store.fires,
       recorder: server.recorder,
       lease: { leases: store.leases, nodeId: 'node-a' },
@@ -219,6 +221,7 @@ describe.each(DIALECTS)('lost-run monitor on %s', (dialect) => {
     const calls: Array<[string, string, number]> = [];
     await monitor.stop();
     monitor = new LostRunMonitor({
+      ...MONITOR_TIMINGS.lostRuns,
       fires: store.fires,
       recorder: server.recorder,
       lease: { leases: store.leases, nodeId: 'node-a' },
@@ -265,6 +268,7 @@ describe.each(DIALECTS)('lost-run monitor on %s', (dialect) => {
     const ids = await createDispatchedFires(store, target, 5, B, T0);
     await monitor.stop();
     monitor = new LostRunMonitor({
+      ...MONITOR_TIMINGS.lostRuns,
       fires: store.fires,
       recorder: server.recorder,
       lease: { leases: store.leases, nodeId: 'node-a' },
@@ -362,6 +366,7 @@ describe('lost-run monitor with a real executor', () => {
       );
     });
     const monitor = new LostRunMonitor({
+      ...MONITOR_TIMINGS.lostRuns,
       fires: store.fires,
       recorder: server.recorder,
       lease: { leases: store.leases, nodeId: 'node-a' },

@@ -17,6 +17,7 @@ import type { FireRow, JobRow, Store } from '../src/store/index.js';
 import { alarmQueue, failedFire } from './helpers/alarm-fixtures.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { sleep, waitFor } from './helpers/e2e.js';
+import { MONITOR_TIMINGS } from './helpers/monitor-timings.js';
 
 const silent = pino({ level: 'silent' });
 const HOLD_MS = 300;
@@ -70,6 +71,7 @@ describe.each(DIALECTS)('owed alarms on %s', (dialect) => {
     const queue = alarmQueue(on, { holdMs: HOLD_MS, ...limits });
     queues.push(queue);
     const monitor = new OwedAlarmMonitor({
+      ...MONITOR_TIMINGS.owedAlarms,
       owedAlarms: on.owedAlarms,
       fires: on.fires,
       jobs: on.jobs,
@@ -83,7 +85,6 @@ describe.each(DIALECTS)('owed alarms on %s', (dialect) => {
     const decisions = new FailureDecisions({
       store: on,
       alarms: queue,
-      settleBroadcasts: async () => [],
       clock: systemClock,
       logger: silent,
       alarmHoldMs: HOLD_MS,

@@ -17,6 +17,7 @@ import { CHILDREN_STATUS, type FireRow, type JobRow, type Store } from '../src/s
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { closeAll, startExecutors, TOKEN, target } from './helpers/dispatch-fixtures.js';
 import { sleep, waitFor } from './helpers/e2e.js';
+import { MONITOR_TIMINGS } from './helpers/monitor-timings.js';
 
 const silent = pino({ level: 'silent' });
 const MINUTE = 60_000;
@@ -42,6 +43,7 @@ function childNode(
     clock: systemClock,
     logger: silent,
     batchSize: 100,
+    dispatchesInFlight: dispatcher.capacity + 100,
   });
   const trigger = new ChildTrigger({
     store,
@@ -52,6 +54,7 @@ function childNode(
     logger: silent,
   });
   const monitor = new OwedChildrenMonitor({
+    ...MONITOR_TIMINGS.owedChildren,
     childFires: store.childFires,
     children: trigger,
     lease: { leases: store.leases, nodeId },

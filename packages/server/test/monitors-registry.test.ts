@@ -1,10 +1,11 @@
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExecutorDirectory } from '../src/executors/directory.js';
 import { RegistryMonitor } from '../src/monitors/registry.js';
 import { MAINTENANCE_LEASE, type Store } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { createAppWithJob, RecordingMetrics, silentLogger } from './helpers/executor-api-server.js';
+import { MONITOR_TIMINGS } from './helpers/monitor-timings.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 
@@ -33,8 +34,15 @@ describe.each(DIALECTS)('registry monitor on %s', (dialect) => {
     await store.db.deleteFrom('lease').execute();
     clock = new ManualClock(T0);
     metrics = new RecordingMetrics();
-    directory = new ExecutorDirectory({ apps: store.apps, registry: store.registry, clock, metrics });
+    directory = new ExecutorDirectory({
+      apps: store.apps,
+      registry: store.registry,
+      clock,
+      metrics,
+      deadTimeoutMs: MONITOR_TIMINGS.registry.deadTimeoutMs,
+    });
     monitor = new RegistryMonitor({
+      ...MONITOR_TIMINGS.registry,
       registry: store.registry,
       apps: store.apps,
       directory,

@@ -1,11 +1,12 @@
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetentionMonitor } from '../src/monitors/retention.js';
 import { DeletePacing, MIN_BATCH_SIZE } from '../src/retention/delete-pacing.js';
 import { writeRetentionSettings } from '../src/retention/settings.js';
 import { systemClock, type TimerHandle } from '../src/scheduling/clock.js';
 import type { Store } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+import { MONITOR_TIMINGS } from './helpers/monitor-timings.js';
 import { type SeedFire, seedFires } from './helpers/report-fixtures.js';
 
 const DAY = 86_400_000;
@@ -38,6 +39,7 @@ describe.each(DIALECTS)('retention monitor on %s', (dialect) => {
 
   function monitor(batchSize: number, calls: Array<{ limit: number; deleted: number }>, nodeId = 'node-a') {
     return new RetentionMonitor({
+      ...MONITOR_TIMINGS.retention,
       fires: {
         async deleteFiresBefore(cutoff, limit) {
           const deleted = await store.fires.deleteFiresBefore(cutoff, limit);
@@ -103,6 +105,7 @@ describe('retention pacing', () => {
     };
     const batchTimes = [0, 30, 0];
     const monitor = new RetentionMonitor({
+      ...MONITOR_TIMINGS.retention,
       fires: {
         async deleteFiresBefore(_cutoff, limit) {
           const took = batchTimes.shift();

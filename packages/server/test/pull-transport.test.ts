@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   PULL_PATH,
+  PULL_PING_INTERVAL_MS,
   type PullAnswerFrame,
   type PullCallFrame,
   parsePullFrame,
@@ -25,6 +26,7 @@ import { PULL_RELAY_TOKEN_HEADER, PullConnections } from '../src/dispatch/pull-c
 import { AppCredentials } from '../src/executor-api/app-credentials.js';
 import { registerPullEndpoint } from '../src/executor-api/pull-endpoint.js';
 import { createServer, type TickwheelServer } from '../src/index.js';
+import { storeOf } from '../src/internal.js';
 import type { Store } from '../src/store/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
@@ -131,7 +133,7 @@ async function startHarness(store: Store, timeoutMs = 400, pingIntervalMs?: numb
     logger: silent,
     // Short, so a call to an instance connected nowhere gives up quickly here.
     reconnectGraceMs,
-    ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
+    pingIntervalMs: pingIntervalMs ?? PULL_PING_INTERVAL_MS,
   });
   const app: FastifyInstance = Fastify();
   registerPullEndpoint(app, {
@@ -388,9 +390,9 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     const server = await startServer(db.url, 'node-one');
     cleanups.push(() => server.stop());
     const appId = (
-      await server.store.apps.createApp({ appName: APP, title: APP, addressType: 'AUTO' }, Date.now())
+      await storeOf(server).apps.createApp({ appName: APP, title: APP, addressType: 'AUTO' }, Date.now())
     ).id;
-    const job = await server.store.jobs.createJob(
+    const job = await storeOf(server).jobs.createJob(
       { app_id: appId, name: 'pulled', executor_handler: 'demo' },
       Date.now(),
     );
@@ -401,7 +403,7 @@ describe.each(['sqlite', 'postgres'] as const)('the http-pull transport on %s', 
     const { fireId, outcomes } = await server.triggerJob({ jobId: job.id });
     expect(outcomes).toMatchObject([{ address: ex.address, triggerCode: 200, executorInstance: 'inst-e2e' }]);
     expect(ex.calls.map((c) => [c.call, (c.body as { logId: number }).logId])).toEqual([['run', fireId]]);
-    const fire = (await server.store.fires.findFireById(fireId))!;
+    const fire = (await storeOf(server).fires.findFireById(fireId))!;
     expect(fire).toMatchObject({ executor_address: ex.address, trigger_code: 200 });
     // The app's executors list it with its transport (the console tags it "pull").
     const listed = await fetch(`${server.url}api/v1/apps/${appId}/executors`, {
@@ -474,9 +476,9 @@ describe('pull executors on a two-node cluster on postgres', () => {
     const b = await startServer(db.url, 'node-b');
     servers.push(b);
     const appId = (
-      await a.store.apps.createApp({ appName: APP, title: APP, addressType: 'AUTO' }, Date.now())
+      await storeOf(a).apps.createApp({ appName: APP, title: APP, addressType: 'AUTO' }, Date.now())
     ).id;
-    const job = await a.store.jobs.createJob(
+    const job = await storeOf(a).jobs.createJob(
       { app_id: appId, name: 'relayed', executor_handler: 'demo' },
       Date.now(),
     );
@@ -485,7 +487,7 @@ describe('pull executors on a two-node cluster on postgres', () => {
     expect(await ex.register(a.url)).toMatchObject({ code: 200 });
     // Node A's advertised URL is in cluster_node (written by its lease rounds) and its row in pull_connection.
     await waitFor(async () => {
-      const holder = await b.store.pullConnections.findPullHolder('inst-cluster', 0);
+      const holder = await storeOf(b).pullConnections.findPullHolder('inst-cluster', 0);
       return holder?.nodeId === 'node-a' && holder.address === a.url;
     }, 'node A recorded as the holder at its URL');
     await waitFor(() => b.executorsOnline(APP).includes(ex.address), 'node B seeing the executor online');

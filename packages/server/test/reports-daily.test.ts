@@ -1,11 +1,12 @@
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReportsMonitor } from '../src/monitors/reports.js';
 import { RetentionMonitor } from '../src/monitors/retention.js';
 import { coarseBound, mergeHistograms, percentile } from '../src/reports/histogram.js';
 import { writeRetentionSettings } from '../src/retention/settings.js';
 import type { Store } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
+import { MONITOR_TIMINGS } from './helpers/monitor-timings.js';
 import { type SeedFire, seedFires } from './helpers/report-fixtures.js';
 
 const DAY = 86_400_000;
@@ -86,8 +87,13 @@ describe.each(DIALECTS)('daily reports on %s', (dialect) => {
       logger: silent,
     };
     return {
-      reports: new ReportsMonitor({ reports: store.reports, ...common }),
-      retention: new RetentionMonitor({ fires: store.fires, ...common, batchPauseMs: 0 }),
+      reports: new ReportsMonitor({ reports: store.reports, ...MONITOR_TIMINGS.reports, ...common }),
+      retention: new RetentionMonitor({
+        fires: store.fires,
+        ...MONITOR_TIMINGS.retention,
+        ...common,
+        batchPauseMs: 0,
+      }),
     };
   };
 

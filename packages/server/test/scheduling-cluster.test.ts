@@ -6,13 +6,13 @@
  * the shards held, and no shard is ever used by two nodes at once.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Clock, DatabaseClock, shiftedClock, systemClock } from '../src/scheduling/clock.js';
 import { ShardLeases } from '../src/scheduling/leases.js';
 import { resolveSchedulingOptions, type SchedulingOptions } from '../src/scheduling/options.js';
 import { createScheduler } from '../src/scheduling/scheduler.js';
 import type { OwnedShard } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { createJob, MemoryLogger, NodeClock } from './helpers/scheduling-fixtures.js';
 
@@ -44,7 +44,7 @@ describe.each(DIALECTS)('a cluster of nodes on %s', (dialect) => {
   });
 
   /** A node on the shared manual clock (leases in its time), sharing through `cluster_node`. */
-  async function manualNode(nodeId: string, extra: { beforeRelease?: () => Promise<void> } = {}) {
+  async function manualNode(nodeId: string) {
     const store = await db.open();
     const logger = new MemoryLogger();
     const resolved = resolveSchedulingOptions({
@@ -54,7 +54,7 @@ describe.each(DIALECTS)('a cluster of nodes on %s', (dialect) => {
       clock: new NodeClock(clock),
       logger,
     });
-    const leases = new ShardLeases({ ...resolved, leases: store.leases, nodes: store.nodes, ...extra });
+    const leases = new ShardLeases({ ...resolved, leases: store.leases, nodes: store.nodes });
     nodes.push(leases);
     return { leases, store, logger };
   }
@@ -115,24 +115,28 @@ describe.each(DIALECTS)('a cluster of nodes on %s', (dialect) => {
     }
   });
 
-  it('stops using surplus shards before releasing them', async () => {
-    let a: Awaited<ReturnType<typeof manualNode>> | undefined;
-    const seenAtRelease: number[][] = [];
-    a = await manualNode('node-a', {
-      beforeRelease: async () => {
-        seenAtRelease.push(indexes(a!.leases.ownedShards()));
-        // Still held in the database while local use winds down.
-        const rows = await a!.store.leases.listLeases();
-        expect(
-          rows.filter((row) => row.owner_node === 'node-a' && row.expires_at > clock.now()),
-        ).toHaveLength(8);
-      },
-    });
+  it('stops using surplus shards at once, and releases them once the uses in flight have ended', async () => {
+    const a = await manualNode('node-a');
     await a.leases.start();
+    // A use of the leases in flight (a planner tick) that read all eight shards.
+    let endUse!: () => void;
+    const use = a.leases.use(() => new Promise<void>((resolve) => (endUse = resolve)));
     const b = await manualNode('node-b');
     await b.leases.start();
+    const round = a.leases.renewNow();
+    // Given up locally at once (a new use sees four), still held in the database while the use runs.
+    await vi.waitFor(() => expect(indexes(a.leases.ownedShards())).toEqual([0, 1, 2, 3]));
+    const rows = await a.store.leases.listLeases();
+    expect(rows.filter((row) => row.owner_node === 'node-a' && row.expires_at > clock.now())).toHaveLength(8);
+    endUse();
+    await use;
+    await round;
+    expect(
+      (await a.store.leases.listLeases()).filter(
+        (row) => row.owner_node === 'node-a' && row.expires_at > clock.now(),
+      ),
+    ).toHaveLength(4);
     await clock.advance(2 * ROUND);
-    expect(seenAtRelease).toEqual([[0, 1, 2, 3]]);
     expect(indexes(b.leases.ownedShards())).toEqual([4, 5, 6, 7]);
   });
 
@@ -226,13 +230,17 @@ describe.each(DIALECTS)('a cluster of nodes on %s', (dialect) => {
         for (const _ of ids) lateness.push(Date.now() - (due + lateness.length * 1_000));
       },
     };
-    const scheduler = createScheduler(store, pipeline, {
-      nodeId: 'node-ahead',
-      shardCount: 4,
-      clock: shiftedClock(systemClock, 30_000) as Clock,
-      databaseClock: true,
-      logger: new MemoryLogger(),
-    });
+    const scheduler = createScheduler(
+      store,
+      pipeline,
+      resolveSchedulingOptions({
+        nodeId: 'node-ahead',
+        shardCount: 4,
+        clock: shiftedClock(systemClock, 30_000) as Clock,
+        databaseClock: true,
+        logger: new MemoryLogger(),
+      }),
+    );
     await scheduler.start();
     await sleep(due + 1_100 - Date.now());
     await scheduler.stop();

@@ -4,11 +4,11 @@
  * renew stops using its shards before they can be taken.
  */
 
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ShardLeases } from '../src/scheduling/leases.js';
 import { resolveSchedulingOptions } from '../src/scheduling/options.js';
 import type { Store } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import { MemoryLogger, NodeClock } from './helpers/scheduling-fixtures.js';
 

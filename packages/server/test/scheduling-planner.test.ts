@@ -5,12 +5,13 @@
  */
 
 import { performance } from 'node:perf_hooks';
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/scheduling/clock.js';
+import { resolveSchedulingOptions } from '../src/scheduling/options.js';
 import { ORPHAN_SWEEP_INTERVAL_MS } from '../src/scheduling/planner.js';
 import { createScheduler } from '../src/scheduling/scheduler.js';
 import type { FireRow, Store } from '../src/store/index.js';
-import { ManualClock } from './helpers/clock.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 import {
   claimedFires,
@@ -782,11 +783,11 @@ describe('planner on the real clock', () => {
           for (const _ of ids) lateness.push(Date.now() - (firstSecond + lateness.length * 1_000));
         },
       };
-      const scheduler = createScheduler(store, pipeline, {
-        nodeId: 'node-real',
-        shardCount: 4,
-        clock: systemClock,
-      });
+      const scheduler = createScheduler(
+        store,
+        pipeline,
+        resolveSchedulingOptions({ nodeId: 'node-real', shardCount: 4, clock: systemClock }),
+      );
       await scheduler.start();
       await new Promise((resolve) => setTimeout(resolve, firstSecond + 2_100 - Date.now()));
       const left = await scheduler.stop();

@@ -3,10 +3,10 @@
  * armed timer; against the manual clock, and once against the real one.
  */
 
+import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/scheduling/clock.js';
 import { type DueFire, Wheel } from '../src/scheduling/wheel.js';
-import { ManualClock } from './helpers/clock.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 

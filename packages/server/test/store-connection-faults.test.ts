@@ -75,3 +75,30 @@ describe('a MySQL pool connection that fails twice while it connects', () => {
     }
   });
 });
+
+describe('a MySQL store closed while one of its connections is still connecting', () => {
+  it('closes: the connect timeout that ends that connection afterwards is not the close’s failure', async () => {
+    const proxy = await startTcpProxy(3306);
+    const store = await openStore({
+      database: `mysql://root@127.0.0.1:${proxy.port}/test`,
+      connectTimeoutMs: 300,
+    });
+    try {
+      // The open connections reset (the pool drops them), then new ones hang (no answer, no
+      // reset): a statement makes one and waits for its handshake.
+      proxy.outage();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      proxy.restore();
+      proxy.stall();
+      const waiting = store.db.selectFrom('job').select('id').limit(1).execute();
+      void waiting.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // mysql2 queues its quit behind the handshake, and hands the handshake's ETIMEDOUT to the pool's end.
+      await expect(store.close()).resolves.toBeUndefined();
+      await expect(waiting).rejects.toThrow(/ETIMEDOUT|closed/);
+    } finally {
+      proxy.restore();
+      await proxy.close();
+    }
+  });
+});

@@ -145,4 +145,50 @@ describe('SQLite hot statements thread', () => {
     expect(result.fires.map((fire) => fire.job.id).sort((a, b) => a - b)).toEqual(jobIds);
     expect(calls.size).toBe(0);
   });
+
+  it('runs the query builder’s writes outside transactions on the thread, so the event loop never waits for the lock', async () => {
+    // The server's connection holds the write lock: a write made on it would wait (synchronously,
+    // in SQLite's busy handler) or, as here, land inside this open transaction.
+    conn.sqlite.prepare('BEGIN IMMEDIATE').run();
+    let done = false;
+    const heartbeat = store.nodes
+      .heartbeatNode({ nodeId: 'node-a', address: 'http://a/', startedAt: T0 }, T0)
+      .then(() => {
+        done = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The thread waits for the lock; the event loop ran this timer meanwhile.
+    expect(done).toBe(false);
+    conn.sqlite.prepare('ROLLBACK').run();
+    await heartbeat;
+    expect(calls.get('exec')).toBe(1);
+    // Written by the thread, so the rollback above did not undo it.
+    expect((await store.nodes.listAliveNodes(0)).map((node) => node.node_id)).toEqual(['node-a']);
+
+    // An insert's id and a delete's count come back as Kysely gives them.
+    const app = await store.apps.createApp({ appName: 'routed', title: 'Routed', addressType: 'AUTO' }, T0);
+    expect(app.id).toBeGreaterThan(0);
+    expect(await store.nodes.deleteDeadNodes(T0)).toBe(1);
+    // A failing write fails with SQLite's error and code.
+    await expect(
+      store.apps.createApp({ appName: 'routed', title: 'Again', addressType: 'AUTO' }, T0),
+    ).rejects.toMatchObject({
+      code: expect.stringMatching(/^SQLITE_CONSTRAINT/),
+    });
+  });
+
+  it('keeps reads and writes inside a transaction on the server’s connection', async () => {
+    calls.clear();
+    await expect(
+      store.connection.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('cluster_node')
+          .values({ node_id: 'node-b', address: 'http://b/', started_at: T0, heartbeat_at: T0 })
+          .execute();
+        throw new Error('roll it back');
+      }),
+    ).rejects.toThrow('roll it back');
+    expect(calls.get('exec')).toBeUndefined();
+    expect(await store.nodes.listAliveNodes(0)).toEqual([]);
+  });
 });

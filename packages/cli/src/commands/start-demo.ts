@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createExecutor, type Executor, type JobContext } from '@tickwheel/executor';
 import { nextFireTimes } from '@tickwheel/protocol';
 import type { TickwheelServer } from '@tickwheel/server';
-import type { NewJob } from '@tickwheel/server/internal';
+import { type NewJob, storeOf } from '@tickwheel/server/internal';
 
 export const DEMO_APP = 'tickwheel-demo';
 
@@ -52,7 +52,7 @@ const DEMO_JOBS: ReadonlyArray<NewJob & { schedule_type: string; schedule_conf: 
 
 /** Starts the demo executor against `server` (its run logs under `<dataDir>/demo-logs`). */
 export async function startDemoExecutor(server: TickwheelServer, dataDir: string): Promise<Executor> {
-  const app = await server.store.apps.findAppByName(DEMO_APP);
+  const app = await storeOf(server).apps.findAppByName(DEMO_APP);
   const executor = createExecutor({
     appName: DEMO_APP,
     serverAddresses: [server.url],
@@ -91,7 +91,7 @@ async function waitUntilOnline(server: TickwheelServer, executor: Executor): Pro
 
 /** Creates the demo app and its jobs unless the app exists already; returns how many jobs it created. */
 export async function createDemoJobs(server: TickwheelServer): Promise<number> {
-  const { store } = server;
+  const store = storeOf(server);
   if ((await store.apps.findAppByName(DEMO_APP)) !== undefined) return 0;
   const now = Date.now();
   const app = await store.apps.createApp(

@@ -173,11 +173,12 @@ async function runServer(flags: StartFlags, command: Command): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  await printBanner(server, options, demo);
+  // Before the banner says it listens: a signal sent on seeing that line finds its handler.
   stopOnSignals(async () => {
     await demo?.executor.stop();
     await server.stop();
   });
+  await printBanner(server, options, demo);
 }
 
 /**

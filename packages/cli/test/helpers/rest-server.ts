@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createExecutor, type Executor, type ExecutorOptions } from '@tickwheel/executor';
 import { createServer, type ServerOptions, type TickwheelServer } from '@tickwheel/server';
+import { storeOf } from '@tickwheel/server/internal';
 import { pino } from 'pino';
 import { CLI_BIN } from './cli-process.js';
 
@@ -135,7 +136,7 @@ export async function startTestExecutor(
   await ex.start();
   const address = ex.address;
   await waitUntil(async () =>
-    (await server.store.registry.listAlive(0, appName)).some((row) => row.registry_value === address),
+    (await storeOf(server).registry.listAlive(0, appName)).some((row) => row.registry_value === address),
   );
   return {
     ex,

@@ -2,7 +2,7 @@
  * The alarm queue's timings and limits, their defaults and their validation, in one place.
  * They reach the server as `internal.alarms` (tests shorten them); the defaults suit production.
  */
-import { TickwheelError } from '@tickwheel/protocol';
+import { integerIn } from '../option-checks.js';
 
 export interface AlarmQueueLimits {
   /** Sends in flight at once to one channel (a slow channel holds only its own). Default 2. */
@@ -43,18 +43,8 @@ export function resolveAlarmQueueLimits(
   prefix = 'internal.alarms',
 ): ResolvedAlarmQueueLimits {
   const d = ALARM_QUEUE_DEFAULTS;
-  const int = (name: keyof AlarmQueueLimits, min: number, max: number): number => {
-    const value = limits[name];
-    if (value === undefined) return d[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new TickwheelError(
-        'TW_ERR_INVALID_OPTION',
-        `${prefix}.${name}: must be an integer from ${min} to ${max}`,
-        `${prefix}.${name}`,
-      );
-    }
-    return value;
-  };
+  const int = (name: keyof AlarmQueueLimits, min: number, max: number): number =>
+    integerIn(`${prefix}.${name}`, limits[name], d[name], min, max);
   return {
     concurrencyPerChannel: int('concurrencyPerChannel', 1, 100),
     sendTimeoutMs: int('sendTimeoutMs', 10, 600_000),

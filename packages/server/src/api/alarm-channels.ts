@@ -25,7 +25,6 @@ import {
 import type { EmailConfig } from '../alarms/email.js';
 import { inRecipientDomains, isMailAddress, recipientDomainsOf } from '../alarms/email-address.js';
 import { channelsForJob } from '../alarms/job-channels.js';
-import { ALARM_QUEUE_DEFAULTS } from '../alarms/options.js';
 import { sendTestAlarm } from '../alarms/test-alarm.js';
 import { NetworkRules } from '../security/network-rules.js';
 import type { AlarmChannelRepository, AlarmChannelRow } from '../store/index.js';
@@ -237,7 +236,7 @@ export function registerAlarmChannels(api: FastifyInstance, ctx: ApiContext): vo
       checkEmailList('alarmEmail', alarmEmail);
       return sendTestAlarm(channel, {
         alarmEmail,
-        timeoutMs: ALARM_QUEUE_DEFAULTS.sendTimeoutMs,
+        timeoutMs: ctx.deps.alarmSendTimeoutMs,
         now: () => clock.now(),
         networkRules,
       });

@@ -311,19 +311,7 @@ export function registerApps(api: FastifyInstance, ctx: ApiContext): void {
     async (request, reply) => {
       requireAdmin(principalOf(ctx, request), 'delete apps');
       const id = request.params.id;
-      // Count and delete in one transaction, so a job created meanwhile cannot be left without its app.
-      const outcome = await store.db.transaction().execute(async (trx) => {
-        const app = await trx.selectFrom('app_group').select('id').where('id', '=', id).executeTakeFirst();
-        if (app === undefined) return 'missing' as const;
-        const used = await trx
-          .selectFrom('job')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('app_id', '=', id)
-          .executeTakeFirstOrThrow();
-        if (Number(used.n) > 0) return Number(used.n);
-        await trx.deleteFrom('app_group').where('id', '=', id).execute();
-        return 'deleted' as const;
-      });
+      const outcome = await store.apps.deleteAppIfUnused(id);
       if (outcome === 'missing') throw notFound('app', id);
       if (typeof outcome === 'number') {
         throw conflict(`app ${id} is used by ${outcome} job(s); delete or move them first`);

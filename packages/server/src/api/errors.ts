@@ -4,9 +4,11 @@
  * `ApiError`s; `sendError` turns whatever was thrown — Fastify's own body, content-type and
  * validation errors included — into the envelope, so bad input never answers 500.
  */
+
 import { type ErrorCode, ErrorCodes, isTickwheelError, TickwheelError } from '@tickwheel/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
+import { isUnreachable } from '../store/wait-for-database.js';
 import { ErrorEnvelope, LIMITS } from './schemas.js';
 
 /** The envelope every error answer carries. `field` is absent when no single field is to blame. */
@@ -143,6 +145,10 @@ export function toErrorBody(err: unknown): { statusCode: number; body: ErrorBody
       status,
     );
   }
+  // The database away (a restart, a failover, a network fault): the request may be tried again.
+  if (isUnreachable(err)) {
+    return envelope('TW_ERR_STORE_UNAVAILABLE', 'the database cannot be reached now; try again shortly');
+  }
   return envelope('TW_ERR_INTERNAL', 'internal error; the server log has the details');
 }
 
@@ -150,6 +156,8 @@ export function toErrorBody(err: unknown): { statusCode: number; body: ErrorBody
 export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { statusCode, body } = toErrorBody(err);
   if (statusCode >= 500) request.log.error({ err }, 'REST API request failed');
+  // The database away: clients (the console, the CLI) may try again after a short wait.
+  if (body.error.code === 'TW_ERR_STORE_UNAVAILABLE') reply.header('retry-after', '5');
   reply.code(statusCode).send(body);
 }
 

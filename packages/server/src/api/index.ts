@@ -6,7 +6,7 @@
  *
  * @example
  * const auth = new Auth({ store, now: () => clock.now() });
- * registerRestApi(app, { store, clock, auth, dispatcher, triggerJob, finishFires });
+ * registerRestApi(app, { store, clock, auth, dispatcher, triggerJob, finishFires, executorDeadAfterMs, … });
  * await app.ready();
  */
 import type { FastifyInstance } from 'fastify';
@@ -35,8 +35,6 @@ import { validatorCompiler } from './validator.js';
 import { registerWorkflows } from './workflows.js';
 
 export const API_PREFIX = '/api/v1';
-/** An executor whose last heartbeat is older than this is offline (XXL-JOB: 3 beats of 30 s). */
-export const DEFAULT_EXECUTOR_DEAD_AFTER_MS = 90_000;
 
 /** What a trigger asks the engine to fire. */
 export interface TriggerRequest {
@@ -69,12 +67,14 @@ export interface RestApiDeps {
    * (FIX_DELAY's next time, retries, alarms); `killFire` records its kill through it.
    */
   finishFires(results: FireResult[]): Promise<FinishedFire[]>;
-  /** An executor whose heartbeat is older is offline. Default 90,000 ms. */
-  executorDeadAfterMs?: number;
+  /** An executor whose heartbeat is older is offline (the server's `executorDeadAfterMs`). */
+  executorDeadAfterMs: number;
   /** The version the OpenAPI document states. Default `0.1.0`. */
   version?: string;
   /** Called once a user's password was changed (the initial secrets file goes with the admin's first one). */
   passwordChanged?: (username: string) => Promise<void>;
+  /** Time `testAlarmChannel`'s send may take (the alarm queue's `sendTimeoutMs`). */
+  alarmSendTimeoutMs: number;
   /** Where `testAlarmChannel` may connect (the server's `allowedNetworks`). Default: the rules' defaults. */
   networkRules?: NetworkRules;
   /** Called once an app was created or its executor token rotated on this node (the token caches re-read). */
@@ -95,7 +95,6 @@ export interface ResolvedRestApiDeps extends RestApiDeps {
 export function registerRestApi(app: FastifyInstance, deps: RestApiDeps): void {
   const resolved: ResolvedRestApiDeps = {
     ...deps,
-    executorDeadAfterMs: deps.executorDeadAfterMs ?? DEFAULT_EXECUTOR_DEAD_AFTER_MS,
     version: deps.version ?? '0.1.0',
   };
   const ctx: ApiContext = { deps: resolved, auth: deps.auth };

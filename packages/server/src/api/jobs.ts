@@ -4,11 +4,18 @@
  * child jobs), `nextFireAt` follows its schedule while it runs, and a change of its script
  * saves a script version in the same transaction.
  */
-import { isPullAddress, isStreamAddress, type TriggerType, validateSchedule } from '@tickwheel/protocol';
+import {
+  isPullAddress,
+  isStreamAddress,
+  JOB_FIELD_DEFAULTS,
+  type TriggerType,
+  validateSchedule,
+} from '@tickwheel/protocol';
 import type { FastifyInstance } from 'fastify';
 import { findChildJobCycle } from '../child-jobs/child-job-cycles.js';
-import { backoffOf, DEFAULT_RETRY_BACKOFF } from '../retries/backoff.js';
+import { backoffOf } from '../retries/backoff.js';
 import type { JobRow, JobUpdate, NewJobRow } from '../store/index.js';
+import { type GlueSave, insertJob, updateJob } from '../store/job-writes.js';
 import { normaliseExecutorAddress, sameAddress, splitAddressList } from './addresses.js';
 import { checkAlarmChannelIds, checkJobAlarmEmail } from './alarm-channels.js';
 import { onlineAddresses } from './apps.js';
@@ -16,7 +23,6 @@ import { recordAudit } from './audit-trail.js';
 import { canAccessApp, type Principal } from './auth.js';
 import { type ApiContext, appFilter, principalOf, requireVisible, SECURITY } from './context.js';
 import { errorResponses, invalidField, notFound, unknownInField } from './errors.js';
-import { type GlueSave, insertJob, updateJob } from './job-writes.js';
 import { firstFireAt } from './next-fire-at.js';
 import {
   IdParams,
@@ -105,7 +111,7 @@ export function registerJobs(api: FastifyInstance, ctx: ApiContext): void {
     async (request, reply) => {
       const principal = principalOf(ctx, request);
       const now = clock.now();
-      const { triggerStatus = 0, ...given } = request.body;
+      const { triggerStatus = JOB_FIELD_DEFAULTS.triggerStatus, ...given } = request.body;
       const fields = withDefaults(given);
       await checkJob(ctx, principal, fields, { now, scheduleChanged: true, starting: triggerStatus === 1 });
       const row: NewJobRow = {
@@ -459,28 +465,29 @@ async function knownAddresses(ctx: ApiContext, appId: number, given: readonly st
 }
 
 function withDefaults(body: Omit<NewJobBody, 'triggerStatus'>): JobFields {
+  const d = JOB_FIELD_DEFAULTS;
   return {
     appId: body.appId,
     name: body.name,
-    author: body.author ?? '',
-    alarmEmail: body.alarmEmail ?? '',
-    alarmChannelIds: body.alarmChannelIds ?? [],
-    scheduleType: body.scheduleType ?? 'NONE',
-    scheduleConf: body.scheduleConf ?? '',
-    timeZone: body.timeZone ?? 'UTC',
-    misfireStrategy: body.misfireStrategy ?? 'DO_NOTHING',
-    executorRouteStrategy: body.executorRouteStrategy ?? 'FIRST',
-    executorHandler: body.executorHandler ?? '',
-    executorParam: body.executorParam ?? '',
-    executorBlockStrategy: body.executorBlockStrategy ?? 'SERIAL_EXECUTION',
-    executorTimeout: body.executorTimeout ?? 0,
-    executorFailRetryCount: body.executorFailRetryCount ?? 0,
-    retryBackoff: body.retryBackoff ?? { ...DEFAULT_RETRY_BACKOFF },
-    alarmOn: body.alarmOn ?? 'EVERY_FAILURE',
-    glueType: body.glueType ?? 'BEAN',
-    glueSource: body.glueSource ?? '',
-    glueRemark: body.glueRemark ?? '',
-    childJobIds: body.childJobIds ?? [],
+    author: body.author ?? d.author,
+    alarmEmail: body.alarmEmail ?? d.alarmEmail,
+    alarmChannelIds: body.alarmChannelIds ?? [...d.alarmChannelIds],
+    scheduleType: body.scheduleType ?? d.scheduleType,
+    scheduleConf: body.scheduleConf ?? d.scheduleConf,
+    timeZone: body.timeZone ?? d.timeZone,
+    misfireStrategy: body.misfireStrategy ?? d.misfireStrategy,
+    executorRouteStrategy: body.executorRouteStrategy ?? d.executorRouteStrategy,
+    executorHandler: body.executorHandler ?? d.executorHandler,
+    executorParam: body.executorParam ?? d.executorParam,
+    executorBlockStrategy: body.executorBlockStrategy ?? d.executorBlockStrategy,
+    executorTimeout: body.executorTimeout ?? d.executorTimeout,
+    executorFailRetryCount: body.executorFailRetryCount ?? d.executorFailRetryCount,
+    retryBackoff: body.retryBackoff ?? { ...d.retryBackoff },
+    alarmOn: body.alarmOn ?? d.alarmOn,
+    glueType: body.glueType ?? d.glueType,
+    glueSource: body.glueSource ?? d.glueSource,
+    glueRemark: body.glueRemark ?? d.glueRemark,
+    childJobIds: body.childJobIds ?? [...d.childJobIds],
     origin: body.origin ?? null,
   };
 }

@@ -6,6 +6,7 @@
 import {
   BLOCK_STRATEGIES,
   GLUE_TYPES,
+  JOB_FIELD_DEFAULTS,
   MISFIRE_STRATEGIES,
   ROUTE_STRATEGIES,
   SCHEDULE_TYPES,
@@ -447,7 +448,10 @@ export const RetryBackoff = Type.Object(
     delaySeconds: delaySeconds('Wait before the first retry (FIXED: before every retry)'),
     maxDelaySeconds: delaySeconds('EXPONENTIAL: the longest wait; at least delaySeconds'),
   },
-  { additionalProperties: false, description: 'Default FIXED, 10 s (maxDelaySeconds 600)' },
+  {
+    additionalProperties: false,
+    description: `Default ${JOB_FIELD_DEFAULTS.retryBackoff.strategy}, ${JOB_FIELD_DEFAULTS.retryBackoff.delaySeconds} s (maxDelaySeconds ${JOB_FIELD_DEFAULTS.retryBackoff.maxDelaySeconds})`,
+  },
 );
 export type RetryBackoff = Static<typeof RetryBackoff>;
 
@@ -534,7 +538,11 @@ export const NewJobBody = Type.Object(
     ...optionalAll(jobFields),
     name: jobFields.name,
     triggerStatus: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 1, description: '1 starts the job at once; default 0' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 1,
+        description: `1 starts the job at once; default ${JOB_FIELD_DEFAULTS.triggerStatus}`,
+      }),
     ),
   },
   { additionalProperties: false },

@@ -32,7 +32,6 @@ import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
 import type { GiveWay } from './give-way.js';
 import { KeptBackReport } from './kept-back.js';
 import { MarkBatcher } from './mark-batcher.js';
-import { DISPATCH_DEFAULTS } from './options.js';
 import { marksOf } from './outcome-marks.js';
 import { overrideTargets, toDispatch, withStoredOverride } from './send-request.js';
 
@@ -49,7 +48,7 @@ export interface AppExecutors {
 }
 
 export interface FirePipelineOptions {
-  store: Pick<Store, 'fires' | 'jobs' | 'apps' | 'db' | 'connection'>;
+  store: Pick<Store, 'fires' | 'jobs' | 'apps' | 'connection'>;
   dispatcher: Pick<Dispatcher, 'dispatch'>;
   executors: AppExecutors;
   clock: Pick<Clock, 'now'>;
@@ -60,12 +59,15 @@ export interface FirePipelineOptions {
    * Dispatches handed to the dispatcher at once: a little more than its lanes run
    * (`Dispatcher.capacity`), so they never idle, while the rest waits here as ids or loaded
    * records — not in the lanes, where a stop would find them mid-send and a call timeout would
-   * start ticking. Default DISPATCHES_IN_FLIGHT.
+   * start ticking.
    */
-  dispatchesInFlight?: number;
+  dispatchesInFlight: number;
   /** Called after each load of due records with its duration and size (metrics). */
   onLoaded?: (ms: number, records: number) => void;
-  /** Called for every dispatch outcome, with the record it was for (metrics). */
+  /**
+   * Called for every dispatch outcome, with the record it was for (metrics). A failed one is also
+   * kept for the retry monitor (`takeDispatchFailures`) once its mark is written.
+   */
   onDispatched?: (fire: DueFire, outcome: DispatchOutcome) => void;
   /**
    * The records this process is dispatching (scheduling/in-flight.ts). The pipeline takes out the
@@ -98,9 +100,6 @@ const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was di
 const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispatched';
 /** Loads of due fires running at once. */
 const LOADS_IN_FLIGHT = 2;
-/** Dispatches handed to the dispatcher at once when the options do not say: its default lanes' and a little more. */
-export const DISPATCHES_IN_FLIGHT =
-  DISPATCH_DEFAULTS.fastConcurrency + DISPATCH_DEFAULTS.slowConcurrency + 100;
 /**
  * Past this many unwritten marks, a dispatch waits for its marks before freeing its slot. Above
  * a burst's size, so the marks of a burst can wait for its sends (give-way.ts).
@@ -114,6 +113,11 @@ export const BURST_WAITING = 500;
 const GIVE_WAY_MAX_HOLD_MS = 1_000;
 /** Longest writes give way to one burst: 10,000 fires due at once go out in about half of it. */
 const BURST_MS = 1_000;
+/**
+ * Failed dispatches kept for the retry monitor at most; past it the oldest are left to its sweep
+ * of undecided failures (a monitor that stopped taking them must not grow this without bound).
+ */
+const DISPATCH_FAILURES_KEPT = 100_000;
 /** Wait before a batch that failed on the store is tried again (its records are still `pending`). */
 const LOAD_RETRY_MS = 1_000;
 
@@ -135,6 +139,8 @@ export class FirePipeline implements DueFireSink {
   /** Set when a stop ran out of time: what has not been sent stays `pending` for the next start. */
   private abandoned = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Records whose dispatch no executor took, their marks written, not yet taken. */
+  private dispatchFailures: number[] = [];
   private accepting = true;
   private readonly fixDelay: FixDelayFollowUps;
   private readonly keptBack: KeptBackReport;
@@ -142,7 +148,7 @@ export class FirePipeline implements DueFireSink {
 
   constructor(options: FirePipelineOptions) {
     this.options = options;
-    this.dispatchesInFlight = options.dispatchesInFlight ?? DISPATCHES_IN_FLIGHT;
+    this.dispatchesInFlight = options.dispatchesInFlight;
     this.fixDelay = new FixDelayFollowUps({
       jobs: options.store.jobs,
       clock: options.clock,
@@ -162,6 +168,9 @@ export class FirePipeline implements DueFireSink {
         );
         if (givenUp) options.inFlight?.delete(marks.map((m) => m.fireId));
       },
+      // A marked record is no longer pending, so no recovery takes it up: the registry need not
+      // hold it (at 10,000 fires a second it held 600,000 for its whole minute).
+      onWritten: (fireIds) => options.inFlight?.delete(fireIds),
     });
   }
 
@@ -184,6 +193,16 @@ export class FirePipeline implements DueFireSink {
         return [];
       }),
     );
+  }
+
+  /**
+   * The records whose dispatch no executor took since the last call, once their `dispatch_failed`
+   * marks are written: the retry monitor decides their retries and alarms.
+   */
+  takeDispatchFailures(): number[] {
+    const taken = this.dispatchFailures;
+    this.dispatchFailures = [];
+    return taken;
   }
 
   /** The finalise hook (callbacks, kills, lost runs): FIX_DELAY jobs continue from their run's end. */
@@ -420,6 +439,8 @@ export class FirePipeline implements DueFireSink {
         this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark),
       );
       for (const outcome of sent) onDispatched?.(fire, outcome);
+      const failed = sent.filter((o) => o.triggerCode !== 200).map((o) => o.fireId);
+      if (failed.length > 0) void Promise.all(written).then(() => this.keepDispatchFailures(failed));
       if (awaitMarks || this.marks.queued > MARKS_BEHIND) await Promise.all(written);
       if (
         fire.claim_job_id !== null &&
@@ -437,6 +458,12 @@ export class FirePipeline implements DueFireSink {
       logger.error({ err, fireId: fire.id }, 'dispatch of a fire failed before reaching an executor');
       return [];
     }
+  }
+
+  private keepDispatchFailures(fireIds: readonly number[]): void {
+    for (const id of fireIds) this.dispatchFailures.push(id);
+    const over = this.dispatchFailures.length - DISPATCH_FAILURES_KEPT;
+    if (over > 0) this.dispatchFailures.splice(0, over);
   }
 
   /**
@@ -481,12 +508,7 @@ export class FirePipeline implements DueFireSink {
   }
 
   private async appsById(ids: readonly number[]): Promise<Map<number, AppGroupRow>> {
-    const unique = [...new Set(ids)];
-    const rows = await this.options.store.db
-      .selectFrom('app_group')
-      .selectAll()
-      .where('id', 'in', unique)
-      .execute();
+    const rows = await this.options.store.apps.findAppsByIds(ids);
     return new Map(rows.map((app) => [app.id, app]));
   }
 }

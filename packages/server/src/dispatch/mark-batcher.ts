@@ -26,6 +26,8 @@ export interface MarkBatcherOptions {
   /** Least time from the end of one write to the start of the next, in ms; default 10. */
   writeSpacingMs?: number;
   onError(err: unknown, marks: readonly DispatchMark[], givenUp: boolean): void;
+  /** Told the records of each statement once it is written (not of one given up). */
+  onWritten?(fireIds: readonly number[]): void;
   /** While a burst of due fires waits to be sent, writes wait (give-way.ts). */
   giveWay?: GiveWay;
 }
@@ -108,6 +110,7 @@ export class MarkBatcher {
       try {
         if (kind === 'dispatched') await this.options.fires.markDispatched(marks);
         else await this.options.fires.markDispatchFailed(marks);
+        this.options.onWritten?.(marks.map((m) => m.fireId));
         return;
       } catch (err) {
         const givenUp = attempt >= attempts;

@@ -2,7 +2,8 @@
  * Every dispatch option, its default and its validation, in one place. `resolveDispatchOptions()`
  * runs once when a {@link Dispatcher} is created; nothing deeper re-checks or re-defaults.
  */
-import { DEFAULT_CALL_TIMEOUT_MS, TickwheelError } from '@tickwheel/protocol';
+import { DEFAULT_CALL_TIMEOUT_MS } from '@tickwheel/protocol';
+import { integerIn, invalid, optionalFunction } from '../option-checks.js';
 import { NetworkRules } from '../security/network-rules.js';
 import type { CallRecord, ExecutorAddress } from './executor-client.js';
 import type { PullTransport } from './pull-connections.js';
@@ -150,22 +151,4 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     pull: options.pull,
     stream: options.stream,
   };
-}
-
-function invalid(option: string, reason: string): TickwheelError {
-  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
-}
-
-function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(option, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function optionalFunction<T>(option: string, value: T | undefined, fallback: T): T {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'function') throw invalid(option, 'must be a function');
-  return value;
 }

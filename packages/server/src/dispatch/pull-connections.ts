@@ -21,7 +21,6 @@
 import { performance } from 'node:perf_hooks';
 import {
   MAX_PULL_FRAME_BYTES,
-  PULL_PING_INTERVAL_MS,
   type PullAnswerFrame,
   type PullCall,
   parsePullFrame,
@@ -94,8 +93,8 @@ export interface PullConnectionsOptions {
   /** A node whose `cluster_node` heartbeat is older than this is dead: its rows are ignored. */
   nodeAliveWindowMs: () => number;
   logger: Pick<Logger, 'info' | 'warn' | 'debug' | 'error'>;
-  /** How often each connection is pinged. Default PULL_PING_INTERVAL_MS. */
-  pingIntervalMs?: number;
+  /** How often each connection is pinged (the server's `internal.pullPingIntervalMs`). */
+  pingIntervalMs: number;
   /** How long a call waits for an instance connected nowhere to connect (again). Default 5 s. */
   reconnectGraceMs?: number;
   /** How long a holder read from the database is reused. Default 3,000 ms. */
@@ -133,7 +132,7 @@ export class PullConnections implements PullTransport {
   private closed = false;
 
   constructor(private readonly options: PullConnectionsOptions) {
-    this.pingTimer = setInterval(() => this.pingRound(), options.pingIntervalMs ?? PULL_PING_INTERVAL_MS);
+    this.pingTimer = setInterval(() => this.pingRound(), options.pingIntervalMs);
     this.pingTimer.unref();
   }
 

@@ -116,20 +116,14 @@ function callbackItems(body: unknown): unknown[] | null {
 }
 
 /**
- * One item, normalised by the protocol package's parser; null (logged) when it cannot be read.
- * Every result passes here, so the usual shape — what Tickwheel and XXL-JOB executors send: an
- * integer `logId` and `handleCode`, a string or null `handleMsg`, a `logDateTim` or
- * `logDateTime`, an optional `output` — is read directly (the schema validation costs several µs
- * a result); anything else goes to the parser, which reads the other generations' shapes or names
- * what is wrong.
+ * One item, normalised by the protocol package's parser (TypeBox's compiled check: some 50 ns a
+ * result, see docs/benchmarks.md "Protocol parsing"); null (logged) when it cannot be read.
  */
 function callbackParamOf(
   item: unknown,
   index: number,
   logger: Pick<Logger, 'warn'>,
 ): HandleCallbackParam | null {
-  const usual = usualCallbackParam(item);
-  if (usual !== undefined) return usual;
   try {
     const [param] = parseCallbackBody([item]);
     return param ?? null;
@@ -140,33 +134,6 @@ function callbackParamOf(
     );
     return null;
   }
-}
-
-/** The item when it has the usual shape (see `callbackParamOf`), else undefined. */
-function usualCallbackParam(item: unknown): HandleCallbackParam | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const { logId, handleCode, handleMsg, logDateTim, logDateTime, executeResult, output } = item as Record<
-    string,
-    unknown
-  >;
-  if (!isCount(logId) || !Number.isSafeInteger(handleCode) || executeResult != null) return undefined;
-  if (handleMsg != null && typeof handleMsg !== 'string') return undefined;
-  if ((logDateTim != null && !isCount(logDateTim)) || (logDateTime != null && !isCount(logDateTime))) {
-    return undefined;
-  }
-  const param: HandleCallbackParam = {
-    logId,
-    logDateTim: (logDateTim ?? logDateTime ?? 0) as number,
-    handleCode: handleCode as number,
-    handleMsg: (handleMsg as string | null | undefined) ?? null,
-  };
-  // A workflow node's output (Tickwheel's extension), carried as sent like the parser does.
-  if (output !== undefined) param.output = output;
-  return param;
-}
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 /**

@@ -81,7 +81,7 @@ const REST_SEGMENT = 'v1';
  * parser and the always-200 error handler apply to these routes only).
  *
  * @example
- * const recorder = new ResultRecorder({ fires: store.fires, clock, logger, onFiresFinished });
+ * const recorder = new ResultRecorder({ fires: store.fires, clock, logger });
  * const credentials = new AppCredentials({ installationToken, apps: store.apps, clock });
  * registerExecutorApi(app, { credentials, registry: store.registry, fires: store.fires, directory, recorder, clock, logger });
  * await app.listen({ port: 8080 });

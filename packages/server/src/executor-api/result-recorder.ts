@@ -29,15 +29,20 @@ import { type BroadcastFires, settleBroadcastParents } from './broadcast-parents
  * success, retries and alarms on failure. It runs after the results are stored and answered;
  * batches wait for it, so keep it short (queue slow work such as dispatching child jobs). An error
  * it throws is logged; the records stay finished.
+ *
+ * It may answer broadcast records to settle now (a failed shard that gets no retry may have been
+ * the last its broadcast waited for): the recorder settles them (`settleBroadcasts`) and announces
+ * those it finished to the hook in turn.
  */
-export type FiresFinishedHook = (finished: readonly FinishedFire[]) => void | Promise<void>;
+export type FiresFinishedHook = (
+  finished: readonly FinishedFire[],
+) => undefined | readonly number[] | Promise<undefined | readonly number[]>;
 
 export interface ResultRecorderOptions {
   fires: Pick<FireRepository, 'finishFires'> & BroadcastFires;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'warn' | 'debug'>;
   metrics?: Pick<ExecutorMetrics, 'fireFinished'>;
-  onFiresFinished?: FiresFinishedHook;
   /** Results per `finishFires` call (one transaction). Default 500. */
   maxBatchSize?: number;
   /**
@@ -50,7 +55,7 @@ export interface ResultRecorderOptions {
   giveWay?: GiveWay;
   /**
    * Batches written at once, each with its hook, when whole batches wait. Default 2. The hook
-   * (`onFiresFinished`) of one batch may then run beside another's.
+   * (`announceTo`) of one batch may then run beside another's.
    */
   maxWritesInFlight?: number;
 }
@@ -69,12 +74,9 @@ interface Waiter {
 
 /**
  * @example
- * const recorder = new ResultRecorder({
- *   fires: store.fires,
- *   clock,
- *   logger,
- *   onFiresFinished: afterRuns({ decisions, children: childTrigger }),
- * });
+ * const recorder = new ResultRecorder({ fires: store.fires, clock, logger });
+ * // What follows a result is made after the recorder (a workflow stop finishes fires through it):
+ * recorder.announceTo(afterRuns({ decisions, children: childTrigger }));
  * const finished = await recorder.record([{ fireId: 42, handleCode: 200, handleMsg: null, handleAt: clock.now() }]);
  * // `finished` holds fire 42's record, or nothing when a result had finished it already.
  * await recorder.idle(); // before the store closes: every result written, every hook run
@@ -96,6 +98,7 @@ export class ResultRecorder {
   private readonly writing = new Set<number>();
   /** Wakes the pump when a whole batch has come in while it waits on a write. */
   private wake: (() => void) | undefined;
+  private hook: FiresFinishedHook | undefined;
 
   constructor(options: ResultRecorderOptions) {
     this.options = options;
@@ -103,6 +106,15 @@ export class ResultRecorder {
     this.metrics = options.metrics ?? NO_EXECUTOR_METRICS;
     this.writeSpacingMs = options.writeSpacingMs ?? DEFAULT_RESULT_WRITE_SPACING_MS;
     this.maxWritesInFlight = Math.max(1, options.maxWritesInFlight ?? DEFAULT_RESULT_WRITES_IN_FLIGHT);
+  }
+
+  /**
+   * Sets what every finished record is announced to (once; before results come in). Records
+   * finished before it is set are not announced.
+   */
+  announceTo(hook: FiresFinishedHook): void {
+    if (this.hook !== undefined) throw new Error('the result recorder announces to one hook, set already');
+    this.hook = hook;
   }
 
   /**
@@ -263,14 +275,27 @@ export class ResultRecorder {
 
   private async announce(finished: FinishedFire[]): Promise<void> {
     for (const fire of finished) this.metrics.fireFinished(fire.status);
-    const hook = this.options.onFiresFinished;
+    const hook = this.hook;
     if (hook === undefined) return;
+    let answer: unknown;
     try {
-      await hook(finished);
+      answer = await hook(finished);
     } catch (err) {
       this.options.logger.error(
         { err, fireIds: finished.map((fire) => fire.fireId) },
-        'onFiresFinished failed; the records stay finished',
+        'what follows finished records failed; the records stay finished',
+      );
+      return;
+    }
+    const settle = Array.isArray(answer) ? (answer as readonly number[]) : [];
+    if (settle.length === 0) return;
+    try {
+      await this.settleBroadcasts(settle);
+    } catch (err) {
+      // The shard's decision is stored; the lost-run monitor settles the broadcast on a later sweep.
+      this.options.logger.error(
+        { err, fireIds: settle },
+        'could not settle broadcasts after their last shard failed',
       );
     }
   }

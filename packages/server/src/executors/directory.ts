@@ -4,12 +4,7 @@
  * registry monitor calls it every few seconds on every node, since executors may register with
  * any node) and patched at once by registrations and removals this node receives.
  */
-import {
-  DEAD_TIMEOUT_MS,
-  PROTOCOL_GENERATIONS,
-  type ProtocolGeneration,
-  REGISTRY_GROUP_EXECUTOR,
-} from '@tickwheel/protocol';
+import { PROTOCOL_GENERATIONS, type ProtocolGeneration, REGISTRY_GROUP_EXECUTOR } from '@tickwheel/protocol';
 import type { ExecutorAddress } from '../dispatch/executor-client.js';
 import { tokenIdOf } from '../executor-api/app-credentials.js';
 import type { AppGroupRow, AppRepository, RegistryRepository, RegistryRow } from '../store/index.js';
@@ -24,8 +19,8 @@ export interface ExecutorDirectoryOptions {
    * has) are called with. Default '' (tests of routing only).
    */
   installationToken?: string;
-  /** An address unseen for this long is not online. Default `DEAD_TIMEOUT_MS` (90 s). */
-  deadTimeoutMs?: number;
+  /** An address unseen for this long is not online (the server's `executorDeadAfterMs`). */
+  deadTimeoutMs: number;
   metrics?: Pick<ExecutorMetrics, 'executorsOnline'>;
 }
 
@@ -92,7 +87,7 @@ export class ExecutorDirectory {
 
   constructor(options: ExecutorDirectoryOptions) {
     this.options = options;
-    this.deadTimeoutMs = options.deadTimeoutMs ?? DEAD_TIMEOUT_MS;
+    this.deadTimeoutMs = options.deadTimeoutMs;
     this.metrics = options.metrics ?? NO_EXECUTOR_METRICS;
     const installation = options.installationToken ?? '';
     this.installationToken = { token: installation, id: tokenIdOf(installation) };

@@ -16,12 +16,12 @@
  * - not registered: a run dispatched `lostAfterMs` ago whose executor is no longer registered.
  *
  * The sweeps run on the node holding the maintenance lease. Records are failed through the
- * result recorder like any result (handle code 500), marked lost, so the onFiresFinished hook sees
+ * result recorder like any result (handle code 500), marked lost, so the recorder's hook (after-runs.ts) sees
  * them (retries and alarms follow as for any failure), several nodes failing the same record
  * change it once, and the run's real result, should it come after all (a callback that was in
  * flight or spilled), replaces the failure (store/hot/finish.ts).
  */
-import { DEAD_TIMEOUT_MS, HandleCode, type ProtocolGeneration } from '@tickwheel/protocol';
+import { HandleCode, type ProtocolGeneration } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { CallOutcome, ExecutorAddress } from '../dispatch/executor-client.js';
 import type { ResultRecorder } from '../executor-api/result-recorder.js';
@@ -49,28 +49,19 @@ export interface LostRunMonitorOptions {
   registry?: Pick<RegistryRepository, 'listAlive'>;
   /** The `idleBeat` call. Without it (or `registry`), no idle checks. */
   idleBeat?: IdleBeat;
-  /** A run still without a result this long after its dispatch, on an executor no longer registered, is lost. Default 60,000 ms. */
-  lostAfterMs?: number;
-  /** Runs on executors without an instance id are checked with `idleBeat` this long after their dispatch; 0: never. Default 30,000 ms. */
-  idleGraceMs?: number;
-  /** Time between two sweeps. Default 10,000 ms. */
-  intervalMs?: number;
-  /** An executor unseen this long is offline. Default `DEAD_TIMEOUT_MS` (90 s). */
-  deadTimeoutMs?: number;
-  /** Records read per round trip; a sweep goes on until none is left. Default 500. */
-  batchSize?: number;
-  /** `idleBeat` calls in flight at once. Default 16. */
-  idleBeatConcurrency?: number;
+  /** A run still without a result this long after its dispatch, on an executor no longer registered, is lost. */
+  lostAfterMs: number;
+  /** Runs on executors without an instance id are checked with `idleBeat` this long after their dispatch; 0: never. */
+  idleGraceMs: number;
+  /** Time between two sweeps. */
+  intervalMs: number;
+  /** An executor unseen this long is offline. */
+  deadTimeoutMs: number;
+  /** Records read per round trip; a sweep goes on until none is left. */
+  batchSize: number;
+  /** `idleBeat` calls in flight at once. */
+  idleBeatConcurrency: number;
 }
-
-export const LOST_RUN_MONITOR_DEFAULTS = {
-  lostAfterMs: 60_000,
-  idleGraceMs: 30_000,
-  intervalMs: 10_000,
-  deadTimeoutMs: DEAD_TIMEOUT_MS,
-  batchSize: 500,
-  idleBeatConcurrency: 16,
-} as const;
 
 /** What one sweep did; `held` false when another node holds the maintenance lease. */
 export interface LostRunSweep {
@@ -101,13 +92,13 @@ export class LostRunMonitor {
 
   constructor(options: LostRunMonitorOptions) {
     this.options = options;
-    this.lostAfterMs = options.lostAfterMs ?? LOST_RUN_MONITOR_DEFAULTS.lostAfterMs;
-    this.idleGraceMs = options.idleGraceMs ?? LOST_RUN_MONITOR_DEFAULTS.idleGraceMs;
-    this.deadTimeoutMs = options.deadTimeoutMs ?? LOST_RUN_MONITOR_DEFAULTS.deadTimeoutMs;
-    this.batchSize = options.batchSize ?? LOST_RUN_MONITOR_DEFAULTS.batchSize;
+    this.lostAfterMs = options.lostAfterMs;
+    this.idleGraceMs = options.idleGraceMs;
+    this.deadTimeoutMs = options.deadTimeoutMs;
+    this.batchSize = options.batchSize;
     this.loop = new Periodic({
       name: 'lost-run sweep',
-      intervalMs: options.intervalMs ?? LOST_RUN_MONITOR_DEFAULTS.intervalMs,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.sweep(),
@@ -257,7 +248,7 @@ export class LostRunMonitor {
         if (answer.failure === null && answer.code === HandleCode.SUCCESS) idleRuns.push(...group);
       }
     };
-    const concurrency = this.options.idleBeatConcurrency ?? LOST_RUN_MONITOR_DEFAULTS.idleBeatConcurrency;
+    const concurrency = this.options.idleBeatConcurrency;
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, probe));
     // Idle twice in a row: lost. Idle once: asked again next sweep. Runs of this page not idle now
     // start over; those of other pages keep their first answer.

@@ -30,16 +30,11 @@ export interface OwedAlarmMonitorOptions {
   lease: MaintenanceLeaseOptions;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'info'>;
-  /** Time between two sweeps. Default 60,000 ms; the first runs at start. */
-  intervalMs?: number;
-  /** Owed alarms read per statement. Default 200. */
-  batchSize?: number;
+  /** Time between two sweeps; the first runs at start. */
+  intervalMs: number;
+  /** Owed alarms read per statement. */
+  batchSize: number;
 }
-
-export const OWED_ALARM_MONITOR_DEFAULTS = {
-  intervalMs: 60_000,
-  batchSize: 200,
-} as const;
 
 /** What one sweep did; `held` false when another node holds the maintenance lease. */
 export interface OwedAlarmSweep {
@@ -62,10 +57,10 @@ export class OwedAlarmMonitor {
 
   constructor(options: OwedAlarmMonitorOptions) {
     this.options = options;
-    this.batchSize = options.batchSize ?? OWED_ALARM_MONITOR_DEFAULTS.batchSize;
+    this.batchSize = options.batchSize;
     this.loop = new Periodic({
       name: 'owed-alarm sweep',
-      intervalMs: options.intervalMs ?? OWED_ALARM_MONITOR_DEFAULTS.intervalMs,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.sweep(),

@@ -21,25 +21,18 @@ export interface OwedChildrenMonitorOptions {
   lease: MaintenanceLeaseOptions;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'info'>;
-  /** Time between two sweeps. Default 60,000 ms; the first runs at start. */
-  intervalMs?: number;
-  /** A success finished less than this long ago is left to its result hook. Default 30,000 ms. */
-  graceMs?: number;
+  /** Time between two sweeps; the first runs at start. */
+  intervalMs: number;
+  /** A success finished less than this long ago is left to its result hook. */
+  graceMs: number;
   /**
    * How far back a sweep looks, by scheduled time: child jobs owed longer are not fired any
-   * more (a day-old success firing its children now would surprise more than help). Default 24 h.
+   * more (a day-old success firing its children now would surprise more than help).
    */
-  lookBackMs?: number;
-  /** Owed records read per statement. Default 200. */
-  batchSize?: number;
+  lookBackMs: number;
+  /** Owed records read per statement. */
+  batchSize: number;
 }
-
-export const OWED_CHILDREN_MONITOR_DEFAULTS = {
-  intervalMs: 60_000,
-  graceMs: 30_000,
-  lookBackMs: 24 * 3600_000,
-  batchSize: 200,
-} as const;
 
 /** What one sweep did; `held` false when another node holds the maintenance lease. */
 export interface OwedChildrenSweep {
@@ -66,13 +59,13 @@ export class OwedChildrenMonitor {
   constructor(options: OwedChildrenMonitorOptions) {
     this.options = options;
     this.settings = {
-      graceMs: options.graceMs ?? OWED_CHILDREN_MONITOR_DEFAULTS.graceMs,
-      lookBackMs: options.lookBackMs ?? OWED_CHILDREN_MONITOR_DEFAULTS.lookBackMs,
-      batchSize: options.batchSize ?? OWED_CHILDREN_MONITOR_DEFAULTS.batchSize,
+      graceMs: options.graceMs,
+      lookBackMs: options.lookBackMs,
+      batchSize: options.batchSize,
     };
     this.loop = new Periodic({
       name: 'owed-children sweep',
-      intervalMs: options.intervalMs ?? OWED_CHILDREN_MONITOR_DEFAULTS.intervalMs,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.sweep(),

@@ -5,7 +5,6 @@
  * unseen for 90 s and writes each AUTO app's address list, so the app table shows what is online
  * as XXL-JOB's does.
  */
-import { DEAD_TIMEOUT_MS } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { ExecutorDirectory } from '../executors/directory.js';
 import type { Clock } from '../scheduling/clock.js';
@@ -20,19 +19,13 @@ export interface RegistryMonitorOptions {
   lease: MaintenanceLeaseOptions;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'info'>;
-  /** Time between two clean-ups (maintenance lease holder only). Default 30,000 ms. */
-  sweepIntervalMs?: number;
-  /** Time between two refreshes of this node's view. Default 5,000 ms. */
-  refreshIntervalMs?: number;
-  /** A registration unseen for this long is deleted. Default `DEAD_TIMEOUT_MS` (90 s); use the directory's value. */
-  deadTimeoutMs?: number;
+  /** Time between two clean-ups (maintenance lease holder only). */
+  sweepIntervalMs: number;
+  /** Time between two refreshes of this node's view. */
+  refreshIntervalMs: number;
+  /** A registration unseen for this long is deleted; use the directory's value. */
+  deadTimeoutMs: number;
 }
-
-export const REGISTRY_MONITOR_DEFAULTS = {
-  sweepIntervalMs: 30_000,
-  refreshIntervalMs: 5_000,
-  deadTimeoutMs: DEAD_TIMEOUT_MS,
-} as const;
 
 /** What one clean-up did; `held` false when another node holds the maintenance lease. */
 export interface RegistrySweep {
@@ -55,18 +48,18 @@ export class RegistryMonitor {
 
   constructor(options: RegistryMonitorOptions) {
     this.options = options;
-    this.deadTimeoutMs = options.deadTimeoutMs ?? REGISTRY_MONITOR_DEFAULTS.deadTimeoutMs;
+    this.deadTimeoutMs = options.deadTimeoutMs;
     const common = { clock: options.clock, logger: options.logger };
     this.sweeps = new Periodic({
       ...common,
       name: 'registry clean-up',
-      intervalMs: options.sweepIntervalMs ?? REGISTRY_MONITOR_DEFAULTS.sweepIntervalMs,
+      intervalMs: options.sweepIntervalMs,
       run: () => this.sweep(),
     });
     this.refreshes = new Periodic({
       ...common,
       name: 'executor directory refresh',
-      intervalMs: options.refreshIntervalMs ?? REGISTRY_MONITOR_DEFAULTS.refreshIntervalMs,
+      intervalMs: options.refreshIntervalMs,
       run: () => options.directory.refresh(),
     });
   }

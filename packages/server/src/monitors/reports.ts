@@ -24,15 +24,12 @@ export interface ReportsMonitorOptions {
   lease: MaintenanceLeaseOptions;
   clock: Clock;
   logger: Pick<Logger, 'error'>;
-  /** Time between two sweeps. Default 60,000 ms; the first runs at start. */
-  intervalMs?: number;
+  /** Time between two sweeps; the first runs at start. */
+  intervalMs: number;
 }
 
-export const REPORTS_MONITOR_DEFAULTS = {
-  intervalMs: 60_000,
-  /** The longest series the dashboard shows. */
-  windowDays: 30,
-} as const;
+/** The longest series the dashboard shows, in days. */
+export const REPORT_WINDOW_DAYS = 30;
 
 /** What one sweep did; `held` false when another node holds the maintenance lease. */
 export interface ReportsSweep {
@@ -55,7 +52,7 @@ export class ReportsMonitor {
     this.options = options;
     this.loop = new Periodic({
       name: 'reports sweep',
-      intervalMs: options.intervalMs ?? REPORTS_MONITOR_DEFAULTS.intervalMs,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.sweep(),
@@ -81,9 +78,7 @@ export class ReportsMonitor {
     const now = clock.now();
     const { retentionDays } = await readRetentionSettings(this.options.settings);
     const retainedFrom = now - retentionDays * DAY_MS;
-    const window = lastDays(now, REPORTS_MONITOR_DEFAULTS.windowDays).filter(
-      (day) => dayStart(day) >= retainedFrom,
-    );
+    const window = lastDays(now, REPORT_WINDOW_DAYS).filter((day) => dayStart(day) >= retainedFrom);
     if (window.length === 0) return sweep;
     const computedAt = await reports.lastComputedAt(window[0]!, window[window.length - 1]!);
     for (const day of window) {

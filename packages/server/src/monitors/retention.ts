@@ -28,28 +28,22 @@ export interface RetentionMonitorOptions {
   lease: MaintenanceLeaseOptions;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'info'>;
-  /** Time between two sweeps. Default 3,600,000 ms (hourly); the first runs at start. */
-  intervalMs?: number;
-  /** Records deleted per statement, at most. Default 1,000. */
-  batchSize?: number;
+  /** Time between two sweeps; the first runs at start. */
+  intervalMs: number;
+  /** Records deleted per statement, at most. */
+  batchSize: number;
   /**
-   * Shortest pause between two batches, leaving the table to the scheduler. Default 50 ms. The
+   * Shortest pause between two batches, leaving the table to the scheduler. The
    * pause also grows with the batch: at least `BUSY_RATIO` times as long as the batch took.
    * 0: no pause at all (an offline clean-up, tests).
    */
-  batchPauseMs?: number;
+  batchPauseMs: number;
   /**
    * The time one batch should take; the batch size follows it (up to `batchSize`). Default none:
    * every batch is `batchSize`.
    */
   batchBudgetMs?: number;
 }
-
-export const RETENTION_MONITOR_DEFAULTS = {
-  intervalMs: 3_600_000,
-  batchSize: 1_000,
-  batchPauseMs: 50,
-} as const;
 
 /** What one sweep did; `held` false when another node holds the maintenance lease. */
 export interface RetentionSweep {
@@ -78,12 +72,12 @@ export class RetentionMonitor {
 
   constructor(options: RetentionMonitorOptions) {
     this.options = options;
-    this.batchSize = options.batchSize ?? RETENTION_MONITOR_DEFAULTS.batchSize;
-    this.batchPauseMs = options.batchPauseMs ?? RETENTION_MONITOR_DEFAULTS.batchPauseMs;
+    this.batchSize = options.batchSize;
+    this.batchPauseMs = options.batchPauseMs;
     this.batchBudgetMs = options.batchBudgetMs;
     this.loop = new Periodic({
       name: 'retention sweep',
-      intervalMs: options.intervalMs ?? RETENTION_MONITOR_DEFAULTS.intervalMs,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.sweep(),

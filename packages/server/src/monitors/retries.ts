@@ -16,15 +16,21 @@
  * record (the node died in between) is taken again after `reclaimAfterMs`.
  *
  * Every `intervalMs` (default 500 ms, so a retry goes out at most about that late) a round:
- * 1. decides the failed dispatches noted since the last round (`noteDispatchFailed`, called by
- *    the pipeline: a dispatch failure finishes no record, so the result hook does not see it);
+ * 1. decides the dispatches that failed since the last round, taken from the pipeline once their
+ *    marks are written (`takeDispatchFailures`: a dispatch failure finishes no record, so the
+ *    result hook does not see it);
  * 2. claims and sends the due RETRY records of the shards this node owns;
  * 3. every `sweepIntervalMs`, decides failures of its shards left undecided (a node stopped
  *    between writing a result and deciding it), looking back `sweepWindowMs`.
  */
 import type { Logger } from 'pino';
 import type { DispatchRequest, FirePipeline } from '../dispatch/fire-pipeline.js';
-import type { FailureDecisions } from '../retries/failure-decisions.js';
+import type { ResultRecorder } from '../executor-api/result-recorder.js';
+import {
+  broadcastsToSettle,
+  type FailureDecision,
+  type FailureDecisions,
+} from '../retries/failure-decisions.js';
 import { isShardAttempt } from '../retries/fire-chain.js';
 import type { Clock } from '../scheduling/clock.js';
 import type { ShardLeases } from '../scheduling/leases.js';
@@ -33,34 +39,25 @@ import { Periodic } from './periodic.js';
 
 export interface RetryMonitorOptions {
   store: Pick<Store, 'fires' | 'retries'>;
-  pipeline: Pick<FirePipeline, 'dispatchCreated'>;
+  pipeline: Pick<FirePipeline, 'dispatchCreated' | 'takeDispatchFailures'>;
   /** The planner's shard leases: only retries of owned shards are sent here. */
   leases: Pick<ShardLeases, 'shardOf' | 'epochOf'>;
   decisions: Pick<FailureDecisions, 'decide'>;
+  /** Settles the broadcasts whose last shard's failure gets no retry (the result recorder). */
+  recorder: Pick<ResultRecorder, 'settleBroadcasts'>;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'warn' | 'info'>;
-  /** Time between two rounds. Default 500 ms. */
-  intervalMs?: number;
-  /** Time between two sweeps for undecided failures. Default 60,000 ms. */
-  sweepIntervalMs?: number;
-  /** How far back a sweep looks (by scheduled time). Default 24 h. */
-  sweepWindowMs?: number;
-  /** A claimed retry still pending this long after its claim is claimed again. Default 60,000 ms. */
-  reclaimAfterMs?: number;
-  /** Records read per statement. Default 200. */
-  batchSize?: number;
+  /** Time between two rounds. */
+  intervalMs: number;
+  /** Time between two sweeps for undecided failures. */
+  sweepIntervalMs: number;
+  /** How far back a sweep looks (by scheduled time). */
+  sweepWindowMs: number;
+  /** A claimed retry still pending this long after its claim is claimed again. */
+  reclaimAfterMs: number;
+  /** Records read per statement. */
+  batchSize: number;
 }
-
-export const RETRY_MONITOR_DEFAULTS = {
-  intervalMs: 500,
-  sweepIntervalMs: 60_000,
-  sweepWindowMs: 24 * 3600_000,
-  reclaimAfterMs: 60_000,
-  batchSize: 200,
-} as const;
-
-/** Rounds a noted dispatch failure waits for its mark before it is left to the sweep. */
-const NOTED_ROUNDS = 20;
 
 /** What one round did. */
 export interface RetryRound {
@@ -72,7 +69,7 @@ export interface RetryRound {
 
 /**
  * @example
- * const monitor = new RetryMonitor({ store, pipeline, leases: scheduler.leases, decisions, clock, logger });
+ * const monitor = new RetryMonitor({ store, pipeline, leases, decisions, recorder, clock, logger });
  * monitor.start();
  */
 export class RetryMonitor {
@@ -81,22 +78,20 @@ export class RetryMonitor {
     Pick<RetryMonitorOptions, 'sweepIntervalMs' | 'sweepWindowMs' | 'reclaimAfterMs' | 'batchSize'>
   >;
   private readonly loop: Periodic;
-  /** Failed dispatches to decide, with the rounds each has waited for its mark. */
-  private readonly noted = new Map<number, number>();
   private readonly sending = new Set<Promise<unknown>>();
   private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RetryMonitorOptions) {
     this.options = options;
     this.settings = {
-      sweepIntervalMs: options.sweepIntervalMs ?? RETRY_MONITOR_DEFAULTS.sweepIntervalMs,
-      sweepWindowMs: options.sweepWindowMs ?? RETRY_MONITOR_DEFAULTS.sweepWindowMs,
-      reclaimAfterMs: options.reclaimAfterMs ?? RETRY_MONITOR_DEFAULTS.reclaimAfterMs,
-      batchSize: options.batchSize ?? RETRY_MONITOR_DEFAULTS.batchSize,
+      sweepIntervalMs: options.sweepIntervalMs,
+      sweepWindowMs: options.sweepWindowMs,
+      reclaimAfterMs: options.reclaimAfterMs,
+      batchSize: options.batchSize,
     };
     this.loop = new Periodic({
       name: 'retry round',
-      intervalMs: options.intervalMs ?? RETRY_MONITOR_DEFAULTS.intervalMs,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.round(),
@@ -113,14 +108,9 @@ export class RetryMonitor {
     await Promise.allSettled([...this.sending]);
   }
 
-  /** A dispatch no executor took: decided at the next round, once its mark is written. */
-  noteDispatchFailed(fireId: number): void {
-    if (!this.noted.has(fireId)) this.noted.set(fireId, 0);
-  }
-
   /** One round now (see the module comment). */
   async round(): Promise<RetryRound> {
-    const decided = await this.decideNoted();
+    const decided = await this.decideDispatchFailures();
     const sent = await this.sendDue();
     let swept = 0;
     const now = this.options.clock.now();
@@ -131,24 +121,27 @@ export class RetryMonitor {
     return { sent, decided: decided + swept };
   }
 
-  private async decideNoted(): Promise<number> {
-    if (this.noted.size === 0) return 0;
-    const ids = [...this.noted.keys()];
-    const rows = await this.options.store.fires.findFiresByIds(ids);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const ready: number[] = [];
-    for (const id of ids) {
-      const row = byId.get(id);
-      const waited = (this.noted.get(id) ?? 0) + 1;
-      // Still pending: the dispatch mark is on its way (marks are written in batches).
-      if (row?.status === 'pending' && waited < NOTED_ROUNDS) {
-        this.noted.set(id, waited);
-        continue;
+  /** Decides the dispatches that failed since the last round (their marks are written). */
+  private async decideDispatchFailures(): Promise<number> {
+    const failed = this.options.pipeline.takeDispatchFailures();
+    if (failed.length === 0) return 0;
+    return (await this.decideAndSettle(failed)).length;
+  }
+
+  private async decideAndSettle(fireIds: readonly number[]): Promise<FailureDecision[]> {
+    const decided = await this.options.decisions.decide(fireIds);
+    const settle = broadcastsToSettle(decided);
+    if (settle.length > 0) {
+      try {
+        await this.options.recorder.settleBroadcasts(settle);
+      } catch (err) {
+        this.options.logger.error(
+          { err, fireIds: settle },
+          'could not settle broadcasts after their last shard failed',
+        );
       }
-      this.noted.delete(id);
-      if (row !== undefined) ready.push(id);
     }
-    return (await this.options.decisions.decide(ready)).length;
+    return decided;
   }
 
   /** Claims and sends the due RETRY records of the shards this node owns. */
@@ -191,14 +184,14 @@ export class RetryMonitor {
 
   /** Decides the undecided failures of the owned shards within the window. */
   private async sweep(now: number): Promise<number> {
-    const { store, leases, decisions } = this.options;
+    const { store, leases } = this.options;
     const undecided = await store.retries.findUndecidedFailures({
       scheduledFrom: now - this.settings.sweepWindowMs,
       limit: this.settings.batchSize,
     });
     const owned = undecided.filter((fire) => leases.epochOf(leases.shardOf(fire.job_id)) !== undefined);
     if (owned.length === 0) return 0;
-    const decided = await decisions.decide(owned.map((fire) => fire.id));
+    const decided = await this.decideAndSettle(owned.map((fire) => fire.id));
     if (decided.length > 0) {
       this.options.logger.info(
         { count: decided.length },

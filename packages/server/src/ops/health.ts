@@ -3,7 +3,6 @@
  * the store answers a query and the scheduler runs, so a load balancer stops sending traffic to
  * a node that cannot do its work.
  */
-import { sql } from 'kysely';
 import type { Store } from '../store/index.js';
 
 /** Longest a readiness probe waits for the store. */
@@ -28,7 +27,7 @@ async function checkStore(store: Store): Promise<string> {
       STORE_CHECK_TIMEOUT_MS,
     );
   });
-  const query = sql`SELECT 1`.execute(store.db).then(
+  const query = store.ping().then(
     () => 'ok',
     (err: unknown) => `unreachable: ${(err as Error)?.message ?? String(err)}`,
   );

@@ -47,9 +47,13 @@ export interface DispatchedFire {
   lane?: 'fast' | 'slow';
 }
 
-export interface MetricsOptions {
+export interface MetricsOptions extends GaugeSources {
   /** Collect prom-client's process metrics (CPU, memory, event loop, GC). Default true. */
   processMetrics?: boolean;
+}
+
+/** Gauges read at each scrape from the parts that own the figure. */
+export interface GaugeSources {
   /** Read at each scrape instead of being set: the wheel's size. */
   wheelSize?: () => number;
   /** Read at each scrape instead of being set: the shard leases held. */
@@ -79,6 +83,11 @@ export interface Metrics {
   setWheelSize(size: number): void;
   /** The shard leases held (when no `shardsOwned` source was given). */
   setShardsOwned(count: number): void;
+  /**
+   * Where gauges read from, for parts made after the metrics (the scheduler's wheel and leases,
+   * the pipeline): they are given the metrics, then say where their figures are read.
+   */
+  readFrom(sources: GaugeSources): void;
   /** One batch of `stage` took `ms` for `records` records. */
   stageDone(stage: Stage, ms: number, records: number): void;
   /** A fire claimed `leadMs` ahead of its time (≤ 0: late). */
@@ -102,6 +111,15 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
+  const { processMetrics: _, ...initialSources } = options;
+  const sources: GaugeSources = initialSources;
+  /** A gauge's collect: its source when one is given, else `otherwise`, else the value set last. */
+  const sourced = (name: keyof GaugeSources, otherwise?: number) =>
+    function collect(this: Gauge) {
+      const source = sources[name];
+      if (source !== undefined) this.set(source());
+      else if (otherwise !== undefined) this.set(otherwise);
+    };
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'tickwheel_' });
 
   const fires = new Counter({
@@ -150,19 +168,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: 'tickwheel_wheel_size',
     help: "Claimed fires waiting in this node's wheel",
     registers: [registry],
-    ...(options.wheelSize === undefined ? {} : { collect: sourced(options.wheelSize) }),
+    collect: sourced('wheelSize'),
   });
   const shardsOwned = new Gauge({
     name: 'tickwheel_shards_owned',
     help: 'Shard leases this node holds',
     registers: [registry],
-    ...(options.shardsOwned === undefined ? {} : { collect: sourced(options.shardsOwned) }),
+    collect: sourced('shardsOwned'),
   });
   new Gauge({
     name: 'tickwheel_database_clock_offset_seconds',
     help: "The database's clock minus this node's, as last measured; the node schedules on the database's",
     registers: [registry],
-    collect: sourced(options.databaseClockOffsetSeconds ?? (() => 0)),
+    collect: sourced('databaseClockOffsetSeconds', 0),
   });
 
   const stageSeconds = new Histogram({
@@ -188,13 +206,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: 'tickwheel_pipeline_backlog',
     help: 'Due fires handed to the dispatch side and not sent yet',
     registers: [registry],
-    collect: sourced(options.pipelineBacklog ?? (() => 0)),
+    collect: sourced('pipelineBacklog', 0),
   });
   new Gauge({
     name: 'tickwheel_sqlite_hot_waiting',
     help: 'SQLite: hot statements (claim, load, fence, marks, results) waiting for their turn on the hot thread',
     registers: [registry],
-    collect: sourced(options.sqliteHotWaiting ?? (() => 0)),
+    collect: sourced('sqliteHotWaiting', 0),
   });
   const heldBack = new Counter({
     name: 'tickwheel_claims_held_back_total',
@@ -250,15 +268,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     setShardsOwned(count) {
       shardsOwned.set(count);
     },
+    readFrom(more) {
+      Object.assign(sources, more);
+    },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
-  };
-}
-
-/** A gauge `collect` that reads its value from `source` at scrape time. */
-function sourced(source: () => number) {
-  return function collect(this: Gauge) {
-    this.set(source());
   };
 }

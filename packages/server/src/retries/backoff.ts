@@ -22,13 +22,6 @@ export interface RetryBackoff {
   maxDelaySeconds: number;
 }
 
-/** What a job gets when it says nothing: a 10 s pause, doubling up to 10 min under EXPONENTIAL. */
-export const DEFAULT_RETRY_BACKOFF: RetryBackoff = {
-  strategy: 'FIXED',
-  delaySeconds: 10,
-  maxDelaySeconds: 600,
-};
-
 /** The longest wait a job may ask for, before any retry: one week. */
 export const MAX_RETRY_DELAY_SECONDS = 7 * 24 * 3600;
 

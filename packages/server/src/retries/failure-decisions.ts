@@ -31,8 +31,6 @@ import { attemptOf, isBroadcastSummary } from './fire-chain.js';
 export interface FailureDecisionsOptions {
   store: Pick<Store, 'fires' | 'jobs' | 'retries'>;
   alarms: AlarmSink;
-  /** Finishes the broadcasts above these records once their shards have all settled (the result recorder's). */
-  settleBroadcasts(fireIds: number[]): Promise<unknown>;
   clock: { now(): number };
   logger: Pick<Logger, 'error' | 'debug'>;
   /**
@@ -48,6 +46,19 @@ export interface FailureDecision {
   /** The RETRY record made, if any. */
   retryFireId: number | null;
   alarmed: boolean;
+  /** The record above a broadcast's shard (null for a fire that is no shard). */
+  parentFireId: number | null;
+}
+
+/**
+ * The broadcasts to settle after `decisions`: a shard with no retry to come may have been the last
+ * one its broadcast waited for. The caller settles them (the result recorder's
+ * `settleBroadcasts`, which announces them like any finished record).
+ */
+export function broadcastsToSettle(decisions: readonly FailureDecision[]): number[] {
+  return decisions.flatMap((d) =>
+    d.retryFireId === null && d.parentFireId !== null ? [d.parentFireId] : [],
+  );
 }
 
 const RETRYABLE: ReadonlySet<string> = new Set(RETRYABLE_STATUSES);
@@ -82,26 +93,15 @@ export class FailureDecisions {
       return [];
     }
     const decisions: FailureDecision[] = [];
-    const settle: number[] = [];
     for (const fire of fires) {
       try {
         const decision = await this.decideOne(fire, jobs.get(fire.job_id));
-        if (decision === null) continue;
-        decisions.push(decision);
-        if (decision.retryFireId === null && fire.parent_fire_id !== null) settle.push(fire.parent_fire_id);
+        if (decision !== null) decisions.push(decision);
       } catch (err) {
         logger.error(
           { err, fireId: fire.id },
           'could not decide the retry and alarm of a failed fire; the sweep will',
         );
-      }
-    }
-    if (settle.length > 0) {
-      // A shard with no retry to come may have been the last one its broadcast waited for.
-      try {
-        await this.options.settleBroadcasts(settle);
-      } catch (err) {
-        logger.error({ err, fireIds: settle }, 'could not settle broadcasts after their last shard failed');
       }
     }
     return decisions;
@@ -134,7 +134,7 @@ export class FailureDecisions {
       reason = `${describeFailure(fire)}; no retry left`;
     }
     if (alarmed) this.options.alarms.raise({ job, fire, reason, owed: owed !== undefined });
-    return { fireId: fire.id, retryFireId, alarmed };
+    return { fireId: fire.id, retryFireId, alarmed, parentFireId: fire.parent_fire_id };
   }
 }
 

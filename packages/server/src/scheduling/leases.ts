@@ -46,12 +46,6 @@ export type ShardLeasesOptions = Pick<
   clockSync?: DatabaseClock;
   /** How many shards this node should hold; overrides the share among the live nodes. */
   targetShareCount?: () => number;
-  /**
-   * Awaited after shards stopped being used locally (they left `ownedShards()` and `epochOf()`)
-   * and before they are released in the database: resolves when nothing that read them before
-   * (a planner tick in flight) still uses them.
-   */
-  beforeRelease?: () => Promise<void>;
 };
 
 /**
@@ -77,7 +71,7 @@ export function shareOf(liveNodeIds: readonly string[], nodeId: string, shardCou
  * Every `leaseRenewalIntervalMs` a round: the node heartbeats into `cluster_node` and reads the
  * live nodes (heartbeat within 3 rounds) and the database's clock; renews every shard it holds
  * in one statement; then moves toward its share (`shareOf`): above it, it stops using its
- * surplus shards, waits for local use to end (`beforeRelease`) and releases them in the
+ * surplus shards, waits for the local uses in flight to end (`use`) and releases them in the
  * database so a node below its share takes them at its next round; below it, it takes free or
  * expired shards in one statement. A joining node so has its share within a couple of rounds; a
  * stopping node releases everything and deletes its heartbeat, so the others take its shards
@@ -98,6 +92,8 @@ export function shareOf(liveNodeIds: readonly string[], nodeId: string, shardCou
 export class ShardLeases {
   private readonly options: ShardLeasesOptions;
   private readonly held = new Map<number, HeldShard>();
+  /** Work in flight that read the held shards (`use`): a release waits for it. */
+  private readonly uses = new Set<Promise<unknown>>();
   private timer: TimerHandle | undefined;
   private round: Promise<void> | undefined;
   private running = false;
@@ -108,6 +104,22 @@ export class ShardLeases {
   constructor(options: ShardLeasesOptions) {
     this.options = options;
     this.target = options.shardCount;
+  }
+
+  /**
+   * Runs `work`, which reads the held shards and acts on them (a planner tick), as a use of the
+   * leases: shards given up while it runs leave `ownedShards()` at once but are released in the
+   * database only once it has ended, so nothing acts on a shard another node already took.
+   */
+  use<T>(work: () => Promise<T>): Promise<T> {
+    const running = work();
+    // Settles either way (the caller handles the rejection), then leaves the set.
+    const tracked: Promise<void> = running.then(
+      () => void this.uses.delete(tracked),
+      () => void this.uses.delete(tracked),
+    );
+    this.uses.add(tracked);
+    return running;
   }
 
   /** Takes the first leases (awaited, so the planner can claim right after) and starts renewing. */
@@ -307,10 +319,11 @@ export class ShardLeases {
    * then releases them so another node takes them at once.
    */
   private async releaseSurplus(count: number): Promise<void> {
-    const { leases, nodeId, logger, beforeRelease } = this.options;
+    const { leases, nodeId, logger } = this.options;
     const surplus = [...this.held.keys()].sort((a, b) => b - a).slice(0, count);
     for (const index of surplus) this.held.delete(index);
-    await beforeRelease?.();
+    // The uses that may have read them; a use started from now on no longer sees them.
+    await Promise.allSettled([...this.uses]);
     await leases.releaseLeases(nodeId, surplus.map(shardLeaseName));
     logger.info(
       { shards: surplus.sort((a, b) => a - b), target: this.target },

@@ -3,8 +3,8 @@
  * `resolveSchedulingOptions()` runs once when the engine is built; nothing deeper re-checks or
  * re-defaults.
  */
-import { TickwheelError } from '@tickwheel/protocol';
-import { type Clock, systemClock } from './clock.js';
+import { booleanOption, clockOption, integerIn, invalid } from '../option-checks.js';
+import { type Clock, DatabaseClock, systemClock } from './clock.js';
 import { DEFAULT_MISFIRE_WINDOW_MS } from './misfire.js';
 
 /** The subset of a pino logger the scheduling engine writes to. */
@@ -96,6 +96,7 @@ export interface ResolvedSchedulingOptions {
   claimBatchSize: number;
   recoveryPageSize: number;
   maxBacklog: number;
+  /** The engine's clock: with `databaseClock`, a `DatabaseClock` over the one given. */
   clock: Clock;
   logger: SchedulingLogger;
 }
@@ -110,9 +111,19 @@ export const SCHEDULING_DEFAULTS = {
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   wheelResolutionMs: 5,
   claimBatchSize: 500,
+  /**
+   * The server's claim batch on SQLite, which claims on the event loop (a synchronous driver):
+   * about 2–4 ms of it each, so each stall stays short.
+   */
+  sqliteClaimBatchSize: 100,
   recoveryPageSize: 10_000,
   maxBacklog: 20_000,
 } as const;
+
+/** The renewal interval when none is given: a fifth of the lease's lifetime. */
+export function defaultLeaseRenewalIntervalMs(leaseTtlMs: number): number {
+  return Math.floor(leaseTtlMs / 5);
+}
 
 const consoleLogger: SchedulingLogger = {
   error: (details, message) => console.error(message, details),
@@ -128,6 +139,8 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
   }
   const d = SCHEDULING_DEFAULTS;
   const leaseTtlMs = integerIn('leaseTtlMs', options.leaseTtlMs, d.leaseTtlMs, 300, 600_000);
+  const databaseClock = booleanOption('databaseClock', options.databaseClock, options.clock === undefined);
+  const clock = clockOption('clock', options.clock, systemClock);
   const lookAheadMs = integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000);
   return {
     nodeId: options.nodeId,
@@ -136,7 +149,7 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
     leaseRenewalIntervalMs: integerIn(
       'leaseRenewalIntervalMs',
       options.leaseRenewalIntervalMs,
-      Math.floor(leaseTtlMs / 5),
+      defaultLeaseRenewalIntervalMs(leaseTtlMs),
       10,
       Math.floor(leaseTtlMs / 2),
     ),
@@ -147,7 +160,7 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
       0,
       Math.floor(leaseTtlMs / 2) - 1,
     ),
-    databaseClock: booleanOption('databaseClock', options.databaseClock, options.clock === undefined),
+    databaseClock,
     lookAheadMs,
     tickIntervalMs: integerIn(
       'tickIntervalMs',
@@ -167,39 +180,11 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
     claimBatchSize: integerIn('claimBatchSize', options.claimBatchSize, d.claimBatchSize, 1, 10_000),
     recoveryPageSize: integerIn('recoveryPageSize', options.recoveryPageSize, d.recoveryPageSize, 1, 100_000),
     maxBacklog: integerIn('maxBacklog', options.maxBacklog, d.maxBacklog, 1, 10_000_000),
-    clock: clockOption(options.clock),
+    // With databaseClock the engine runs on the local clock corrected to the database's: one
+    // object, whose offset the leases measure every round and the planner reads.
+    clock: databaseClock && !(clock instanceof DatabaseClock) ? new DatabaseClock(clock) : clock,
     logger: loggerOption(options.logger),
   };
-}
-
-function invalid(option: string, reason: string): TickwheelError {
-  return new TickwheelError('TW_ERR_INVALID_OPTION', `${option}: ${reason}`, option);
-}
-
-function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(option, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw invalid(option, 'must be true or false');
-  return value;
-}
-
-function clockOption(clock: Clock | undefined): Clock {
-  if (clock === undefined) return systemClock;
-  if (
-    typeof clock?.now !== 'function' ||
-    typeof clock.setTimer !== 'function' ||
-    typeof clock.clearTimer !== 'function'
-  ) {
-    throw invalid('clock', 'must have now(), setTimer() and clearTimer()');
-  }
-  return clock;
 }
 
 function loggerOption(logger: SchedulingLogger | undefined): SchedulingLogger {

@@ -42,7 +42,7 @@ export type PlannerOptions = Pick<
     'claimDueFires' | 'findPendingFires' | 'skipPendingFires' | 'setPendingTriggerType'
   >;
   jobs: Pick<JobRepository, 'findJobsByIds' | 'recordRunEnd'>;
-  leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf'>;
+  leases: Pick<ShardLeases, 'ownedShards' | 'epochOf' | 'shardOf' | 'use'>;
   pipeline: FirePipeline;
   /** The records this process is dispatching (in-flight.ts): hand-overs are added, recovery leaves them. */
   inFlight: InFlightFires;
@@ -173,7 +173,9 @@ export class Planner {
    * is logged and the next tick tries again.
    */
   tick(): Promise<void> {
-    this.ticking ??= this.claimAndRecover()
+    // A use of the leases: shards given up meanwhile are released once the tick is over.
+    this.ticking ??= this.options.leases
+      .use(() => this.claimAndRecover())
       .then(
         () => {
           if (this.failedTicks > 0) {

@@ -1,17 +1,13 @@
 import type { Store } from '../store/index.js';
-import type { Clock } from './clock.js';
-import { DatabaseClock } from './clock.js';
+import { type Clock, DatabaseClock } from './clock.js';
 import { InFlightFires } from './in-flight.js';
 import { ShardLeases } from './leases.js';
-import { resolveSchedulingOptions, type SchedulingOptions } from './options.js';
+import type { ResolvedSchedulingOptions } from './options.js';
 import { type FirePipeline, Planner } from './planner.js';
 import type { DueFire } from './wheel.js';
 
-/** Jobs per claim batch on SQLite unless set: about 2–4 ms of the event loop each. */
-const SQLITE_CLAIM_BATCH_SIZE = 100;
-
-/** What `createScheduler` takes besides the scheduling options. */
-export interface CreateSchedulerOptions extends SchedulingOptions {
+/** What `createScheduler` takes besides its resolved scheduling options. */
+export interface SchedulerParts {
   /**
    * This node's address, written with its heartbeat in `cluster_node` (read at every heartbeat:
    * a function when it is known only once the node listens).
@@ -24,6 +20,12 @@ export interface CreateSchedulerOptions extends SchedulingOptions {
    * trigger paths. Default: one of the scheduler's own (nothing else then dispatches).
    */
   inFlight?: InFlightFires;
+  /**
+   * The node's shard leases, made before the scheduler with `createShardLeases` (the send fence
+   * reads them, and it is made before the pipeline the scheduler hands fires to). Default: made
+   * here from the same options.
+   */
+  leases?: ShardLeases;
 }
 
 /** The scheduling engine of one server node: its shard leases and its planner (with the wheel). */
@@ -45,10 +47,40 @@ export interface Scheduler {
 }
 
 /**
+ * The shard leases of this node (leases.ts) over a store, on the engine's clock: with
+ * `databaseClock`, leases are granted and compared in the database's clock. Takes the options as
+ * `resolveSchedulingOptions` resolved them, once, for the leases and the planner alike.
+ *
+ * @example
+ * const scheduling = resolveSchedulingOptions({ nodeId, logger });
+ * const leases = createShardLeases(store, scheduling, () => url);
+ * const scheduler = createScheduler(store, pipeline, scheduling, { leases });
+ */
+export function createShardLeases(
+  store: Store,
+  scheduling: ResolvedSchedulingOptions,
+  address?: SchedulerParts['address'],
+): ShardLeases {
+  const { clock } = scheduling;
+  return new ShardLeases({
+    ...scheduling,
+    leases: store.leases,
+    nodes: store.nodes,
+    node: {
+      get address() {
+        return (typeof address === 'function' ? address() : address) ?? '';
+      },
+      startedAt: clock.now(),
+    },
+    ...(clock instanceof DatabaseClock ? { clockSync: clock } : {}),
+  });
+}
+
+/**
  * Builds the scheduling engine over a store, handing due fires to `pipeline`.
  *
  * @example
- * const scheduler = createScheduler(store, pipeline, { nodeId: `${os.hostname()}:${port}` });
+ * const scheduler = createScheduler(store, pipeline, resolveSchedulingOptions({ nodeId: `${os.hostname()}:${port}` }));
  * await scheduler.start();
  * // ... at shutdown:
  * await scheduler.stop();
@@ -56,38 +88,13 @@ export interface Scheduler {
 export function createScheduler(
   store: Store,
   pipeline: FirePipeline,
-  { address, onHeldBack, inFlight, ...options }: CreateSchedulerOptions,
+  scheduling: ResolvedSchedulingOptions,
+  { address, onHeldBack, inFlight, leases: made }: SchedulerParts = {},
 ): Scheduler {
-  const resolved = resolveSchedulingOptions({
-    // SQLite claims on the event loop (a synchronous driver): smaller batches keep each stall short.
-    ...(store.dialect === 'sqlite' ? { claimBatchSize: SQLITE_CLAIM_BATCH_SIZE } : {}),
-    ...options,
-  });
-  const databaseClock = !resolved.databaseClock
-    ? undefined
-    : resolved.clock instanceof DatabaseClock
-      ? resolved.clock
-      : new DatabaseClock(resolved.clock);
-  const clock = databaseClock ?? resolved.clock;
-  let planner: Planner | undefined;
-  const leases = new ShardLeases({
-    ...resolved,
-    clock,
-    leases: store.leases,
-    nodes: store.nodes,
-    node: {
-      get address() {
-        return (typeof address === 'function' ? address() : address) ?? '';
-      },
-      startedAt: resolved.clock.now(),
-    },
-    ...(databaseClock === undefined ? {} : { clockSync: databaseClock }),
-    // A planner tick that read the shards before they were given up ends before they are released.
-    beforeRelease: async () => planner?.idle(),
-  });
-  planner = new Planner({
-    ...resolved,
-    clock,
+  const { clock } = scheduling;
+  const leases = made ?? createShardLeases(store, scheduling, address);
+  const planner = new Planner({
+    ...scheduling,
     fires: store.fires,
     jobs: store.jobs,
     leases,

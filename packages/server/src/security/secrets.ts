@@ -215,23 +215,7 @@ async function ensureSeededApiToken(store: Store, token: string, nowMs: number):
   }
   try {
     // One transaction: the previous seed is never gone without the new one in its place.
-    await store.db.transaction().execute(async (trx) => {
-      await trx
-        .deleteFrom('api_token')
-        .where('user_id', '=', owner.id)
-        .where('name', '=', SEEDED_API_TOKEN_NAME)
-        .execute();
-      await trx
-        .insertInto('api_token')
-        .values({
-          name: SEEDED_API_TOKEN_NAME,
-          token_hash: tokenHash,
-          user_id: owner.id,
-          created_at: nowMs,
-          last_used_at: null,
-        })
-        .execute();
-    });
+    await store.users.replaceApiToken({ name: SEEDED_API_TOKEN_NAME, tokenHash, userId: owner.id }, nowMs);
   } catch (err) {
     // Another node seeded the same token at the same moment (unique token_hash): it is there.
     if ((await store.users.findApiTokenByHash(tokenHash)) === undefined) throw err;

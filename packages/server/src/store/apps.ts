@@ -128,6 +128,34 @@ export function createAppRepository(conn: StoreConnection) {
     return result.numDeletedRows > 0n;
   }
 
+  /**
+   * Deletes the app when no job uses it, counting and deleting in one transaction so a job created
+   * meanwhile cannot be left without its app: 'deleted', 'missing', or the number of jobs using it.
+   */
+  async function deleteAppIfUnused(id: number): Promise<'deleted' | 'missing' | number> {
+    return db.transaction().execute(async (trx) => {
+      const app = await trx.selectFrom('app_group').select('id').where('id', '=', id).executeTakeFirst();
+      if (app === undefined) return 'missing' as const;
+      const used = await trx
+        .selectFrom('job')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('app_id', '=', id)
+        .executeTakeFirstOrThrow();
+      if (Number(used.n) > 0) return Number(used.n);
+      await trx.deleteFrom('app_group').where('id', '=', id).execute();
+      return 'deleted' as const;
+    });
+  }
+
+  async function findAppsByIds(ids: readonly number[]): Promise<AppGroupRow[]> {
+    if (ids.length === 0) return [];
+    return db
+      .selectFrom('app_group')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+  }
+
   async function findAppById(id: number): Promise<AppGroupRow | undefined> {
     return db.selectFrom('app_group').selectAll().where('id', '=', id).executeTakeFirst();
   }
@@ -166,7 +194,9 @@ export function createAppRepository(conn: StoreConnection) {
     rotateAppToken,
     listAppCredentials,
     deleteApp,
+    deleteAppIfUnused,
     findAppById,
+    findAppsByIds,
     findAppByName,
     listApps,
     countApps,

@@ -14,6 +14,7 @@ import { migrate } from './migrate.js';
 import type { Database } from './schema.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { makeSqliteFilesOwnerOnly } from './sqlite-files.js';
+import { SqliteHotDialect } from './sqlite-hot-dialect.js';
 import { SqliteHotThread } from './sqlite-hot-thread.js';
 import { SqliteReaderThread } from './sqlite-reader-thread.js';
 import {
@@ -152,8 +153,15 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
   // NORMAL in WAL mode keeps the database consistent on power loss; it may lose the last commits, never corrupt.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  if (file === ':memory:') return { dialect: 'sqlite', db, sqlite, statements: new Map() };
+  const database = withStatementCache(sqlite);
+  if (file === ':memory:') {
+    // One connection holds an in-memory database: no thread can open it too.
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return { dialect: 'sqlite', db, sqlite, statements: new Map() };
+  }
+  const hot = new SqliteHotThread(sqlite);
+  // Writes outside transactions go to the hot thread while it runs (sqlite-hot-dialect.ts).
+  const db = new Kysely<Database>({ dialect: new SqliteHotDialect({ database }, hot) });
   return {
     dialect: 'sqlite',
     db,
@@ -161,7 +169,7 @@ function connectSqlite(file: string, busyTimeoutMs: number): SqliteConnection {
     statements: new Map(),
     reader: new SqliteReaderThread(sqlite, db),
     checkpointer: new SqliteCheckpointer(sqlite),
-    hot: new SqliteHotThread(sqlite),
+    hot,
     looseModes,
   };
 }

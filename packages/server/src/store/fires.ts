@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { TriggerType } from '@tickwheel/protocol';
-import type { StoreConnection } from './connection.js';
+import { readAside, type StoreConnection } from './connection.js';
 import type { FireStatus } from './fire-status.js';
 import { type ClaimRequest, type ClaimResult, claimDueFires } from './hot/claim.js';
 import { type DispatchMark, markDispatched, markDispatchFailed } from './hot/dispatch-marks.js';
@@ -259,7 +259,8 @@ export function createFireRepository(conn: StoreConnection) {
    * come (XXL-JOB's JobCompleteHelper). The lost-runs monitor fails them.
    */
   async function findLostRuns(query: LostRunQuery): Promise<FireRow[]> {
-    return (
+    return readAside(
+      conn,
       db
         .selectFrom('fire as f')
         .selectAll('f')
@@ -279,7 +280,7 @@ export function createFireRepository(conn: StoreConnection) {
         )
         .orderBy('f.trigger_at')
         .limit(query.limit)
-        .execute()
+        .compile(),
     );
   }
 
@@ -288,16 +289,19 @@ export function createFireRepository(conn: StoreConnection) {
    * (runs whose instance is unknown are not listed): the process that had them is gone.
    */
   async function findRunsOfOtherInstances(query: OtherInstanceRunQuery): Promise<DispatchedRun[]> {
-    const rows = await db
-      .selectFrom('fire as f')
-      .select(DISPATCHED_RUN_COLUMNS)
-      .where('f.status', '=', 'dispatched')
-      .where('f.executor_address', '=', query.address)
-      .where('f.executor_instance', 'is not', null)
-      .where('f.executor_instance', '<>', query.instance)
-      .orderBy('f.id')
-      .limit(query.limit)
-      .execute();
+    const rows = await readAside(
+      conn,
+      db
+        .selectFrom('fire as f')
+        .select(DISPATCHED_RUN_COLUMNS)
+        .where('f.status', '=', 'dispatched')
+        .where('f.executor_address', '=', query.address)
+        .where('f.executor_instance', 'is not', null)
+        .where('f.executor_instance', '<>', query.instance)
+        .orderBy('f.id')
+        .limit(query.limit)
+        .compile(),
+    );
     return rows as DispatchedRun[];
   }
 
@@ -308,26 +312,29 @@ export function createFireRepository(conn: StoreConnection) {
    * instance's, not yet replaced by the one that accepted the run.)
    */
   async function findRestartedRuns(query: RestartedRunQuery): Promise<DispatchedRun[]> {
-    const rows = await db
-      .selectFrom('fire as f')
-      .select(DISPATCHED_RUN_COLUMNS)
-      .where('f.status', '=', 'dispatched')
-      .where('f.executor_address', 'is not', null)
-      .where('f.executor_instance', 'is not', null)
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('registry as r')
-            .select('r.id')
-            .whereRef('r.registry_value', '=', 'f.executor_address')
-            .where('r.updated_at', '>', query.aliveSince)
-            .where('r.instance', 'is not', null)
-            .whereRef('r.instance', '<>', 'f.executor_instance')
-            .whereRef('r.updated_at', '>', 'f.trigger_at'),
-        ),
-      )
-      .orderBy('f.id')
-      .limit(query.limit)
-      .execute();
+    const rows = await readAside(
+      conn,
+      db
+        .selectFrom('fire as f')
+        .select(DISPATCHED_RUN_COLUMNS)
+        .where('f.status', '=', 'dispatched')
+        .where('f.executor_address', 'is not', null)
+        .where('f.executor_instance', 'is not', null)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('registry as r')
+              .select('r.id')
+              .whereRef('r.registry_value', '=', 'f.executor_address')
+              .where('r.updated_at', '>', query.aliveSince)
+              .where('r.instance', 'is not', null)
+              .whereRef('r.instance', '<>', 'f.executor_instance')
+              .whereRef('r.updated_at', '>', 'f.trigger_at'),
+          ),
+        )
+        .orderBy('f.id')
+        .limit(query.limit)
+        .compile(),
+    );
     return rows as DispatchedRun[];
   }
 
@@ -337,25 +344,28 @@ export function createFireRepository(conn: StoreConnection) {
    * (`idleBeat`) whether they still have them. In id order, from `afterId`.
    */
   async function findUnconfirmedRuns(query: UnconfirmedRunQuery): Promise<DispatchedRun[]> {
-    const rows = await db
-      .selectFrom('fire as f')
-      .select(DISPATCHED_RUN_COLUMNS)
-      .where('f.status', '=', 'dispatched')
-      .where('f.executor_address', 'is not', null)
-      .where('f.executor_instance', 'is', null)
-      .where('f.trigger_at', '<=', query.dispatchedBefore)
-      .where('f.id', '>', query.afterId)
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('registry as r')
-            .select('r.id')
-            .whereRef('r.registry_value', '=', 'f.executor_address')
-            .where('r.updated_at', '>', query.aliveSince),
-        ),
-      )
-      .orderBy('f.id')
-      .limit(query.limit)
-      .execute();
+    const rows = await readAside(
+      conn,
+      db
+        .selectFrom('fire as f')
+        .select(DISPATCHED_RUN_COLUMNS)
+        .where('f.status', '=', 'dispatched')
+        .where('f.executor_address', 'is not', null)
+        .where('f.executor_instance', 'is', null)
+        .where('f.trigger_at', '<=', query.dispatchedBefore)
+        .where('f.id', '>', query.afterId)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('registry as r')
+              .select('r.id')
+              .whereRef('r.registry_value', '=', 'f.executor_address')
+              .where('r.updated_at', '>', query.aliveSince),
+          ),
+        )
+        .orderBy('f.id')
+        .limit(query.limit)
+        .compile(),
+    );
     return rows as DispatchedRun[];
   }
 

@@ -3,6 +3,7 @@
  * claim on `next_fire_at` is in hot/claim.ts; this file is everything else.
  */
 
+import { JOB_FIELD_DEFAULTS } from '@tickwheel/protocol';
 import type { Kysely } from 'kysely';
 import type { StoreConnection } from './connection.js';
 import { containsText } from './contains-text.js';
@@ -14,30 +15,34 @@ export type JobFields = Omit<JobTable, 'id' | 'created_at' | 'updated_at'>;
 export type NewJob = Partial<JobFields> & Pick<JobFields, 'app_id' | 'name'>;
 export type JobPatch = Partial<JobFields>;
 
-/** Column values of a job nobody said otherwise about (the tables carry no SQL defaults, so all three dialects agree). */
+const d = JOB_FIELD_DEFAULTS;
+/**
+ * Column values of a job nobody said otherwise about: the protocol's `JOB_FIELD_DEFAULTS` as
+ * columns (the tables carry no SQL defaults, so all three dialects agree).
+ */
 export const JOB_DEFAULTS: Omit<JobFields, 'app_id' | 'name' | 'glue_updated_at'> = {
-  author: '',
-  alarm_email: '',
-  schedule_type: 'NONE',
-  schedule_conf: '',
-  time_zone: 'UTC',
-  misfire_strategy: 'DO_NOTHING',
-  executor_route_strategy: 'FIRST',
-  executor_handler: '',
-  executor_param: '',
-  executor_block_strategy: 'SERIAL_EXECUTION',
-  executor_timeout: 0,
-  executor_fail_retry_count: 0,
-  glue_type: 'BEAN',
-  glue_source: '',
-  glue_remark: '',
-  child_job_ids: '',
-  retry_backoff_strategy: 'FIXED',
-  retry_delay_seconds: 10,
-  retry_max_delay_seconds: 600,
-  alarm_on: 'EVERY_FAILURE',
-  alarm_channel_ids: '',
-  trigger_status: 0,
+  author: d.author,
+  alarm_email: d.alarmEmail,
+  schedule_type: d.scheduleType,
+  schedule_conf: d.scheduleConf,
+  time_zone: d.timeZone,
+  misfire_strategy: d.misfireStrategy,
+  executor_route_strategy: d.executorRouteStrategy,
+  executor_handler: d.executorHandler,
+  executor_param: d.executorParam,
+  executor_block_strategy: d.executorBlockStrategy,
+  executor_timeout: d.executorTimeout,
+  executor_fail_retry_count: d.executorFailRetryCount,
+  glue_type: d.glueType,
+  glue_source: d.glueSource,
+  glue_remark: d.glueRemark,
+  child_job_ids: d.childJobIds.join(','),
+  retry_backoff_strategy: d.retryBackoff.strategy,
+  retry_delay_seconds: d.retryBackoff.delaySeconds,
+  retry_max_delay_seconds: d.retryBackoff.maxDelaySeconds,
+  alarm_on: d.alarmOn,
+  alarm_channel_ids: d.alarmChannelIds.join(','),
+  trigger_status: d.triggerStatus,
   next_fire_at: null,
   last_run_end_at: null,
   origin: null,

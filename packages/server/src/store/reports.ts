@@ -14,7 +14,7 @@ import {
   type Histogram,
   percentile,
 } from '../reports/histogram.js';
-import type { StoreConnection } from './connection.js';
+import { readAside, type StoreConnection } from './connection.js';
 import type { FireStatus } from './fire-status.js';
 import type { DailyAppReportRow } from './schema.js';
 
@@ -50,9 +50,7 @@ const COUNTED: Record<FireStatus, keyof AppDayFigures> = {
 export function createReportRepository(conn: StoreConnection) {
   const { db } = conn;
   // A day's records are read on the SQLite reader thread: never on the server's event loop.
-  const reader = conn.dialect === 'sqlite' ? conn.reader : undefined;
-  const readDay = <R>(query: CompiledQuery<R>): Promise<R[]> =>
-    reader === undefined ? db.executeQuery(query).then((result) => result.rows) : reader.read(query);
+  const readDay = <R>(query: CompiledQuery<R>): Promise<R[]> => readAside(conn, query);
 
   /**
    * The figures of every app with fires scheduled in [from, to). Lateness is dispatch time −

@@ -12,6 +12,7 @@ import { markSqliteRows, type SqliteMarkArg } from './hot/dispatch-marks.js';
 import { loadSqlite } from './hot/due-load.js';
 import { finishSqliteRows } from './hot/finish.js';
 import { fenceSqliteRows, type SqliteFenceArg } from './hot/send-fence.js';
+import type { SqliteExecResult } from './sqlite-hot-dialect.js';
 import type {
   SqliteHotAnswer,
   SqliteHotCall,
@@ -30,7 +31,33 @@ const OPS: Record<SqliteHotOp, (conn: SqliteStatements, arg: never) => unknown> 
   fence: (conn, arg: SqliteFenceArg) => fenceSqliteRows(conn, arg),
   mark: (conn, arg: SqliteMarkArg) => markSqliteRows(conn, arg),
   finish: (conn, rows: string) => finishSqliteRows(conn, rows),
+  exec: (conn, query: ExecArg) => exec(conn, query),
 };
+
+/** One statement of the query builder's (sqlite-hot-dialect.ts). */
+interface ExecArg {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/** Routed statements kept prepared, least recently used dropped first (their SQL varies with list lengths). */
+const EXEC_STATEMENTS = 200;
+const execStatements = new Map<string, BetterSqlite3.Statement>();
+
+/** Runs a routed statement as Kysely's SQLite driver would: `all` when it returns rows, else `run`. */
+function exec(conn: SqliteStatements, { sql, parameters }: ExecArg): SqliteExecResult {
+  let statement = execStatements.get(sql);
+  if (statement === undefined) {
+    statement = conn.sqlite.prepare(sql);
+    if (execStatements.size >= EXEC_STATEMENTS) execStatements.delete(execStatements.keys().next().value!);
+  } else {
+    execStatements.delete(sql);
+  }
+  execStatements.set(sql, statement);
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { rows: [], changes, lastInsertRowid };
+}
 
 let conn: SqliteStatements | undefined;
 try {

@@ -30,8 +30,11 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { closeSqliteWorker, startSqliteWorker } from './sqlite-worker.js';
 
-/** What the thread runs (hot/*.ts; the entry maps each to its function). */
-export type SqliteHotOp = 'claim' | 'load' | 'fence' | 'mark' | 'finish';
+/**
+ * What the thread runs (hot/*.ts; the entry maps each to its function), and `exec`: one write of
+ * the query builder's, routed here by sqlite-hot-dialect.ts.
+ */
+export type SqliteHotOp = 'claim' | 'load' | 'fence' | 'mark' | 'finish' | 'exec';
 
 /** A message to the thread. */
 export interface SqliteHotCall {
@@ -76,6 +79,8 @@ const PRIORITY: Record<SqliteHotOp, 0 | 1> = {
   load: 0,
   fence: 0,
   claim: 0,
+  // A heartbeat, a lease or an API edit: few, small, and someone waits on each.
+  exec: 0,
   mark: 1,
   finish: 1,
 };

@@ -1,5 +1,5 @@
 /** The store: one object holding the database handles and one repository per table family. */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type AlarmChannelRepository, createAlarmChannelRepository } from './alarm-channels.js';
 import { type AppRepository, createAppRepository } from './apps.js';
 import { type AuditRepository, createAuditRepository } from './audit.js';
@@ -49,6 +49,8 @@ export interface Store {
   readonly alarmChannels: AlarmChannelRepository;
   /** Workflows and their runs (workflows/). */
   readonly workflows: WorkflowRepository;
+  /** One trivial query: resolves when the database answers (readiness probes). */
+  ping(): Promise<void>;
   /** Closes the pool (or the SQLite database). */
   close(): Promise<void>;
 }
@@ -76,6 +78,9 @@ export function createStore(connection: StoreConnection): Store {
     reports: createReportRepository(connection),
     alarmChannels: createAlarmChannelRepository(connection),
     workflows: createWorkflowRepository(connection),
+    async ping() {
+      await sql`SELECT 1`.execute(connection.db);
+    },
     close() {
       // Kysely's destroy ends the pg pool, the mysql2 pool or the SQLite database it was given.
       closed ??= (async () => {
@@ -84,9 +89,21 @@ export function createStore(connection: StoreConnection): Store {
           await connection.reader?.close();
           await connection.checkpointer?.close();
         }
-        await connection.db.destroy();
+        try {
+          await connection.db.destroy();
+        } catch (err) {
+          // mysql2 queues a connection's quit behind its handshake: one still connecting when the
+          // pool ends (a stalled network) fails its quit with its connect error, and the pool's
+          // end with it. That connection is gone either way; the close did what it had to.
+          if (!(connection.dialect === 'mysql' && isFatalConnectionError(err))) throw err;
+        }
       })();
       return closed;
     },
   };
+}
+
+/** An error mysql2 marks fatal: the connection it came from is closed, whatever it was doing. */
+function isFatalConnectionError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { fatal?: unknown }).fatal === true;
 }

@@ -116,6 +116,27 @@ export function createUserRepository(conn: StoreConnection) {
     return (await db.selectFrom('api_token').selectAll().where('id', '=', id).executeTakeFirst())!;
   }
 
+  /** Replaces the user's token of this name with a new one, in one transaction (never neither). */
+  async function replaceApiToken(token: NewApiToken, nowMs: number): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('api_token')
+        .where('user_id', '=', token.userId)
+        .where('name', '=', token.name)
+        .execute();
+      await trx
+        .insertInto('api_token')
+        .values({
+          name: token.name,
+          token_hash: token.tokenHash,
+          user_id: token.userId,
+          created_at: nowMs,
+          last_used_at: null,
+        })
+        .execute();
+    });
+  }
+
   async function findApiTokenByHash(tokenHash: string): Promise<ApiTokenRow | undefined> {
     return db.selectFrom('api_token').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
@@ -149,6 +170,7 @@ export function createUserRepository(conn: StoreConnection) {
     countUsers,
     lockAdmins,
     createApiToken,
+    replaceApiToken,
     findApiTokenByHash,
     touchApiToken,
     listApiTokens,

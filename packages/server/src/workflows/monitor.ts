@@ -21,10 +21,10 @@ export interface WorkflowSweepOptions {
   lease: MaintenanceLeaseOptions;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'info'>;
-  /** Time between two sweeps. Default 10,000 ms. */
-  intervalMs?: number;
-  /** A run changed less than this long ago is left to the node moving it. Default 10,000 ms. */
-  graceMs?: number;
+  /** Time between two sweeps (the server's `internal.workflowSweepIntervalMs`). */
+  intervalMs: number;
+  /** A run changed less than this long ago is left to the node moving it (`internal.workflowSweepGraceMs`). */
+  graceMs: number;
 }
 
 const BATCH = 200;
@@ -36,10 +36,10 @@ export class WorkflowSweep {
 
   constructor(options: WorkflowSweepOptions) {
     this.options = options;
-    this.graceMs = options.graceMs ?? 10_000;
+    this.graceMs = options.graceMs;
     this.loop = new Periodic({
       name: 'workflow sweep',
-      intervalMs: options.intervalMs ?? 10_000,
+      intervalMs: options.intervalMs,
       clock: options.clock,
       logger: options.logger,
       run: () => this.sweep(),

@@ -13,7 +13,7 @@
 import { nextFireTimes, type Schedule } from '@tickwheel/protocol';
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../scheduling/clock.js';
-import { DEFAULT_MISFIRE_WINDOW_MS, decideFire } from '../scheduling/misfire.js';
+import { decideFire } from '../scheduling/misfire.js';
 import type { Store, WorkflowRow } from '../store/index.js';
 import type { WorkflowEngine } from './engine.js';
 
@@ -22,10 +22,10 @@ export interface WorkflowSchedulerOptions {
   engine: Pick<WorkflowEngine, 'trigger'>;
   clock: Clock;
   logger: Pick<Logger, 'error' | 'warn' | 'info'>;
-  /** Time between two polls, and how far ahead each looks. Default 1,000 ms. */
-  pollIntervalMs?: number;
-  /** A time found later than this is a misfire. Default 5,000 ms (as jobs). */
-  misfireWindowMs?: number;
+  /** Time between two polls, and how far ahead each looks (the server's `internal.workflowPollIntervalMs`). */
+  pollIntervalMs: number;
+  /** A time found later than this is a misfire (the server's `misfireWindowMs`, as jobs). */
+  misfireWindowMs: number;
 }
 
 /** Workflows read per poll. */
@@ -43,8 +43,8 @@ export class WorkflowScheduler {
 
   constructor(options: WorkflowSchedulerOptions) {
     this.options = options;
-    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.misfireWindowMs = options.misfireWindowMs ?? DEFAULT_MISFIRE_WINDOW_MS;
+    this.pollIntervalMs = options.pollIntervalMs;
+    this.misfireWindowMs = options.misfireWindowMs;
   }
 
   start(): void {

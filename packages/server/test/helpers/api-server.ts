@@ -7,9 +7,11 @@
 
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
+import { ALARM_QUEUE_DEFAULTS } from '../../src/alarms/options.js';
 import { Auth, type RestApiDeps, registerRestApi, type TriggerRequest } from '../../src/api/index.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { createMetrics, type Metrics, registerOps } from '../../src/ops/index.js';
+import { SERVER_DEFAULTS } from '../../src/options.js';
 import { ensureSecrets } from '../../src/security/secrets.js';
 import type { DialectName, FireResult, JobRow, Store } from '../../src/store/index.js';
 import { WorkflowEngine } from '../../src/workflows/engine.js';
@@ -61,6 +63,8 @@ export async function startApiServer(dialect: DialectName = 'sqlite'): Promise<A
   const deps: RestApiDeps = {
     store,
     clock,
+    executorDeadAfterMs: SERVER_DEFAULTS.executorDeadAfterMs,
+    alarmSendTimeoutMs: ALARM_QUEUE_DEFAULTS.sendTimeoutMs,
     auth,
     dispatcher,
     async triggerJob(job, request) {

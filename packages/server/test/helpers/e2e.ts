@@ -15,6 +15,7 @@ import { createExecutor, type Executor, type ExecutorOptions } from '@tickwheel/
 import { nextFireTimes } from '@tickwheel/protocol';
 import { pino } from 'pino';
 import { createServer, type ServerOptions, type TickwheelServer } from '../../src/index.js';
+import { storeOf } from '../../src/internal.js';
 import type { FireRow, JobRow, NewJob, Store } from '../../src/store/index.js';
 
 export const E2E_TOKEN = 'e2e-access-token-0123456789abcdefghij';
@@ -53,7 +54,7 @@ export async function startServer(options: ServerOptions = {}, dataDir?: string)
   });
   return {
     server,
-    store: server.store,
+    store: storeOf(server),
     dataDir: dir,
     async close() {
       await server.stop();
@@ -94,7 +95,8 @@ export async function startExecutor(
   await ex.start();
   const address = ex.address!;
   await waitFor(
-    async () => (await server.store.registry.listAlive(0, appName)).some((r) => r.registry_value === address),
+    async () =>
+      (await storeOf(server).registry.listAlive(0, appName)).some((r) => r.registry_value === address),
     { what: `executor ${address} registered` },
   );
   return {
@@ -209,12 +211,17 @@ export class ChildProcess {
   }
 }
 
-/** An executor in its own process (test/fixtures/executor-process.mjs), started (and registered, when `server.store` is given). */
+/**
+ * An executor in its own process (test/fixtures/executor-process.mjs), started (and registered,
+ * when `to` is an `E2eServer` or names a `store`).
+ */
 export async function spawnExecutor(
-  server: { url: string; accessToken: string; store?: Store },
+  to: E2eServer | { url: string; accessToken: string; store?: Store },
   appName: string,
   env: Record<string, string> = {},
 ): Promise<{ process: ChildProcess; address: string; logDir: string }> {
+  const server =
+    'server' in to ? { url: to.server.url, accessToken: to.server.accessToken, store: to.store } : to;
   const logDir = await tempDir('tw-e2e-executor-');
   const child = new ChildProcess([EXECUTOR_PROCESS], {
     TW_APP: appName,

@@ -14,6 +14,7 @@ import { registerExecutorApi } from '../../src/executor-api/index.js';
 import { ResultRecorder } from '../../src/executor-api/result-recorder.js';
 import { ExecutorDirectory } from '../../src/executors/directory.js';
 import type { ExecutorMetrics } from '../../src/executors/metrics.js';
+import { SERVER_DEFAULTS } from '../../src/options.js';
 import type { FinishedFire, FinishedStatus, Store } from '../../src/store/index.js';
 
 export const TOKEN = 'executor-api-test-token-0123456789abcdef';
@@ -54,7 +55,7 @@ export interface ApiServer {
   directory: ExecutorDirectory;
   recorder: ResultRecorder;
   metrics: RecordingMetrics;
-  /** Every batch the onFiresFinished hook was called with. */
+  /** Every batch the recorder's hook (`announceTo`) was called with. */
   hookCalls: FinishedFire[][];
   /** What a registration of a new executor instance calls (set it to the lost-run monitor's). */
   onInstanceRegistered: ((address: string, instance: string) => Promise<unknown>) | undefined;
@@ -74,15 +75,16 @@ export async function startApiServer(
     clock,
     metrics,
     installationToken: TOKEN,
+    deadTimeoutMs: SERVER_DEFAULTS.executorDeadAfterMs,
   });
   const recorder = new ResultRecorder({
     fires: store.fires,
     clock,
     logger: silentLogger,
     metrics,
-    onFiresFinished: (finished) => {
-      hookCalls.push([...finished]);
-    },
+  });
+  recorder.announceTo((finished) => {
+    hookCalls.push([...finished]);
   });
   const app = Fastify({ logger: false });
   const credentials = new AppCredentials({ installationToken: TOKEN, apps: store.apps, clock });

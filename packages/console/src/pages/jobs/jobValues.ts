@@ -2,6 +2,7 @@
  * The job form's values and how they map to the API: a stored job (to edit or copy) becomes form
  * values, and form values become a `createJob` / `updateJob` body.
  */
+import { JOB_FIELD_DEFAULTS } from '@tickwheel/protocol';
 import type { Body, Job } from '../../api/types';
 import {
   ALARM_ON,
@@ -58,29 +59,33 @@ export interface Carried {
   glueRemark?: string;
 }
 
-/** A new job's values; the server's defaults, except the zone, which is the browser's. */
+/**
+ * A new job's values: the server's defaults (the protocol's `JOB_FIELD_DEFAULTS`), except the
+ * zone, which is the browser's, and the schedule type, CRON (a form's job is mostly scheduled).
+ */
 export function newJobValues(appId: number | undefined): JobFormValues {
+  const d = JOB_FIELD_DEFAULTS;
   return {
     appId,
     name: '',
-    author: '',
+    author: d.author,
     scheduleType: 'CRON',
-    scheduleConf: '',
+    scheduleConf: d.scheduleConf,
     timeZone: browserTimeZone(),
-    misfireStrategy: 'DO_NOTHING',
-    executorRouteStrategy: 'FIRST',
-    executorBlockStrategy: 'SERIAL_EXECUTION',
-    executorTimeout: 0,
-    executorFailRetryCount: 0,
-    retryBackoff: { strategy: 'FIXED', delaySeconds: 10, maxDelaySeconds: 600 },
-    alarmOn: 'EVERY_FAILURE',
-    glueType: 'BEAN',
-    executorHandler: '',
-    executorParam: '',
-    childJobIds: [],
-    alarmChannelIds: [],
-    alarmEmail: '',
-    startNow: false,
+    misfireStrategy: d.misfireStrategy,
+    executorRouteStrategy: d.executorRouteStrategy,
+    executorBlockStrategy: d.executorBlockStrategy,
+    executorTimeout: d.executorTimeout,
+    executorFailRetryCount: d.executorFailRetryCount,
+    retryBackoff: { ...d.retryBackoff },
+    alarmOn: d.alarmOn,
+    glueType: d.glueType,
+    executorHandler: d.executorHandler,
+    executorParam: d.executorParam,
+    childJobIds: [...d.childJobIds],
+    alarmChannelIds: [...d.alarmChannelIds],
+    alarmEmail: d.alarmEmail,
+    startNow: d.triggerStatus === 1,
   };
 }
 

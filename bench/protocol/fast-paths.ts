@@ -1,13 +1,14 @@
 /**
- * Reading a `run` body. Every run passes here, so the usual shape — what a Tickwheel or XXL-JOB
- * server sends — is checked field by field in plain code (the schema validation costs several
- * µs a run); anything else, a missing optional field included, goes to the protocol package's
- * `parseTriggerParam`, which fills the defaults or throws the error naming the field. Both give
- * the same TriggerParam for the same body, the `workflow` extension of a workflow node's fire
- * included.
+ * The two hand-written fast paths the protocol parsers are measured against, as they were in
+ * `packages/executor/src/trigger-param.ts` (`readTriggerParam`'s direct path) and
+ * `packages/server/src/executor-api/callback.ts` (`usualCallbackParam`) at commit c7ba64c, before
+ * the call sites used the protocol parsers directly. Kept here so `bench/protocol/parse.ts` can
+ * still compare the two; only the usual shapes reach them in the benchmark (anything else would
+ * have gone to the parser).
  */
 import {
   BLOCK_STRATEGIES,
+  type HandleCallbackParam,
   parseTriggerParam,
   type TriggerParam,
   WORKFLOW_LIMITS,
@@ -17,7 +18,7 @@ import {
 
 const BLOCK_STRATEGY_SET: ReadonlySet<unknown> = new Set(BLOCK_STRATEGIES);
 
-/** The TriggerParam of a `run` body; throws a TickwheelError naming the bad field. */
+/** The executor's `run` body reader: the usual shape read directly, anything else parsed. */
 export function readTriggerParam(body: unknown): TriggerParam {
   if (typeof body !== 'object' || body === null) return parseTriggerParam(body);
   const b = body as Record<string, unknown>;
@@ -60,10 +61,6 @@ export function readTriggerParam(body: unknown): TriggerParam {
   return parseTriggerParam(body);
 }
 
-/**
- * The `workflow` extension as the protocol parser gives it, when it has the shape a Tickwheel
- * server sends; null for anything else (the parser then reads it or names what is wrong).
- */
 function usualWorkflow(value: unknown): WorkflowRunParam | null {
   if (typeof value !== 'object' || Array.isArray(value)) return null;
   const { runId, nodeKey, param, upstream } = value as Record<string, unknown>;
@@ -88,4 +85,26 @@ function isNodeKey(value: unknown): value is string {
 
 function isCount(value: unknown, min: number): value is number {
   return Number.isSafeInteger(value) && (value as number) >= min;
+}
+
+/** The server's reading of one callback item of the usual shape; undefined for any other. */
+export function usualCallbackParam(item: unknown): HandleCallbackParam | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { logId, handleCode, handleMsg, logDateTim, logDateTime, executeResult, output } = item as Record<
+    string,
+    unknown
+  >;
+  if (!isCount(logId, 0) || !Number.isSafeInteger(handleCode) || executeResult != null) return undefined;
+  if (handleMsg != null && typeof handleMsg !== 'string') return undefined;
+  if ((logDateTim != null && !isCount(logDateTim, 0)) || (logDateTime != null && !isCount(logDateTime, 0))) {
+    return undefined;
+  }
+  const param: HandleCallbackParam = {
+    logId,
+    logDateTim: (logDateTim ?? logDateTime ?? 0) as number,
+    handleCode: handleCode as number,
+    handleMsg: (handleMsg as string | null | undefined) ?? null,
+  };
+  if (output !== undefined) param.output = output;
+  return param;
 }

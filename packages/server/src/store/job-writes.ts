@@ -4,14 +4,10 @@
  * transaction, so it cannot share one with the job's other columns; both keep versions through
  * the store's `insertGlueVersion`.)
  */
-import {
-  insertGlueVersion,
-  type JobRow,
-  type JobUpdate,
-  type NewJobRow,
-  type Store,
-} from '../store/index.js';
-import { insertReturningId } from '../store/insert-id.js';
+import { insertReturningId } from './insert-id.js';
+import { insertGlueVersion } from './jobs.js';
+import type { JobRow, JobUpdate, NewJobRow } from './schema.js';
+import type { Store } from './store.js';
 
 export interface GlueSave {
   glueType: string;

@@ -1,5 +1,10 @@
-/** A clock for tests that moves only when told to (the real one is `systemClock`). */
-import type { Clock, TimerHandle } from '../../src/scheduling/clock.js';
+/**
+ * A clock for tests that moves only when told to. It has the shape of the `Clock` the server
+ * (`scheduling/clock.ts`) and the executor (`clock.ts`) take, whose real one is `systemClock`.
+ */
+
+/** What `setTimer` returns; only meaningful to the clock that made it. */
+export type TimerHandle = { readonly timer: unknown };
 
 interface ManualTimer {
   readonly timer: number;
@@ -21,7 +26,7 @@ interface ManualTimer {
  * clock.setTimer(() => console.log('tick', clock.now()), 1000);
  * await clock.advance(1500); // logs "tick 1767225601000"; clock.now() is then 1767225601500
  */
-export class ManualClock implements Clock {
+export class ManualClock {
   private current: number;
   private timers: ManualTimer[] = [];
   private nextTimer = 1;
