@@ -19,6 +19,7 @@ import mysqlAppTokens from './mysql/0011_app_tokens.js';
 import mysqlOriginPasswordChange from './mysql/0012_origin_password_change.js';
 import mysqlPullConnections from './mysql/0013_pull_connections.js';
 import mysqlWorkflows from './mysql/0014_workflows.js';
+import mysqlFireAddressIndex from './mysql/0015_fire_address_index.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -33,6 +34,7 @@ import postgresAppTokens from './postgres/0011_app_tokens.js';
 import postgresOriginPasswordChange from './postgres/0012_origin_password_change.js';
 import postgresPullConnections from './postgres/0013_pull_connections.js';
 import postgresWorkflows from './postgres/0014_workflows.js';
+import postgresFireAddressIndex from './postgres/0015_fire_address_index.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -47,6 +49,7 @@ import sqliteAppTokens from './sqlite/0011_app_tokens.js';
 import sqliteOriginPasswordChange from './sqlite/0012_origin_password_change.js';
 import sqlitePullConnections from './sqlite/0013_pull_connections.js';
 import sqliteWorkflows from './sqlite/0014_workflows.js';
+import sqliteFireAddressIndex from './sqlite/0015_fire_address_index.js';
 
 export interface Migration {
   version: number;
@@ -70,6 +73,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 12, name: 'origin_password_change', sql: sqliteOriginPasswordChange },
     { version: 13, name: 'pull_connections', sql: sqlitePullConnections },
     { version: 14, name: 'workflows', sql: sqliteWorkflows },
+    { version: 15, name: 'fire_address_index', sql: sqliteFireAddressIndex },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -86,6 +90,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 12, name: 'origin_password_change', sql: postgresOriginPasswordChange },
     { version: 13, name: 'pull_connections', sql: postgresPullConnections },
     { version: 14, name: 'workflows', sql: postgresWorkflows },
+    { version: 15, name: 'fire_address_index', sql: postgresFireAddressIndex },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -102,6 +107,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 12, name: 'origin_password_change', sql: mysqlOriginPasswordChange },
     { version: 13, name: 'pull_connections', sql: mysqlPullConnections },
     { version: 14, name: 'workflows', sql: mysqlWorkflows },
+    { version: 15, name: 'fire_address_index', sql: mysqlFireAddressIndex },
   ],
 };
 
