@@ -176,23 +176,6 @@ describe.each(DIALECTS)('query plans of the hot queries on %s', (dialect) => {
     expectIndexed(plan, /fire_status_scheduled_idx/);
   });
 
-  it('the runs of an address another instance accepted are found through the status index (migration 0015 dropped the address index)', async () => {
-    const plan = await explainBuilt(
-      store,
-      store.db
-        .selectFrom('fire as f')
-        .select(['f.id', 'f.executor_address', 'f.executor_instance'])
-        .where('f.status', '=', 'dispatched')
-        .where('f.executor_address', '=', 'http://127.0.0.1:9999/')
-        .where('f.executor_instance', 'is not', null)
-        .where('f.executor_instance', '<>', 'instance-b')
-        .orderBy('f.id')
-        .limit(100),
-    );
-    expect(plan).not.toMatch(/fire_status_address_idx/);
-    expectIndexed(plan, /fire_status_scheduled_idx/);
-  });
-
   it('a page of recovery after a (scheduled_at, id) cursor reads through an index on status', async () => {
     const cursor = { scheduledAt: T0 - 10_000_000, id: 10_000 };
     const plan = await explainBuilt(
