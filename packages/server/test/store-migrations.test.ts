@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate } from '../src/store/index.js';
+import { migrate, type Store } from '../src/store/index.js';
 import { MIGRATIONS } from '../src/store/migrations/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
@@ -135,6 +135,78 @@ describe.each(DIALECTS)('store migrations on %s', (dialect) => {
       expect(await migrate(store)).toEqual([12]);
     },
   );
+
+  /** The names of the fire table's indexes, sorted. */
+  async function fireIndexes(store: Store): Promise<string[]> {
+    const query =
+      dialect === 'sqlite'
+        ? sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'fire'`
+        : dialect === 'postgres'
+          ? sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes
+              WHERE tablename = 'fire' AND schemaname = current_schema()`
+          : sql<{ name: string }>`SELECT DISTINCT index_name AS name FROM information_schema.statistics
+              WHERE table_schema = DATABASE() AND table_name = 'fire'`;
+    return (await query.execute(store.db)).rows.map((row) => row.name).sort();
+  }
+
+  it('0016 makes (job_id, scheduled_at, claim_job_id) the claim key: one claimed record per job and time, unclaimed ones free', async () => {
+    const store = await database.open();
+    // The schema as 0015 left it: the claim key and the (job_id, scheduled_at) index.
+    await (dialect === 'mysql'
+      ? sql`ALTER TABLE fire DROP INDEX fire_job_claim_key`
+      : sql`DROP INDEX fire_job_claim_key`
+    ).execute(store.db);
+    await sql`CREATE UNIQUE INDEX fire_claim_key ON fire (claim_job_id, scheduled_at)`.execute(store.db);
+    await sql`CREATE INDEX fire_job_scheduled_idx ON fire (job_id, scheduled_at)`.execute(store.db);
+    await store.db.deleteFrom('schema_migrations').where('version', '=', 16).execute();
+    const T = 1_700_000_000_000;
+    const record = (jobId: number, scheduledAt: number) => ({
+      jobId,
+      appId: 1,
+      scheduledAt,
+      triggerType: 'CRON' as const,
+      executorHandler: 'demo',
+      executorParam: null,
+    });
+    const claim = (ids: number[], jobId: number) =>
+      store.db.updateTable('fire').set({ claim_job_id: jobId }).where('id', 'in', ids).execute();
+    // Job 7 at T: its claimed fire and two unclaimed records of the same time (broadcast shards).
+    const before = await store.fires.createFires([record(7, T), record(7, T), record(7, T), record(8, T)], T);
+    await claim([before[0]!], 7);
+    await claim([before[3]!], 8);
+
+    expect(await migrate(store)).toEqual([16]);
+
+    const indexes = await fireIndexes(store);
+    expect(indexes).toContain('fire_job_claim_key');
+    expect(indexes).not.toContain('fire_claim_key');
+    expect(indexes).not.toContain('fire_job_scheduled_idx');
+    // A second claimed record of job 7 at T is refused; another unclaimed one, or job 7 at T + 1, is not.
+    const [second] = await store.fires.createFires([record(7, T)], T);
+    await expect(claim([second!], 7)).rejects.toThrow();
+    const later = await store.fires.createFires([record(7, T + 1)], T);
+    await claim(later, 7);
+    const rows = await store.db
+      .selectFrom('fire')
+      .select(['id', 'job_id', 'claim_job_id', 'scheduled_at'])
+      .orderBy('id')
+      .execute();
+    expect(
+      rows.map((row) => [Number(row.job_id), row.claim_job_id === null ? null : Number(row.claim_job_id)]),
+    ).toEqual([
+      [7, 7],
+      [7, null],
+      [7, null],
+      [8, 8],
+      [7, null],
+      [7, 7],
+    ]);
+
+    // A first run that died before recording itself runs again over what it did.
+    await store.db.deleteFrom('schema_migrations').where('version', '=', 16).execute();
+    expect(await migrate(store)).toEqual([16]);
+    expect(await fireIndexes(store)).toEqual(indexes);
+  });
 
   it('a store opened with migrate: false does not touch the schema', async () => {
     const store = await database.open({ migrate: false });

@@ -120,8 +120,9 @@ export interface JobGlueTable {
  * A fire record (XXL-JOB's xxl_job_log): one dispatch of one job, its outcome and its result.
  * The planner's claimed fire has `claim_job_id = job_id`; a broadcast's per-executor records and
  * retry records have `claim_job_id = NULL` and point at the claimed fire through
- * `parent_fire_id`. UNIQUE (claim_job_id, scheduled_at) is the "one record per (job, scheduled
- * time)" guard: NULLs are distinct in unique indexes on all three databases, so children pass.
+ * `parent_fire_id`. UNIQUE (job_id, scheduled_at, claim_job_id) (migration 0016) is the "one
+ * record per (job, scheduled time)" guard: NULLs are distinct in unique indexes on all three
+ * databases, so children pass.
  */
 export interface FireTable {
   id: Generated<number>;

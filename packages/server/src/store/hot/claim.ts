@@ -6,8 +6,9 @@
  *    second claimer skips them rather than waits; SQLite: `BEGIN IMMEDIATE`, one writer at all);
  * 2. `next_fire_at` moves by compare-and-set on the value read, and only while the claimer's
  *    shard lease still carries the epoch it was granted (the fencing token) and is unexpired;
- * 3. the fire record goes in under UNIQUE (claim_job_id, scheduled_at) with "on conflict do
- *    nothing", so whatever slipped past 1 and 2 still finds the time taken.
+ * 3. the fire record goes in under UNIQUE (job_id, scheduled_at, claim_job_id) — a claimed
+ *    fire's claim_job_id is its job_id — with "on conflict do nothing", so whatever slipped past
+ *    1 and 2 still finds the time taken.
  * Each due job is planned inside the transaction by the planner's pure decision
  * (scheduling/plan-due-job.ts: which times fire, which are misfires, where the schedule
  * continues), and what it decided comes back with the claimed fires (`ClaimResult.planned`), so
@@ -276,7 +277,7 @@ FROM unnest($9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[]
   AS f(job_id, app_id, scheduled_at, trigger_type, executor_handler, executor_param, retry_count, epoch,
        status, handle_at, handle_msg)
 JOIN advanced a ON a.id = f.job_id
-ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
+ON CONFLICT (job_id, scheduled_at, claim_job_id) DO NOTHING
 RETURNING id, job_id, scheduled_at`;
 
 async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): Promise<ClaimResult> {
@@ -336,13 +337,17 @@ FOR UPDATE SKIP LOCKED`;
 
 const MYSQL_VALID_LEASES = `SELECT name, epoch FROM lease WHERE name IN (?) AND owner_node = ? AND expires_at > ?`;
 
-export const MYSQL_EXISTING_FIRES = `SELECT claim_job_id, scheduled_at FROM fire WHERE claim_job_id IN (?) AND scheduled_at >= ?`;
+// The claimed records of the batch's jobs from the earliest time on, by the claim key's leading
+// (job_id, scheduled_at); broadcast shards and retries (claim_job_id NULL) are not claims.
+export const MYSQL_EXISTING_FIRES = `SELECT job_id, scheduled_at FROM fire
+WHERE job_id IN (?) AND scheduled_at >= ? AND claim_job_id IS NOT NULL`;
 
 const MYSQL_INSERT_FIRES = `INSERT IGNORE INTO fire (job_id, app_id, claim_job_id, scheduled_at, trigger_type,
   executor_handler, executor_param, shard_index, shard_total, status, handle_at, handle_msg, retry_count,
   alarm_status, claimed_by_epoch, created_at) VALUES ?`;
 
-const MYSQL_NEW_FIRE_IDS = `SELECT id, claim_job_id, scheduled_at FROM fire WHERE claim_job_id IN (?) AND scheduled_at >= ?`;
+const MYSQL_NEW_FIRE_IDS = `SELECT id, job_id, scheduled_at FROM fire
+WHERE job_id IN (?) AND scheduled_at >= ? AND claim_job_id IS NOT NULL`;
 
 /** Thrown inside the MySQL transaction to roll a batch back when a compare-and-set lost a race. */
 class ClaimRaceLost extends Error {}
@@ -415,10 +420,11 @@ async function recordMysqlFires(
   if (withFires.length === 0) return nothingClaimed(scanned, outcomes);
   const jobIds = withFires.map((p) => p.job.id);
   const earliest = Math.min(...withFires.flatMap((p) => p.plan.fires.map((f) => f.scheduledAt)));
-  const [existingRows] = await connection.query<
-    ({ claim_job_id: number; scheduled_at: number } & RowDataPacket)[]
-  >(MYSQL_EXISTING_FIRES, [jobIds, earliest]);
-  const existing = new Set(existingRows.map((row) => fireKey(row.claim_job_id, row.scheduled_at)));
+  const [existingRows] = await connection.query<({ job_id: number; scheduled_at: number } & RowDataPacket)[]>(
+    MYSQL_EXISTING_FIRES,
+    [jobIds, earliest],
+  );
+  const existing = new Set(existingRows.map((row) => fireKey(row.job_id, row.scheduled_at)));
   const values = withFires.flatMap(({ job, plan, epoch }) =>
     plan.fires
       .filter((fire) => !existing.has(fireKey(job.id, fire.scheduledAt)))
@@ -442,11 +448,11 @@ async function recordMysqlFires(
   if (values.length === 0) return nothingClaimed(scanned, outcomes);
   await connection.query(MYSQL_INSERT_FIRES, [values]);
   const [rows] = await connection.query<
-    ({ id: number; claim_job_id: number; scheduled_at: number } & RowDataPacket)[]
+    ({ id: number; job_id: number; scheduled_at: number } & RowDataPacket)[]
   >(MYSQL_NEW_FIRE_IDS, [jobIds, earliest]);
   const ids = new Map(
     rows
-      .map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id] as const)
+      .map((row) => [fireKey(row.job_id, row.scheduled_at), row.id] as const)
       .filter(([key]) => !existing.has(key)),
   );
   return {
@@ -490,7 +496,7 @@ export const SQLITE_RECORD = `INSERT INTO fire (job_id, app_id, claim_job_id, sc
 SELECT f.value ->> 0, f.value ->> 1, f.value ->> 0, f.value ->> 2, f.value ->> 3, f.value ->> 4, f.value ->> 5,
        0, 1, f.value ->> 6, f.value ->> 7, f.value ->> 8, f.value ->> 9, 0, f.value ->> 10, ?
 FROM json_each(?) AS f WHERE true
-ON CONFLICT (claim_job_id, scheduled_at) DO NOTHING
+ON CONFLICT (job_id, scheduled_at, claim_job_id) DO NOTHING
 RETURNING id, claim_job_id, scheduled_at`;
 
 /** What the due jobs are read with. */

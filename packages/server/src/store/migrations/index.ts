@@ -20,6 +20,7 @@ import mysqlOriginPasswordChange from './mysql/0012_origin_password_change.js';
 import mysqlPullConnections from './mysql/0013_pull_connections.js';
 import mysqlWorkflows from './mysql/0014_workflows.js';
 import mysqlFireAddressIndex from './mysql/0015_fire_address_index.js';
+import mysqlFireClaimIndex from './mysql/0016_fire_claim_index.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -35,6 +36,7 @@ import postgresOriginPasswordChange from './postgres/0012_origin_password_change
 import postgresPullConnections from './postgres/0013_pull_connections.js';
 import postgresWorkflows from './postgres/0014_workflows.js';
 import postgresFireAddressIndex from './postgres/0015_fire_address_index.js';
+import postgresFireClaimIndex from './postgres/0016_fire_claim_index.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -50,6 +52,7 @@ import sqliteOriginPasswordChange from './sqlite/0012_origin_password_change.js'
 import sqlitePullConnections from './sqlite/0013_pull_connections.js';
 import sqliteWorkflows from './sqlite/0014_workflows.js';
 import sqliteFireAddressIndex from './sqlite/0015_fire_address_index.js';
+import sqliteFireClaimIndex from './sqlite/0016_fire_claim_index.js';
 
 export interface Migration {
   version: number;
@@ -74,6 +77,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 13, name: 'pull_connections', sql: sqlitePullConnections },
     { version: 14, name: 'workflows', sql: sqliteWorkflows },
     { version: 15, name: 'fire_address_index', sql: sqliteFireAddressIndex },
+    { version: 16, name: 'fire_claim_index', sql: sqliteFireClaimIndex },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -91,6 +95,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 13, name: 'pull_connections', sql: postgresPullConnections },
     { version: 14, name: 'workflows', sql: postgresWorkflows },
     { version: 15, name: 'fire_address_index', sql: postgresFireAddressIndex },
+    { version: 16, name: 'fire_claim_index', sql: postgresFireClaimIndex },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -108,6 +113,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 13, name: 'pull_connections', sql: mysqlPullConnections },
     { version: 14, name: 'workflows', sql: mysqlWorkflows },
     { version: 15, name: 'fire_address_index', sql: mysqlFireAddressIndex },
+    { version: 16, name: 'fire_claim_index', sql: mysqlFireClaimIndex },
   ],
 };
 
