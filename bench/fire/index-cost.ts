@@ -7,6 +7,7 @@
  *
  *   node bench/dist/fire/index-cost.js [--jobs 10000] [--fill 30] [--rounds 30] [--repeat 3]
  *                                      [--drop fire_scheduled_idx,…] [--add "CREATE INDEX …"]
+ *                                      [--times-per-claim 1]
  *
  * Each round fires every job once (10,000 fires); `--fill` rounds go first so the table holds
  * 300,000 records, as it does after a 30-second bench/fire window at 10,000 a second. The run is
@@ -27,12 +28,14 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '3' },
     drop: { type: 'string', default: '' },
     add: { type: 'string', multiple: true, default: [] },
+    'times-per-claim': { type: 'string', default: '1' },
   },
 });
 const jobs = Number(values.jobs);
 const fill = Number(values.fill);
 const rounds = Number(values.rounds);
 const drops = values.drop.split(',').filter((name) => name.length > 0);
+const timesPerClaim = Number(values['times-per-claim']);
 const BATCH = 100;
 const T0 = Date.UTC(2026, 10, 27);
 
@@ -79,33 +82,43 @@ async function once(): Promise<number> {
         db.transaction(() => write(part)).immediate();
       }
     };
-    const round = (n: number) => {
-      const scheduledAt = T0 + n * 1000;
-      const ids: number[] = [];
-      for (let first = 1; first <= jobs; first += BATCH) {
+    // Seconds n … n + timesPerClaim - 1: each claim batch records that many times of BATCH /
+    // timesPerClaim jobs and advances each job once; the fence, the mark and the result then go
+    // second by second, in batches of the fires due that second, as the pipeline sends them.
+    const round = (n: number, checkpoints: boolean) => {
+      const ids: number[][] = Array.from({ length: timesPerClaim }, () => []);
+      const jobsPerClaim = BATCH / timesPerClaim;
+      for (let first = 1; first <= jobs; first += jobsPerClaim) {
         const args: number[] = [];
         const advances: [number, number][] = [];
-        for (let id = first; id < first + BATCH; id++) {
-          args.push(id, id, scheduledAt, scheduledAt);
-          advances.push([id, scheduledAt + 1000]);
+        for (let id = first; id < first + jobsPerClaim; id++) {
+          for (let t = 0; t < timesPerClaim; t++) {
+            const scheduledAt = T0 + (n + t) * 1000;
+            args.push(id, id, scheduledAt, scheduledAt);
+          }
+          advances.push([id, T0 + (n + timesPerClaim) * 1000]);
         }
         db.transaction(() => {
-          for (const row of insert.all(args) as { id: number }[]) ids.push(row.id);
+          const rows = insert.all(args) as { id: number }[];
+          for (const [i, row] of rows.entries()) ids[i % timesPerClaim]!.push(row.id);
           advance.run(JSON.stringify(advances));
         }).immediate();
       }
-      inParts(ids, (part) => fence.run(JSON.stringify(part.map((id) => [id, 'http://127.0.0.1:9999/']))));
-      inParts(ids, (part) =>
-        mark.run(JSON.stringify(part.map((id) => [id, scheduledAt, 'http://127.0.0.1:9999/']))),
-      );
-      inParts(ids, (part) => finish.run(JSON.stringify(part.map((id) => [id, scheduledAt + 5]))));
+      ids.forEach((due, t) => {
+        const scheduledAt = T0 + (n + t) * 1000;
+        inParts(due, (part) => fence.run(JSON.stringify(part.map((id) => [id, 'http://127.0.0.1:9999/']))));
+        inParts(due, (part) =>
+          mark.run(JSON.stringify(part.map((id) => [id, scheduledAt, 'http://127.0.0.1:9999/']))),
+        );
+        inParts(due, (part) => finish.run(JSON.stringify(part.map((id) => [id, scheduledAt + 5]))));
+        // The checkpoint thread's work, in the measured thread here: it is part of a fire's cost.
+        if (checkpoints && (n + t) % 3 === 0) db.pragma('wal_checkpoint(PASSIVE)');
+      });
     };
-    for (let n = 0; n < fill; n++) round(n);
+    for (let n = 0; n < fill; n += timesPerClaim) round(n, false);
     const before = process.cpuUsage();
-    for (let n = fill; n < fill + rounds; n++) {
-      round(n);
-      // The checkpoint thread's work, in the measured thread here: it is part of a fire's cost.
-      if (n % 3 === 0) db.pragma('wal_checkpoint(PASSIVE)');
+    for (let n = fill; n < fill + rounds; n += timesPerClaim) {
+      round(n, true);
     }
     const used = process.cpuUsage(before);
     return (used.user + used.system) / (rounds * jobs);
@@ -116,10 +129,17 @@ async function once(): Promise<number> {
 }
 
 if (jobs % BATCH !== 0) throw new Error(`--jobs must be a multiple of ${BATCH}`);
+if (!Number.isInteger(timesPerClaim) || BATCH % timesPerClaim !== 0) {
+  throw new Error(`--times-per-claim must divide ${BATCH}`);
+}
+if (fill % timesPerClaim !== 0 || rounds % timesPerClaim !== 0) {
+  throw new Error('--fill and --rounds must be multiples of --times-per-claim');
+}
 const figures: string[] = [];
 for (let i = 0; i < Number(values.repeat); i++) figures.push((await once()).toFixed(1));
 const what = [
   drops.length === 0 ? 'indexes as migrated' : `without ${drops.join(', ')}`,
   ...values.add.map((statement) => `with ${statement}`),
+  ...(timesPerClaim === 1 ? [] : [`${timesPerClaim} times of a job a claim`]),
 ].join('; ');
 console.log(`${what}: ${figures.join(' / ')} µs of CPU per fire (load ${os.loadavg()[0]!.toFixed(1)})`);
