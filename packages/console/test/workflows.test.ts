@@ -242,10 +242,15 @@ describe('console: workflows', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Param').fill('from the console');
     await dialog.getByRole('button', { name: 'Trigger', exact: true }).click();
-    await page
-      .getByTestId('workflow-trigger-result')
-      .getByRole('link', { name: /Watch run #\d+/ })
-      .click();
+    // The run's link, once the trigger answered; on a loaded machine that may take a while, and
+    // should it not come, the failure shows what the dialog says instead (an error, or the form).
+    const result = page.getByTestId('workflow-trigger-result');
+    await expect
+      .poll(async () => ((await result.count()) > 0 ? 'answered' : await dialog.textContent()), {
+        timeout: 30_000,
+      })
+      .toBe('answered');
+    await result.getByRole('link', { name: /Watch run #\d+/ }).click();
     await page.waitForURL(/\/workflow-runs\/\d+$/);
     const runId = Number(page.url().match(/\/workflow-runs\/(\d+)$/)?.[1]);
 
