@@ -151,6 +151,11 @@ describe('a MANUAL app', () => {
 
     await waitFor(() => ran.length === 1, { what: 'the run on the unregistered executor' });
     expect(ran).toEqual([fireId]);
+    // The dispatch mark is written in a batch after the executor took the run: it may come a
+    // moment after the run itself on a loaded machine.
+    await waitFor(async () => (await server.store.fires.findFireById(fireId))?.status !== 'pending', {
+      what: 'the dispatch mark of the run',
+    });
     const fire = await server.store.fires.findFireById(fireId);
     expect(fire).toMatchObject({ status: 'dispatched', executor_address: loner.address, trigger_code: 200 });
   });
