@@ -7,12 +7,13 @@
  *
  *   node bench/dist/fire/index-cost.js [--jobs 10000] [--fill 30] [--rounds 30] [--repeat 3]
  *                                      [--drop fire_scheduled_idx,…] [--add "CREATE INDEX …"]
- *                                      [--times-per-claim 1]
+ *                                      [--times-per-claim 1] [--fold-mark]
  *
  * Each round fires every job once (10,000 fires); `--fill` rounds go first so the table holds
  * 300,000 records, as it does after a 30-second bench/fire window at 10,000 a second. The run is
  * repeated `--repeat` times on a fresh file and each figure printed: the spread says how far apart
- * two configurations must be to differ.
+ * two configurations must be to differ. `--fold-mark` writes the dispatch mark in the result's
+ * statement instead of on its own (a held mark, dispatch/mark-batcher.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     drop: { type: 'string', default: '' },
     add: { type: 'string', multiple: true, default: [] },
     'times-per-claim': { type: 'string', default: '1' },
+    'fold-mark': { type: 'boolean', default: false },
   },
 });
 const jobs = Number(values.jobs);
@@ -52,6 +54,13 @@ const MARK = `UPDATE fire SET status = CASE WHEN status = 'pending' THEN 'dispat
   executor_instance = 'bench' FROM json_each(?) AS v WHERE fire.id = v.value ->> 0`;
 const FINISH = `UPDATE fire SET status = 'succeeded', handle_code = 200, handle_msg = '', handle_at = v.value ->> 1
   FROM json_each(?) AS v WHERE fire.id = v.value ->> 0 AND +fire.status IN ('pending', 'dispatched')`;
+/** The result with its run's held dispatch mark, as finish.ts writes them together. */
+const FINISH_WITH_MARK = `UPDATE fire SET status = 'succeeded', handle_code = 200, handle_msg = '', handle_at = v.value ->> 1,
+  trigger_at = COALESCE(v.value ->> 2, trigger_at), executor_address = COALESCE(v.value ->> 3, executor_address),
+  trigger_code = COALESCE(v.value ->> 4, trigger_code), trigger_msg = COALESCE(v.value ->> 5, trigger_msg),
+  executor_instance = COALESCE(v.value ->> 6, executor_instance)
+  FROM json_each(?) AS v WHERE fire.id = v.value ->> 0 AND +fire.status IN ('pending', 'dispatched')`;
+const foldMark = values['fold-mark'];
 
 async function once(): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tw-bench-index-'));
@@ -76,6 +85,7 @@ async function once(): Promise<number> {
     const fence = db.prepare(FENCE);
     const mark = db.prepare(MARK);
     const finish = db.prepare(FINISH);
+    const finishWithMark = db.prepare(FINISH_WITH_MARK);
     const inParts = (ids: number[], write: (part: number[]) => void) => {
       for (let at = 0; at < ids.length; at += BATCH) {
         const part = ids.slice(at, at + BATCH);
@@ -107,10 +117,28 @@ async function once(): Promise<number> {
       ids.forEach((due, t) => {
         const scheduledAt = T0 + (n + t) * 1000;
         inParts(due, (part) => fence.run(JSON.stringify(part.map((id) => [id, 'http://127.0.0.1:9999/']))));
-        inParts(due, (part) =>
-          mark.run(JSON.stringify(part.map((id) => [id, scheduledAt, 'http://127.0.0.1:9999/']))),
-        );
-        inParts(due, (part) => finish.run(JSON.stringify(part.map((id) => [id, scheduledAt + 5]))));
+        if (foldMark) {
+          inParts(due, (part) =>
+            finishWithMark.run(
+              JSON.stringify(
+                part.map((id) => [
+                  id,
+                  scheduledAt + 5,
+                  scheduledAt,
+                  'http://127.0.0.1:9999/',
+                  200,
+                  '',
+                  'bench',
+                ]),
+              ),
+            ),
+          );
+        } else {
+          inParts(due, (part) =>
+            mark.run(JSON.stringify(part.map((id) => [id, scheduledAt, 'http://127.0.0.1:9999/']))),
+          );
+          inParts(due, (part) => finish.run(JSON.stringify(part.map((id) => [id, scheduledAt + 5]))));
+        }
         // The checkpoint thread's work, in the measured thread here: it is part of a fire's cost.
         if (checkpoints && (n + t) % 3 === 0) db.pragma('wal_checkpoint(PASSIVE)');
       });
@@ -141,5 +169,6 @@ const what = [
   drops.length === 0 ? 'indexes as migrated' : `without ${drops.join(', ')}`,
   ...values.add.map((statement) => `with ${statement}`),
   ...(timesPerClaim === 1 ? [] : [`${timesPerClaim} times of a job a claim`]),
+  ...(foldMark ? ['the mark written with the result'] : []),
 ].join('; ');
 console.log(`${what}: ${figures.join(' / ')} µs of CPU per fire (load ${os.loadavg()[0]!.toFixed(1)})`);

@@ -224,6 +224,12 @@ export interface ServerInternalOptions {
   lostRunMonitorIntervalMs?: number;
   /** Fires loaded and dispatch marks written per statement. Default 500. */
   pipelineBatchSize?: number;
+  /**
+   * Longest the dispatch mark of a scheduled run accepted by a Tickwheel executor waits for the
+   * run's result, to be written in the result's statement (dispatch/mark-batcher.ts); 0 writes
+   * every mark on its own. Default 500 ms.
+   */
+  dispatchMarkHoldMs?: number;
   /** How often the retry monitor sends due retries (a retry goes out at most this late). Default 500 ms. */
   retryMonitorIntervalMs?: number;
   /** Where failures are alarmed instead of the configured alarm channels (tests, embedding). */
@@ -307,6 +313,7 @@ export interface ResolvedServerOptions {
   directoryRefreshIntervalMs: number;
   lostRunMonitorIntervalMs: number;
   pipelineBatchSize: number;
+  dispatchMarkHoldMs: number;
   retryMonitorIntervalMs: number;
   alarmSink: AlarmSink | undefined;
   alarmLimits: ResolvedAlarmQueueLimits;
@@ -364,6 +371,7 @@ export const SERVER_DEFAULTS = {
   directoryRefreshIntervalMs: 5_000,
   lostRunMonitorIntervalMs: 10_000,
   pipelineBatchSize: 500,
+  dispatchMarkHoldMs: 500,
   retryMonitorIntervalMs: 500,
   reportsMonitorIntervalMs: 60_000,
   retentionMonitorIntervalMs: 3_600_000,
@@ -448,6 +456,7 @@ export const SERVER_OPTIONS_SCHEMA = Type.Object({
     directoryRefreshIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.directoryRefreshIntervalMs),
     lostRunMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.lostRunMonitorIntervalMs),
     pipelineBatchSize: boundedInteger(1, 10_000, SERVER_DEFAULTS.pipelineBatchSize),
+    dispatchMarkHoldMs: boundedInteger(0, MINUTE, SERVER_DEFAULTS.dispatchMarkHoldMs),
     retryMonitorIntervalMs: boundedInteger(10, MINUTE, SERVER_DEFAULTS.retryMonitorIntervalMs),
     reportsMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.reportsMonitorIntervalMs),
     retentionMonitorIntervalMs: boundedInteger(10, DAY, SERVER_DEFAULTS.retentionMonitorIntervalMs),
@@ -560,6 +569,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     directoryRefreshIntervalMs: internalInt('directoryRefreshIntervalMs'),
     lostRunMonitorIntervalMs: internalInt('lostRunMonitorIntervalMs'),
     pipelineBatchSize: internalInt('pipelineBatchSize'),
+    dispatchMarkHoldMs: internalInt('dispatchMarkHoldMs'),
     retryMonitorIntervalMs: internalInt('retryMonitorIntervalMs'),
     alarmSink: internal.alarmSink,
     alarmLimits: resolveAlarmQueueLimits(internal.alarms),

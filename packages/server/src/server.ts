@@ -299,6 +299,8 @@ async function startOnStore(
     logger: logger.child({ part: 'pipeline' }),
     batchSize: o.pipelineBatchSize,
     dispatchesInFlight: dispatcher.capacity + 100,
+    markHoldMs: o.dispatchMarkHoldMs,
+    onMarksWritten: (count, withResults) => metrics.marksWritten(withResults, count),
     onLoaded: (ms, records) => metrics.stageDone('load', ms, records),
     // What this process is dispatching, which the planner's recovery leaves alone; the pipeline
     // takes out what it left pending and keeps in what it goes on trying to send.
@@ -335,6 +337,8 @@ async function startOnStore(
     metrics: executorMetrics,
     // While a burst of due fires is being sent, results wait (at most a second, 20,000 of them).
     giveWay: firePipeline.giveWay(RESULTS_GIVE_WAY_CAP),
+    // A short run's dispatch mark is written with its result (one write of the record fewer).
+    heldMarks: firePipeline.heldMarks,
   });
   // Failures raise alarms into the alarm queue, which sends them through the job's channels.
   const alarmQueue = new AlarmQueue({

@@ -24,6 +24,8 @@ afterEach(async () => {
 /** A dispatcher whose sends are answered only when the test says. */
 class HeldDispatcher {
   readonly held: Array<{ fire: FireToDispatch; answer: () => void }> = [];
+  /** The executor instance each answer announces (null: an XXL-JOB executor announces none). */
+  instanceOf: (fireId: number) => string | null = () => null;
 
   dispatch(fire: FireToDispatch): Promise<DispatchOutcome[]> {
     return new Promise((resolve) => {
@@ -40,7 +42,7 @@ class HeldDispatcher {
               triggerAt: Date.now(),
               triggerCode: 200,
               triggerMsg: 'held by the test',
-              executorInstance: null,
+              executorInstance: this.instanceOf(fire.fireId),
               latencyMs: 1,
               lane: 'fast',
             },
@@ -63,6 +65,7 @@ async function heldPipeline(
   count: number,
   dispatchesInFlight: number,
   inFlight?: InFlightFires,
+  markHoldMs?: number,
 ) {
   database = await createTestDatabase('sqlite');
   const store = await database.open();
@@ -99,6 +102,7 @@ async function heldPipeline(
     batchSize: 100,
     dispatchesInFlight,
     ...(inFlight === undefined ? {} : { inFlight }),
+    ...(markHoldMs === undefined ? {} : { markHoldMs }),
   });
   return { store, dispatcher, pipeline, ids };
 }
@@ -119,6 +123,52 @@ describe('the fire pipeline in flight', () => {
     expect(await store.fires.countFires({ status: 'dispatched' })).toBe(200);
     // Marked, so no longer pending: nothing is left for the registry to hold.
     expect(ids.filter((id) => inFlight.has(id))).toEqual([]);
+  });
+
+  it('holds the marks of runs an executor that refuses repeats accepted, for their results; writes the others', async () => {
+    const inFlight = new InFlightFires(systemClock);
+    const { store, dispatcher, pipeline, ids } = await heldPipeline('hold', 4, 1_000, inFlight, 60_000);
+    // Two runs go to a Tickwheel executor (it announces an instance), two to an XXL-JOB one.
+    const tickwheel = new Set(ids.slice(0, 2));
+    dispatcher.instanceOf = (fireId) => (tickwheel.has(fireId) ? 'inst-1' : null);
+    inFlight.add(ids);
+    pipeline.onDue(ids);
+    await waitFor(async () => dispatcher.held.length === 4, { what: 'four dispatches in flight' });
+    dispatcher.answerAll();
+    await waitFor(async () => (await store.fires.countFires({ status: 'dispatched' })) === 2, {
+      what: 'the XXL-JOB runs marked',
+    });
+    const byId = new Map((await store.fires.findFiresByIds(ids)).map((fire) => [fire.id, fire]));
+    for (const id of ids) expect(byId.get(id)!.status).toBe(tickwheel.has(id) ? 'pending' : 'dispatched');
+    // Held: still this node's to send, so recovery leaves them alone.
+    expect(ids.filter((id) => inFlight.has(id)).sort()).toEqual([...tickwheel].sort());
+
+    // The result recorder takes them for the results' statement; settled as written, they are done.
+    const taken = pipeline.heldMarks.take(ids);
+    expect([...taken.keys()].sort()).toEqual([...tickwheel].sort());
+    expect(taken.get(ids[0]!)).toMatchObject({ triggerCode: 200, executorInstance: 'inst-1' });
+    pipeline.heldMarks.settle(taken, new Set([ids[0]!]));
+    // The one not written with a result is written on its own, and the drain waits for it.
+    expect(await pipeline.drain(5_000)).toBe(true);
+    expect((await store.fires.findFireById(ids[1]!))!.status).toBe('dispatched');
+    expect((await store.fires.findFireById(ids[0]!))!.status).toBe('pending');
+    expect(ids.filter((id) => inFlight.has(id))).toEqual([]);
+  });
+
+  it('writes held marks at the drain', async () => {
+    const { store, dispatcher, pipeline, ids } = await heldPipeline(
+      'hold-drain',
+      3,
+      1_000,
+      undefined,
+      60_000,
+    );
+    dispatcher.instanceOf = () => 'inst-1';
+    pipeline.onDue(ids);
+    await waitFor(async () => dispatcher.held.length === 3, { what: 'three dispatches in flight' });
+    dispatcher.answerAll();
+    expect(await pipeline.drain(5_000)).toBe(true);
+    expect(await store.fires.countFires({ status: 'dispatched' })).toBe(3);
   });
 
   it('keeps as many dispatches in flight as it is given', async () => {

@@ -101,10 +101,14 @@ describe('cron end to end', () => {
     expect(value('tickwheel_executors_online')).toBe(1);
     expect(value('tickwheel_shards_owned')).toBe(64);
     // Each stage of a fire's path is timed per batch, with the records it handled.
-    for (const stage of ['claim', 'load', 'fence', 'mark', 'finish']) {
+    for (const stage of ['claim', 'load', 'fence', 'finish']) {
       expect(value(`tickwheel_stage_seconds_count\\{stage="${stage}"\\}`), stage).toBeGreaterThanOrEqual(1);
       expect(value(`tickwheel_stage_records_total\\{stage="${stage}"\\}`), stage).toBeGreaterThanOrEqual(2);
     }
+    // A short run's dispatch mark goes with its result (a Tickwheel executor refuses a repeat),
+    // or alone when the result came after the hold: each run's mark is written once either way.
+    const marks = (written: string) => value(`tickwheel_dispatch_marks_total\\{written="${written}"\\}`) || 0;
+    expect(marks('with_result') + marks('alone')).toBeGreaterThanOrEqual(2);
     // Claimed ahead of time (5 s look-ahead): none in the "late" bucket.
     expect(value('tickwheel_claim_lead_seconds_count')).toBeGreaterThanOrEqual(2);
     expect(value('tickwheel_claim_lead_seconds_bucket\\{le="0"\\}')).toBe(0);

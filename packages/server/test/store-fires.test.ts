@@ -133,6 +133,56 @@ describe.each(STORE_VARIANTS)('fire records on %s', (variant) => {
     expect(await store.fires.findFireById(ids[0]!)).toMatchObject({ status: 'succeeded', trigger_code: 200 });
   });
 
+  it('a result carrying its held dispatch mark writes both in one statement; a record it does not finish keeps its own', async () => {
+    const { ids } = await claimFires(store, 3);
+    // The third record was finished by an earlier result (marked by then, as the batcher would have).
+    await store.fires.markDispatched([mark(ids[2]!, { triggerMsg: 'first send' })]);
+    await store.fires.finishFires([
+      { fireId: ids[2]!, handleCode: 200, handleMsg: 'earlier', handleAt: T0 + 7 },
+    ]);
+    const held = (fireId: number) =>
+      mark(fireId, {
+        executorAddress: 'http://127.0.0.1:9998/',
+        triggerMsg: 'held',
+        executorInstance: 'inst-1',
+      });
+    const finished = await store.fires.finishFires([
+      { fireId: ids[0]!, handleCode: 200, handleMsg: 'done', handleAt: T0 + 10, dispatch: held(ids[0]!) },
+      { fireId: ids[1]!, handleCode: 500, handleMsg: 'boom', handleAt: T0 + 11 },
+      { fireId: ids[2]!, handleCode: 500, handleMsg: 'late', handleAt: T0 + 12, dispatch: held(ids[2]!) },
+    ]);
+    expect(finished.map((f) => [f.fireId, f.status, f.executorAddress]).sort()).toEqual(
+      [
+        [ids[0], 'succeeded', 'http://127.0.0.1:9998/'],
+        [ids[1], 'failed', null],
+      ].sort(),
+    );
+    const [withMark, withoutMark, earlier] = await store.fires.findFiresByIds(ids);
+    expect(withMark).toMatchObject({
+      status: 'succeeded',
+      handle_msg: 'done',
+      trigger_at: T0 + 5,
+      executor_address: 'http://127.0.0.1:9998/',
+      trigger_code: 200,
+      trigger_msg: 'held',
+      executor_instance: 'inst-1',
+    });
+    // Without a mark the dispatch fields stay as they were (none written yet).
+    expect(withoutMark).toMatchObject({
+      status: 'failed',
+      trigger_at: null,
+      executor_address: null,
+      trigger_msg: null,
+    });
+    // Not finished by this call: neither the result nor the mark it carried is written.
+    expect(earlier).toMatchObject({
+      status: 'succeeded',
+      handle_msg: 'earlier',
+      trigger_msg: 'first send',
+      executor_address: 'http://127.0.0.1:9999/',
+    });
+  });
+
   it('finishFires finalises each record once and reports only the records it changed', async () => {
     const { ids, jobIds } = await claimFires(store, 3);
     await store.fires.markDispatched(ids.map((id) => mark(id)));

@@ -24,7 +24,7 @@ import type { Clock } from '../scheduling/clock.js';
 import type { InFlightFires } from '../scheduling/in-flight.js';
 import type { FirePipeline as DueFireSink } from '../scheduling/planner.js';
 import { type DueFire, type DueJob, loadDueFires } from '../store/hot/due-load.js';
-import type { AppGroupRow, FinishedFire, FireRow, Store } from '../store/index.js';
+import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, Store } from '../store/index.js';
 import { broadcastShardRecords } from './broadcast-records.js';
 import { broadcastTargets, type Dispatcher, type DispatchOutcome } from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
@@ -77,6 +77,14 @@ export interface FirePipelineOptions {
    * recovered beside it.
    */
   inFlight?: Pick<InFlightFires, 'add' | 'delete'>;
+  /**
+   * Longest the dispatch mark of a scheduled run accepted by a Tickwheel executor waits for the
+   * run's result, to be written with it (mark-batcher.ts, `heldMarks`); 0 writes every mark on
+   * its own. Default 0.
+   */
+  markHoldMs?: number;
+  /** Called with the number of dispatch marks written, alone or with their runs' results (metrics). */
+  onMarksWritten?: (count: number, withResults: boolean) => void;
 }
 
 /** What a trigger-once (or a retry) adds to its fire's dispatch. */
@@ -170,8 +178,17 @@ export class FirePipeline implements DueFireSink {
       },
       // A marked record is no longer pending, so no recovery takes it up: the registry need not
       // hold it (at 10,000 fires a second it held 600,000 for its whole minute).
-      onWritten: (fireIds) => options.inFlight?.delete(fireIds),
+      onWritten: (fireIds, withResults) => {
+        options.inFlight?.delete(fireIds);
+        options.onMarksWritten?.(fireIds.length, withResults);
+      },
+      holdMs: options.markHoldMs ?? 0,
     });
+  }
+
+  /** The dispatch marks held for their runs' results, for the result recorder to write with them. */
+  get heldMarks(): Pick<MarkBatcher, 'take' | 'settle'> {
+    return this.marks;
   }
 
   /** The planner's hand-over: due fire ids, dispatched on the pipeline's own time. */
@@ -435,8 +452,11 @@ export class FirePipeline implements DueFireSink {
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
       const sent = outcomes.filter((o) => o.notSent === undefined);
       this.notSentAgain(fire, outcomes, sending);
+      // A scheduled run's mark may wait for its result when its executor refuses a repeat.
       const written = marksOf(fire, outcomes).map((mark) =>
-        this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark),
+        this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark, {
+          holdable: !awaitMarks && refusesRepeats(mark),
+        }),
       );
       for (const outcome of sent) onDispatched?.(fire, outcome);
       const failed = sent.filter((o) => o.triggerCode !== 200).map((o) => o.fireId);
@@ -521,4 +541,15 @@ function groupByMessage(byId: Map<number, string>): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   for (const [id, message] of byId) groups.set(message, [...(groups.get(message) ?? []), id]);
   return groups;
+}
+
+/**
+ * Whether the executor that accepted a run refuses its logId a second time, even after a restart:
+ * a Tickwheel executor announces its instance (`Tickwheel-Instance`) and keeps its accepted
+ * logIds on disk; an XXL-JOB executor announces none.
+ */
+function refusesRepeats(mark: DispatchMark): boolean {
+  return (
+    mark.triggerCode === 200 && typeof mark.executorInstance === 'string' && mark.executorInstance !== ''
+  );
 }

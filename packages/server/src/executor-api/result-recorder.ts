@@ -15,6 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { type GiveWay, giveWayToSends } from '../dispatch/give-way.js';
+import type { MarkBatcher } from '../dispatch/mark-batcher.js';
 import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from '../executors/metrics.js';
 import type { FinishedFire, FireRepository, FireResult } from '../store/index.js';
 import { type BroadcastFires, settleBroadcastParents } from './broadcast-parents.js';
@@ -58,6 +59,12 @@ export interface ResultRecorderOptions {
    * (`announceTo`) of one batch may then run beside another's.
    */
   maxWritesInFlight?: number;
+  /**
+   * The dispatch marks held for their runs' results (dispatch/mark-batcher.ts): a result whose
+   * mark is held writes it in the same statement, and a mark whose record takes no result is
+   * given back to be written on its own.
+   */
+  heldMarks?: Pick<MarkBatcher, 'take' | 'settle'>;
 }
 
 export const DEFAULT_RESULT_BATCH_SIZE = 500;
@@ -240,7 +247,7 @@ export class ResultRecorder {
       finished = [];
       const all = batch.flatMap((waiter) => waiter.results);
       for (let i = 0; i < all.length; i += this.maxBatchSize) {
-        finished.push(...(await this.options.fires.finishFires(all.slice(i, i + this.maxBatchSize))));
+        finished.push(...(await this.finish(all.slice(i, i + this.maxBatchSize))));
       }
     } catch (err) {
       for (const waiter of batch) waiter.reject(err);
@@ -257,6 +264,27 @@ export class ResultRecorder {
       waiter.resolve(own);
     }
     return finished.concat(await this.settleParents(finished));
+  }
+
+  /** One `finishFires` call, with the held dispatch marks of its results. */
+  private async finish(results: readonly FireResult[]): Promise<FinishedFire[]> {
+    const held = this.options.heldMarks;
+    // A lost verdict is no run's result: its record's mark is not taken (none is held for it anyway).
+    const marks = held?.take(results.flatMap((result) => (result.lost === true ? [] : [result.fireId])));
+    if (held === undefined || marks === undefined || marks.size === 0)
+      return this.options.fires.finishFires(results);
+    let finished: FinishedFire[] = [];
+    try {
+      finished = await this.options.fires.finishFires(
+        results.map((result) => {
+          const dispatch = result.lost === true ? undefined : marks.get(result.fireId);
+          return dispatch === undefined ? result : { ...result, dispatch };
+        }),
+      );
+      return finished;
+    } finally {
+      held.settle(marks, new Set(finished.map((fire) => fire.fireId)));
+    }
   }
 
   private async settleParents(finished: readonly FinishedFire[]): Promise<FinishedFire[]> {

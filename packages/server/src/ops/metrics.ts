@@ -18,6 +18,9 @@
  * - `tickwheel_stage_seconds{stage}` — histogram of one batch's statement or step on a fire's
  *   path: `claim`, `load`, `fence`, `mark`, `finish`; `tickwheel_stage_records_total{stage}` —
  *   the records those batches handled (so records ÷ batches and time per record follow)
+ * - `tickwheel_dispatch_marks_total{written}` — dispatch marks written: `alone` (a statement of
+ *   marks, the `mark` stage) or `with_result` (held for the run's result and written in its
+ *   statement, the `finish` stage)
  * - `tickwheel_claim_lead_seconds` — histogram of how far ahead of its time each fire was claimed
  *   (the `le="0"` bucket counts claims that came late)
  * - `tickwheel_pipeline_backlog` — due fires handed to the dispatch side and not sent yet
@@ -90,6 +93,8 @@ export interface Metrics {
   readFrom(sources: GaugeSources): void;
   /** One batch of `stage` took `ms` for `records` records. */
   stageDone(stage: Stage, ms: number, records: number): void;
+  /** `count` dispatch marks were written, on their own or with their runs' results. */
+  marksWritten(withResults: boolean, count: number): void;
   /** A fire claimed `leadMs` ahead of its time (≤ 0: late). */
   fireClaimed(leadMs: number): void;
   /** The planner claimed less or nothing: the backlog is at its bound. */
@@ -196,6 +201,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['stage'],
     registers: [registry],
   });
+  const marksWritten = new Counter({
+    name: 'tickwheel_dispatch_marks_total',
+    help: "Dispatch marks written: alone, or held for the run's result and written with it",
+    labelNames: ['written'] as const,
+    registers: [registry],
+  });
   const claimLead = new Histogram({
     name: 'tickwheel_claim_lead_seconds',
     help: 'How far ahead of its time each fire was claimed (le="0": claimed late)',
@@ -236,6 +247,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     stageDone(stage, ms, records) {
       stageSeconds.observe({ stage }, ms / 1000);
       stageRecords.inc({ stage }, records);
+    },
+    marksWritten(withResults, count) {
+      marksWritten.inc({ written: withResults ? 'with_result' : 'alone' }, count);
     },
     fireClaimed(leadMs) {
       claimLead.observe(leadMs / 1000);

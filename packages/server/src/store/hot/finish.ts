@@ -32,6 +32,7 @@ import {
   type FinishedStatus,
   statusForHandleCode,
 } from '../fire-status.js';
+import type { DispatchMark } from './dispatch-marks.js';
 
 /** One run's result. */
 export interface FireResult {
@@ -52,6 +53,13 @@ export interface FireResult {
   fromAddress?: string;
   /** A workflow node's output, JSON text (bounded by the caller); kept when the result has none. */
   output?: string | null;
+  /**
+   * The run's dispatch mark, not written yet (mark-batcher.ts holds the marks of runs accepted by
+   * an executor that refuses a logId twice): the same statement writes it with the result, one
+   * write of the record instead of two. Only a record this call changes takes it; the caller
+   * writes the marks of the others. Its five fields are all set (an accepted run's mark).
+   */
+  dispatch?: DispatchMark;
 }
 
 /** A record this call finalised, with what the caller needs for child jobs, retries and alarms. */
@@ -113,6 +121,21 @@ const FINISHABLE_SQL = FINISHABLE_STATUSES.map((status) => `'${status}'`).join('
 /** A record a real result may finalise (`f` the fire; `real` true when the result is not a lost verdict). */
 const TAKES_RESULT = (f: string, real: string) =>
   `(${f}.status IN (${FINISHABLE_SQL}) OR (${real} AND ${f}.status = 'failed' AND ${f}.lost_at IS NOT NULL))`;
+
+/** The columns a held dispatch mark writes with the result, in the order of `markValues`. */
+const MARK_COLUMNS = ['trigger_at', 'executor_address', 'trigger_code', 'trigger_msg', 'executor_instance'];
+
+/** A result's held dispatch mark as the finish statements take it: five nulls without one. */
+function markValues({ dispatch }: FireResult): (string | number | null)[] {
+  if (dispatch === undefined) return [null, null, null, null, null];
+  return [
+    dispatch.triggerAt,
+    dispatch.executorAddress,
+    dispatch.triggerCode,
+    dispatch.triggerMsg,
+    dispatch.executorInstance ?? null,
+  ];
+}
 
 /** Finalises the records of `results`; returns the ones this call changed. */
 export async function finishFires(
@@ -177,9 +200,11 @@ const PG_FINISH = `WITH locked AS (
 UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
   lost_at = v.lost_at, output = COALESCE(v.output, f.output),
-  children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END
-FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[])
-  AS v(id, status, handle_code, handle_msg, handle_at, lost_at, from_app, from_address, output),
+  children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END,
+  ${MARK_COLUMNS.map((c) => `${c} = COALESCE(v.${c}, f.${c})`).join(', ')}
+FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[],
+    $10::bigint[], $11::text[], $12::int[], $13::text[], $14::text[])
+  AS v(id, status, handle_code, handle_msg, handle_at, lost_at, from_app, from_address, output, ${MARK_COLUMNS.join(', ')}),
   locked
 WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NULL')}
   AND (v.from_app IS NULL OR f.app_id = v.from_app)
@@ -195,7 +220,7 @@ async function finishPostgres(
 ) {
   return inPostgresTransaction(conn, async (client) => {
     const updated = await client.query<FinishedFireRow>({
-      name: 'tw_finish_fires_output',
+      name: 'tw_finish_fires_mark',
       text: PG_FINISH,
       values: [
         results.map((r) => r.fireId),
@@ -207,6 +232,11 @@ async function finishPostgres(
         results.map((r) => r.fromApp ?? null),
         results.map((r) => r.fromAddress ?? null),
         results.map((r) => r.output ?? null),
+        results.map((r) => r.dispatch?.triggerAt ?? null),
+        results.map((r) => r.dispatch?.executorAddress ?? null),
+        results.map((r) => r.dispatch?.triggerCode ?? null),
+        results.map((r) => r.dispatch?.triggerMsg ?? null),
+        results.map((r) => r.dispatch?.executorInstance ?? null),
       ],
     });
     return updated.rows;
@@ -259,6 +289,7 @@ async function finishMysql(
         status: change.status as FinishedStatus,
         handle_code: change.result.handleCode,
         children_status: change.childrenStatus,
+        executor_address: change.result.dispatch?.executorAddress ?? row.executor_address,
       };
     });
   });
@@ -284,16 +315,19 @@ async function updateMysql(
   connection: MysqlPoolConnection,
   changes: readonly { result: FireResult; status: string; childrenStatus: number }[],
 ) {
-  const row =
-    'SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status, ? AS lost_at, ? AS output';
+  // CAST keeps each mark column's type when the first row of the union has no mark (NULL).
+  const row = `SELECT ? AS id, ? AS status, ? AS handle_code, ? AS handle_msg, ? AS handle_at, ? AS children_status, ? AS lost_at, ? AS output,
+    CAST(? AS SIGNED) AS trigger_at, CAST(? AS CHAR) AS executor_address, CAST(? AS SIGNED) AS trigger_code,
+    CAST(? AS CHAR) AS trigger_msg, CAST(? AS CHAR) AS executor_instance`;
   const rows = [
     row,
-    ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?, ?, ?'),
+    ...Array.from({ length: changes.length - 1 }, () => 'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?'),
   ].join(' UNION ALL ');
   await connection.query(
     `UPDATE fire f JOIN (${rows}) v ON f.id = v.id
 SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_msg, f.handle_at = v.handle_at,
-  f.children_status = v.children_status, f.lost_at = v.lost_at, f.output = COALESCE(v.output, f.output)`,
+  f.children_status = v.children_status, f.lost_at = v.lost_at, f.output = COALESCE(v.output, f.output),
+  ${MARK_COLUMNS.map((c) => `f.${c} = COALESCE(v.${c}, f.${c})`).join(', ')}`,
     changes.flatMap(({ result, status, childrenStatus }) => [
       result.fireId,
       status,
@@ -303,18 +337,20 @@ SET f.status = v.status, f.handle_code = v.handle_code, f.handle_msg = v.handle_
       childrenStatus,
       lostAtOf(result),
       result.output ?? null,
+      ...markValues(result),
     ]),
   );
 }
 
 // Each row of the JSON array: [id, status, handle_code, handle_msg, handle_at, lost_at, from_app,
-// from_address, output]; one
-// statement per batch. The unary `+` keeps SQLite off the status index: it would scan every open
-// record, not look up the batch's ids.
+// from_address, output, then the held dispatch mark's trigger_at, executor_address, trigger_code,
+// trigger_msg, executor_instance (nulls without one)]; one statement per batch. The unary `+`
+// keeps SQLite off the status index: it would scan every open record, not look up the batch's ids.
 export const SQLITE_FINISH = `UPDATE fire
 SET status = v.value ->> 1, handle_code = v.value ->> 2, handle_msg = v.value ->> 3, handle_at = v.value ->> 4,
   lost_at = v.value ->> 5, output = COALESCE(v.value ->> 8, fire.output),
-  children_status = CASE WHEN v.value ->> 1 = 'succeeded' AND ${HAS_CHILDREN('fire')} THEN ${CHILDREN_STATUS.OWED} ELSE fire.children_status END
+  children_status = CASE WHEN v.value ->> 1 = 'succeeded' AND ${HAS_CHILDREN('fire')} THEN ${CHILDREN_STATUS.OWED} ELSE fire.children_status END,
+  ${MARK_COLUMNS.map((c, i) => `${c} = COALESCE(v.value ->> ${9 + i}, fire.${c})`).join(', ')}
 FROM json_each(?) AS v
 WHERE fire.id = v.value ->> 0 AND (+fire.status IN (${FINISHABLE_SQL})
   OR (v.value ->> 5 IS NULL AND +fire.status = 'failed' AND fire.lost_at IS NOT NULL))
@@ -351,6 +387,7 @@ async function finishSqlitePart(
       r.fromApp ?? null,
       r.fromAddress ?? null,
       r.output ?? null,
+      ...markValues(r),
     ]),
   );
   return inSqliteHot(conn, 'finish', rows, () => finishSqliteRows(conn, rows));
