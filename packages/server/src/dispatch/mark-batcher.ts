@@ -63,7 +63,7 @@ interface QueuedMark {
   kind: MarkKind;
   mark: DispatchMark;
   written: () => void;
-  /** `performance.now()` when it was queued (when held: when it was added). */
+  /** `performance.now()` when it was queued, or held while it is held. */
   at: number;
 }
 
@@ -151,7 +151,7 @@ export class MarkBatcher {
         written.push(fireId);
         queued.written();
       } else {
-        this.enqueue({ ...queued, at: performance.now() });
+        this.enqueue(queued);
       }
     }
     if (written.length > 0) this.options.onWritten?.(written, true);
@@ -171,7 +171,9 @@ export class MarkBatcher {
     }
   }
 
+  /** Queues a mark to be written, stamped with the time it joins the queue (a held one: now). */
   private enqueue(queued: QueuedMark): void {
+    queued.at = performance.now();
     this.queue.push(queued);
     this.startFlush();
   }
@@ -212,7 +214,7 @@ export class MarkBatcher {
     for (const [fireId, queued] of this.held) {
       if (queued.at > before) break;
       this.held.delete(fireId);
-      this.enqueue({ ...queued, at: performance.now() });
+      this.enqueue(queued);
     }
     if (this.held.size === 0 && this.holdTimer !== undefined) {
       clearTimeout(this.holdTimer);
