@@ -383,11 +383,13 @@ describe.each(TRANSPORTS)('the $transport transport end to end', { timeout: 60_0
       ...t.server,
       executorDeadAfterMs: 1_000,
       lostRunAfterMs: 500,
-      // The executor list is read every 100 ms: the retry goes only to executors still online.
+      // The executor list is not read again during the test: the killed executor leaves the
+      // dispatch list when it turns dead, as the lost-run rule sees it, so its run's retry goes
+      // only to the executor still online.
       internal: {
         lostRunMonitorIntervalMs: 200,
         retryMonitorIntervalMs: 100,
-        directoryRefreshIntervalMs: 100,
+        directoryRefreshIntervalMs: 60_000,
       },
     });
     const env = { ...t.env, TW_HEARTBEAT_MS: '300', TW_SLEEP_MS: '60000' };

@@ -77,6 +77,24 @@ describe.each(DIALECTS)('registry monitor on %s', (dialect) => {
     expect(metrics.online).toBe(1);
   });
 
+  it('an executor leaves the dispatch list the moment it turns dead, before any refresh; a heartbeat brings it back', async () => {
+    const { appName } = await createAppWithJob(store, T0);
+    await beat(appName, 'http://10.0.0.1:9999/', T0);
+    await beat(appName, 'http://10.0.0.2:9999/', T0 + 10_000);
+    await directory.refresh();
+    expect(directory.addressesOf(appName)).toHaveLength(2);
+    // No refresh, no sweep: only the clock moves. 90 s after 10.0.0.1 was seen, it is dead to the
+    // lost-run rule, and so to the dispatch list.
+    clock.stall(89_999);
+    expect(directory.addressesOf(appName)).toHaveLength(2);
+    clock.stall(1);
+    expect(directory.addressesOf(appName).map((e) => e.address)).toEqual(['http://10.0.0.2:9999/']);
+    clock.stall(10_000);
+    expect(directory.addressesOf(appName)).toEqual([]);
+    directory.markOnline(appName, 'http://10.0.0.1:9999/', 'G2', clock.now());
+    expect(directory.addressesOf(appName).map((e) => e.address)).toEqual(['http://10.0.0.1:9999/']);
+  });
+
   it('the clean-up runs every 30 s on its own', async () => {
     const { appName } = await createAppWithJob(store, T0);
     await beat(appName, 'http://10.0.0.1:9999/', T0);

@@ -81,6 +81,11 @@ export class ExecutorDirectory {
   private appNamesById = new Map<number, string>();
   /** Dispatch lists, built on first use and dropped whenever what they derive from changes. */
   private readonly dispatchLists = new Map<string, readonly ExecutorAddress[]>();
+  /**
+   * When each AUTO app's dispatch list goes stale between refreshes: the moment its least recently
+   * seen registration turns dead (`deadTimeoutMs` after it was seen). Absent: never (a MANUAL list).
+   */
+  private readonly listStaleAt = new Map<string, number>();
   /** Non-null while a refresh is reading: the local changes it must not lose. */
   private changesDuringRefresh: LocalChange[] | null = null;
   private refreshing: Promise<void> | undefined;
@@ -102,6 +107,10 @@ export class ExecutorDirectory {
    */
   addressesOf(appName: string): readonly ExecutorAddress[] {
     let list = this.dispatchLists.get(appName);
+    // An executor that stopped sending heartbeats leaves the list the moment it turns dead, as the
+    // lost-run rule sees it, not at the next refresh: a retry of its lost run never goes back to it.
+    const staleAt = this.listStaleAt.get(appName);
+    if (staleAt !== undefined && this.options.clock.now() >= staleAt) list = undefined;
     if (list === undefined) {
       list = this.buildDispatchList(appName);
       this.dispatchLists.set(appName, list);
@@ -206,12 +215,18 @@ export class ExecutorDirectory {
     const entries = this.registered.get(appName);
     if (entries === undefined) return [];
     const tokens = this.apps.get(appName)?.tokens ?? [this.installationToken];
+    const deadAt = this.options.clock.now() - this.deadTimeoutMs;
+    let staleAt = Number.POSITIVE_INFINITY;
     const list: ExecutorAddress[] = [];
     for (const [address, registration] of entries) {
+      // Seen too long ago: dead, though the last refresh (or a heartbeat since) still listed it.
+      if (registration.seenAt <= deadAt) continue;
       const token = this.validToken(tokens, registration);
-      if (token !== undefined)
-        list.push({ address, protocol: registration.protocol, appName, ...tokenField(token) });
+      if (token === undefined) continue;
+      list.push({ address, protocol: registration.protocol, appName, ...tokenField(token) });
+      staleAt = Math.min(staleAt, registration.seenAt + this.deadTimeoutMs);
     }
+    if (staleAt !== Number.POSITIVE_INFINITY) this.listStaleAt.set(appName, staleAt);
     return list.sort(byAddress);
   }
 
@@ -346,7 +361,12 @@ export class ExecutorDirectory {
       seenAt: change.seenAt,
       tokenId: change.tokenId,
     });
-    return before?.protocol !== change.protocol || before.tokenId !== change.tokenId;
+    // A heartbeat of an executor that had turned dead puts it back in the lists.
+    return (
+      before?.protocol !== change.protocol ||
+      before.tokenId !== change.tokenId ||
+      before.seenAt + this.deadTimeoutMs <= change.seenAt
+    );
   }
 
   private changed(appName: string): void {
@@ -357,6 +377,7 @@ export class ExecutorDirectory {
   }
 
   private buildDispatchList(appName: string): readonly ExecutorAddress[] {
+    this.listStaleAt.delete(appName);
     const app = this.apps.get(appName);
     if (app?.addressType !== 'MANUAL') return this.dispatchableOf(appName);
     return this.manualDispatchList(appName, app.addressList, app.tokens);
