@@ -2,8 +2,9 @@
  * The thread that writes job log files. A no-op run is mostly its log file (open, write its
  * lines, close): done through Node's asynchronous `fs` calls, each of those steps is a round
  * trip through the libuv thread pool, and together they cost a few times the run itself. Here
- * the writers' text of one turn of the event loop goes to one worker thread in one message, and
- * the worker makes the plain synchronous calls, many files per message. The event loop never
+ * the writers' text of one turn of the event loop goes to one worker thread in one message (of
+ * every turn since the last answer, while the worker is busy with a message), and the worker
+ * makes the plain synchronous calls, many files per message. The event loop never
  * waits on the disk, and the disk work costs no more than its system calls.
  *
  * The worker starts on the first write and ends after a while without any, so an executor that
@@ -75,6 +76,9 @@ export class LogFileThread {
   /** Batches sent and not answered, oldest first. */
   private readonly sent: Batch[] = [];
   private seq = 0;
+  private flushScheduled = false;
+  /** Messages posted to the worker so far (each carries the writes of one or more turns). */
+  messages = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   /** Writers whose file the worker holds open: it is ended only when there are none. */
   private readonly open = new Set<number>();
@@ -113,12 +117,23 @@ export class LogFileThread {
     });
     const batch = { seq: ++this.seq, done, resolve };
     this.gathering = batch;
-    setImmediate(() => this.flush());
+    // One batch in flight at a time: while the worker writes one, the next gathers the writes of
+    // every turn until its answer, so under load the messages (and the two threads' wake-ups)
+    // get fewer and larger instead of one a turn.
+    if (this.sent.length === 0) this.scheduleFlush();
     return batch;
   }
 
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
   private flush(): void {
-    const batch = this.gathering as Batch;
+    this.flushScheduled = false;
+    const batch = this.gathering;
+    if (batch === undefined) return;
     this.gathering = undefined;
     const sources = this.dirty;
     this.dirty = [];
@@ -140,6 +155,7 @@ export class LogFileThread {
       texts += write.text;
     }
     this.sent.push(batch);
+    this.messages++;
     this.workerOf().postMessage({
       seq: batch.seq,
       ids,
@@ -171,7 +187,9 @@ export class LogFileThread {
       this.logger.error({ err: new Error(error.message), file: error.path }, 'job log write failed');
     }
     while (this.sent.length > 0 && (this.sent[0] as Batch).seq <= seq) (this.sent.shift() as Batch).resolve();
-    if (this.sent.length === 0 && this.gathering === undefined && this.open.size === 0) this.endWhenIdle();
+    if (this.sent.length > 0) return;
+    if (this.gathering !== undefined) this.scheduleFlush();
+    else if (this.open.size === 0) this.endWhenIdle();
   }
 
   /** The worker died (it should not): what it had not answered is lost; the next write starts another. */
@@ -184,6 +202,8 @@ export class LogFileThread {
     );
     this.open.clear();
     for (const batch of this.sent.splice(0)) batch.resolve();
+    // What gathered behind the lost batches goes to a new worker.
+    if (this.gathering !== undefined) this.scheduleFlush();
   }
 
   private endWhenIdle(): void {
