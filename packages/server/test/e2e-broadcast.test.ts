@@ -60,8 +60,17 @@ describe('sharding broadcast end to end', () => {
       { what: 'a settled broadcast' },
     );
 
+    // A shard's result can be written before its dispatch mark (the marks go in batches after the
+    // sends, mark-batcher.ts): the address comes with the mark, so wait for the three marks.
+    let shards = await store.fires.findChildFires(claimedId);
+    await waitFor(
+      async () => {
+        shards = await store.fires.findChildFires(claimedId);
+        return shards.length === 3 && shards.every((s) => s.executor_address !== null);
+      },
+      { what: "the shards' dispatch marks" },
+    );
     const claimed = (await store.fires.findFireById(claimedId))!;
-    const shards = await store.fires.findChildFires(claimedId);
     expect(shards.map((s) => [s.shard_index, s.shard_total])).toEqual([
       [0, 3],
       [1, 3],

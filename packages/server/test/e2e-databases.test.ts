@@ -77,7 +77,15 @@ describe.each(['postgres', 'mysql'] as const)('scheduling end to end on %s', (di
     const settled = (await firesOf(server.store, broadcast.id)).find(
       (f) => f.claim_job_id !== null && f.status === 'succeeded',
     )!;
-    const shards = await server.store.fires.findChildFires(settled.id);
+    // A shard's result can be written before its dispatch mark, which brings the address: wait for both.
+    let shards = await server.store.fires.findChildFires(settled.id);
+    await waitFor(
+      async () => {
+        shards = await server!.store.fires.findChildFires(settled.id);
+        return shards.length === 2 && shards.every((s) => s.executor_address !== null);
+      },
+      { what: "the shards' dispatch marks" },
+    );
     expect(shards.map((s) => [s.shard_index, s.shard_total, s.status])).toEqual([
       [0, 2, 'succeeded'],
       [1, 2, 'succeeded'],
