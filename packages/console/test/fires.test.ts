@@ -239,7 +239,14 @@ describe('console: fire records', () => {
     );
     await confirm.getByRole('button', { name: 'Kill', exact: true }).click();
 
-    await page.locator('h3 [data-status="killed"]').waitFor();
+    // The page shows the kill's answer: the record killed, or the error (whose text a failure then
+    // names). A loaded machine may take a while.
+    const answer = page.locator('h3 [data-status="killed"], .ant-alert-error').first();
+    await answer.waitFor({ timeout: 30_000 }).catch(async (err: Error) => {
+      const fire = await getFire(platform, fireId);
+      throw new Error(`${err.message}\nthe record meanwhile: ${JSON.stringify(fire)}`);
+    });
+    expect(await answer.getAttribute('data-status'), (await answer.textContent()) ?? '').toBe('killed');
     await expect(page.locator('main').getByRole('button', { name: 'Kill' }).count()).resolves.toBe(0);
     expect((await getFire(platform, fireId)).status).toBe('killed');
     const state = page.getByTestId('fire-log-state');
