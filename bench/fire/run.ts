@@ -30,7 +30,8 @@
  * its last 10 (thirds below 20 s), to show whether lateness or memory creep up over a long window.
  * `--per-second` prints that series to stderr, one line a second, after each case. The server's
  * and the executors' CPU are also given per run started in the window (`server µs/fire`,
- * `executors µs/run`), a cost that compares across rates. `--hog N` forks N CPU hogs
+ * `executors µs/run`), a cost that compares across rates; for PostgreSQL and MySQL, the database
+ * server's processes too (`database CPU`, `database µs/fire`, database-cpu.ts). `--hog N` forks N CPU hogs
  * (`hog-process.ts`, a busy loop keeping one core busy each) before each case's server and
  * executors and stops them at its end: the scheduler on a machine short of CPU. `--stages` also
  * reads, once the children are stopped, the window's fire records second by second (`stages.ts`):
@@ -47,6 +48,7 @@ import { openStore, type Store } from '@tickwheel/server/internal';
 import { ask, forkChild, nextMessage, stopChild } from './children.js';
 import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
 import { type BenchDatabase, createDatabase, type StoreName } from './database.js';
+import { databaseCpuSeconds } from './database-cpu.js';
 import { Histogram } from './histogram.js';
 import type { ExecutorMessage, HogMessage, ServerMessage, Usage, Window } from './messages.js';
 import { APP_NAME, type Shape, seedCase } from './seed.js';
@@ -161,6 +163,12 @@ interface CaseResult extends CaseSpec {
    */
   serverUsPerFire: number;
   executorsUsPerRun: number;
+  /**
+   * The database server's processes over the window (PostgreSQL, MySQL; NaN, in JSON null, for
+   * SQLite, which runs in the server), % of one core, and per run started, µs (database-cpu.ts).
+   */
+  databaseCpuPercent: number;
+  databaseUsPerFire: number;
   /** The whole machine's CPU time over the window, percent of all its cores (other work included). */
   machineBusyPercent: number;
   /** 1-minute load average at the start and at the end of the case. */
@@ -269,6 +277,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
 
     await sleep(window.start - Date.now());
     const machineBefore = machineCpuTimes();
+    const databaseBefore = databaseCpuSeconds(spec.store);
     const serverUsage = servers.map((server) => new UsageMeter(server, window.start));
     const executorUsage = executors.map((executor) => new UsageMeter(executor, window.start));
     const meters = [...serverUsage, ...executorUsage];
@@ -281,6 +290,11 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     }
 
     const machineBusyPercent = busyPercentSince(machineBefore);
+    const databaseAfter = databaseCpuSeconds(spec.store);
+    const databaseCpuPercent =
+      databaseBefore === undefined || databaseAfter === undefined
+        ? Number.NaN
+        : ((databaseAfter - databaseBefore) / seconds) * 100;
     let final = 0;
     while (Date.now() < window.end + drainMs) {
       final = await countFinal(store, window);
@@ -341,6 +355,8 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       executors: executorsUsage,
       serverUsPerFire: microsPerRun(server.cpuPercent),
       executorsUsPerRun: microsPerRun(executorsUsage.cpuPercent),
+      databaseCpuPercent,
+      databaseUsPerFire: microsPerRun(databaseCpuPercent),
       machineBusyPercent,
       load: [loadBefore, os.loadavg()[0] ?? 0],
       perSecond,
@@ -598,8 +614,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -627,6 +643,8 @@ function tableRow(r: CaseResult): string {
     r.hogs,
     `${whole(r.steady.firstP99)} / ${whole(r.steady.lastP99)}`,
     `${whole(r.steady.firstRssMb)} / ${whole(r.steady.lastRssMb)}`,
+    Number.isNaN(r.databaseCpuPercent) ? '–' : `${Math.round(r.databaseCpuPercent)} %`,
+    whole(r.databaseUsPerFire),
   ];
   return `| ${cells.join(' | ')} |`;
 }

@@ -9,6 +9,7 @@ import {
 } from '../src/store/hot/claim.js';
 import type { Database, FireTable, Store } from '../src/store/index.js';
 import { selectUnheldAlarms } from '../src/store/owed-alarms.js';
+import { selectDueRetries } from '../src/store/retries.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/databases.js';
 
 const T0 = 1_700_000_000_000;
@@ -175,6 +176,15 @@ describe.each(DIALECTS)('query plans of the hot queries on %s', (dialect) => {
         .limit(1000),
     );
     expectIndexed(plan, /fire_status_scheduled_idx/);
+  });
+
+  it("the retry monitor's due retries are read through the partial index of pending retries (PostgreSQL, SQLite)", async () => {
+    const plan = await explainBuilt(
+      store,
+      selectDueRetries(store.db, { nowMs: T0, claimedBefore: T0 - 60_000, limit: 100 }),
+    );
+    // MySQL has no partial index (migration 0017): the status index there.
+    expectIndexed(plan, dialect === 'mysql' ? /fire_status_scheduled_idx/ : /fire_retry_due_idx/);
   });
 
   it('a page of recovery after a (scheduled_at, id) cursor reads through an index on status', async () => {

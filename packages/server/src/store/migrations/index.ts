@@ -21,6 +21,7 @@ import mysqlPullConnections from './mysql/0013_pull_connections.js';
 import mysqlWorkflows from './mysql/0014_workflows.js';
 import mysqlFireAddressIndex from './mysql/0015_fire_address_index.js';
 import mysqlFireClaimIndex from './mysql/0016_fire_claim_index.js';
+import mysqlFireRetryDueIndex from './mysql/0017_fire_retry_due_index.js';
 import postgresInit from './postgres/0001_init.js';
 import postgresRetries from './postgres/0002_retries.js';
 import postgresAlarms from './postgres/0003_alarms.js';
@@ -37,6 +38,7 @@ import postgresPullConnections from './postgres/0013_pull_connections.js';
 import postgresWorkflows from './postgres/0014_workflows.js';
 import postgresFireAddressIndex from './postgres/0015_fire_address_index.js';
 import postgresFireClaimIndex from './postgres/0016_fire_claim_index.js';
+import postgresFireRetryDueIndex from './postgres/0017_fire_retry_due_index.js';
 import sqliteInit from './sqlite/0001_init.js';
 import sqliteRetries from './sqlite/0002_retries.js';
 import sqliteAlarms from './sqlite/0003_alarms.js';
@@ -53,6 +55,7 @@ import sqlitePullConnections from './sqlite/0013_pull_connections.js';
 import sqliteWorkflows from './sqlite/0014_workflows.js';
 import sqliteFireAddressIndex from './sqlite/0015_fire_address_index.js';
 import sqliteFireClaimIndex from './sqlite/0016_fire_claim_index.js';
+import sqliteFireRetryDueIndex from './sqlite/0017_fire_retry_due_index.js';
 
 export interface Migration {
   version: number;
@@ -78,6 +81,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 14, name: 'workflows', sql: sqliteWorkflows },
     { version: 15, name: 'fire_address_index', sql: sqliteFireAddressIndex },
     { version: 16, name: 'fire_claim_index', sql: sqliteFireClaimIndex },
+    { version: 17, name: 'fire_retry_due_index', sql: sqliteFireRetryDueIndex },
   ],
   postgres: [
     { version: 1, name: 'init', sql: postgresInit },
@@ -96,6 +100,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 14, name: 'workflows', sql: postgresWorkflows },
     { version: 15, name: 'fire_address_index', sql: postgresFireAddressIndex },
     { version: 16, name: 'fire_claim_index', sql: postgresFireClaimIndex },
+    { version: 17, name: 'fire_retry_due_index', sql: postgresFireRetryDueIndex },
   ],
   mysql: [
     { version: 1, name: 'init', sql: mysqlInit },
@@ -114,6 +119,7 @@ export const MIGRATIONS: Readonly<Record<DialectName, readonly Migration[]>> = {
     { version: 14, name: 'workflows', sql: mysqlWorkflows },
     { version: 15, name: 'fire_address_index', sql: mysqlFireAddressIndex },
     { version: 16, name: 'fire_claim_index', sql: mysqlFireClaimIndex },
+    { version: 17, name: 'fire_retry_due_index', sql: mysqlFireRetryDueIndex },
   ],
 };
 

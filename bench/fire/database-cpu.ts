@@ -1,0 +1,48 @@
+/**
+ * The database server's CPU over a case's window, for PostgreSQL and MySQL cases (SQLite runs in
+ * the server's process, whose CPU is counted there): the user + system time of every process of
+ * the database server on this machine, read from `/proc/<pid>/stat`. The database serves nothing
+ * else while a case runs (the bench is run alone), so this is what the case asks of it. A backend
+ * that ends within the window takes its time with it; the server's pool keeps its connections
+ * open, so that is the odd short-lived connection (a count, a monitor's query) at most.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The process names of each database server. */
+const PROCESS_NAMES: Record<'postgres' | 'mysql', readonly string[]> = {
+  postgres: ['postgres'],
+  mysql: ['mariadbd', 'mysqld'],
+};
+
+/** Clock ticks a second of `/proc/<pid>/stat` times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds used so far by the processes of the store's database server; undefined without /proc. */
+export function databaseCpuSeconds(store: 'sqlite' | 'postgres' | 'mysql'): number | undefined {
+  if (store === 'sqlite') return undefined;
+  const names = PROCESS_NAMES[store];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  let ticks = 0;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // pid (comm) state …: comm may hold spaces and parentheses, so split after its last ")".
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    if (!names.includes(comm)) continue;
+    const fields = stat.slice(close + 2).split(' ');
+    // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the comm.
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}
