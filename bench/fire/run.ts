@@ -54,6 +54,17 @@ import type { ExecutorMessage, HogMessage, ServerMessage, Usage, Window } from '
 import { APP_NAME, type Shape, seedCase } from './seed.js';
 import { readStages, type SecondStages } from './stages.js';
 
+const USAGE = `bench/fire — the scheduler under cron load (the comment at the top of bench/fire/run.ts says more)
+
+  node bench/dist/fire/run.js [--stores sqlite,postgres] [--shapes spread,aligned,idle]
+    [--sizes 1000,5000,10000] [--seconds 10] [--warmup 3] [--executors 2]
+    [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
+    [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
+    [--hog 0] [--stages] [--transport http|http-pull|redis] [--redis redis://127.0.0.1:6379]
+
+  TW_BENCH_PROFILE=<folder> profiles the children; TW_BENCH_SERVER_INTERNAL='{…}' sets the
+  server's internal options.`;
+
 const { values } = parseArgs({
   options: {
     stores: { type: 'string', default: 'sqlite,postgres' },
@@ -75,8 +86,14 @@ const { values } = parseArgs({
     stages: { type: 'boolean', default: false },
     transport: { type: 'string', default: 'http' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 const stores = listOf(values.stores, ['sqlite', 'postgres'] as const, '--stores');
 const shapes = listOf(values.shapes, ['spread', 'aligned', 'idle'] as const, '--shapes');
