@@ -7,6 +7,7 @@
  * open, so that is the odd short-lived connection (a count, a monitor's query) at most.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Store } from '@tickwheel/server/internal';
 
 /** The process names of each database server. */
 const PROCESS_NAMES: Record<'postgres' | 'mysql', readonly string[]> = {
@@ -45,4 +46,18 @@ export function databaseCpuSeconds(store: 'sqlite' | 'postgres' | 'mysql'): numb
     ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks / TICKS_PER_SECOND;
+}
+
+/**
+ * PostgreSQL's write-ahead log position, in bytes (undefined for the other stores): the log a
+ * window writes is what every change it made cost the database to record, a figure that does not
+ * move with the machine's speed as CPU time does.
+ */
+export async function walPosition(store: Store): Promise<bigint | undefined> {
+  const conn = store.connection;
+  if (conn.dialect !== 'postgres') return undefined;
+  const result = await conn.pool.query<{ bytes: string }>(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS bytes",
+  );
+  return BigInt(result.rows[0]!.bytes);
 }

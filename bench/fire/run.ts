@@ -31,7 +31,8 @@
  * `--per-second` prints that series to stderr, one line a second, after each case. The server's
  * and the executors' CPU are also given per run started in the window (`server µs/fire`,
  * `executors µs/run`), a cost that compares across rates; for PostgreSQL and MySQL, the database
- * server's processes too (`database CPU`, `database µs/fire`, database-cpu.ts). `--hog N` forks N CPU hogs
+ * server's processes too (`database CPU`, `database µs/fire`, database-cpu.ts), and for PostgreSQL
+ * the write-ahead log written in the window per run (`WAL bytes/fire`). `--hog N` forks N CPU hogs
  * (`hog-process.ts`, a busy loop keeping one core busy each) before each case's server and
  * executors and stops them at its end: the scheduler on a machine short of CPU. `--stages` also
  * reads, once the children are stopped, the window's fire records second by second (`stages.ts`):
@@ -48,7 +49,7 @@ import { openStore, type Store } from '@tickwheel/server/internal';
 import { ask, forkChild, nextMessage, stopChild } from './children.js';
 import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
 import { type BenchDatabase, createDatabase, type StoreName } from './database.js';
-import { databaseCpuSeconds } from './database-cpu.js';
+import { databaseCpuSeconds, walPosition } from './database-cpu.js';
 import { Histogram } from './histogram.js';
 import type { ExecutorMessage, HogMessage, ServerMessage, Usage, Window } from './messages.js';
 import { APP_NAME, type Shape, seedCase } from './seed.js';
@@ -186,6 +187,8 @@ interface CaseResult extends CaseSpec {
    */
   databaseCpuPercent: number;
   databaseUsPerFire: number;
+  /** PostgreSQL's write-ahead log over the window per run started, bytes (NaN, in JSON null, otherwise). */
+  walBytesPerFire: number;
   /** The whole machine's CPU time over the window, percent of all its cores (other work included). */
   machineBusyPercent: number;
   /** 1-minute load average at the start and at the end of the case. */
@@ -295,6 +298,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     await sleep(window.start - Date.now());
     const machineBefore = machineCpuTimes();
     const databaseBefore = databaseCpuSeconds(spec.store);
+    const walBefore = await walPosition(store);
     const serverUsage = servers.map((server) => new UsageMeter(server, window.start));
     const executorUsage = executors.map((executor) => new UsageMeter(executor, window.start));
     const meters = [...serverUsage, ...executorUsage];
@@ -308,6 +312,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
 
     const machineBusyPercent = busyPercentSince(machineBefore);
     const databaseAfter = databaseCpuSeconds(spec.store);
+    const walAfter = await walPosition(store);
     const databaseCpuPercent =
       databaseBefore === undefined || databaseAfter === undefined
         ? Number.NaN
@@ -374,6 +379,10 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       executorsUsPerRun: microsPerRun(executorsUsage.cpuPercent),
       databaseCpuPercent,
       databaseUsPerFire: microsPerRun(databaseCpuPercent),
+      walBytesPerFire:
+        walBefore === undefined || walAfter === undefined || runsPerSecond === 0
+          ? Number.NaN
+          : Number(walAfter - walBefore) / (runsPerSecond * seconds),
       machineBusyPercent,
       load: [loadBefore, os.loadavg()[0] ?? 0],
       perSecond,
@@ -631,8 +640,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -662,6 +671,7 @@ function tableRow(r: CaseResult): string {
     `${whole(r.steady.firstRssMb)} / ${whole(r.steady.lastRssMb)}`,
     Number.isNaN(r.databaseCpuPercent) ? '–' : `${Math.round(r.databaseCpuPercent)} %`,
     whole(r.databaseUsPerFire),
+    whole(r.walBytesPerFire),
   ];
   return `| ${cells.join(' | ')} |`;
 }
