@@ -77,7 +77,7 @@ describe.each(DIALECTS)('registry monitor on %s', (dialect) => {
     expect(metrics.online).toBe(1);
   });
 
-  it('an executor leaves the dispatch list the moment it turns dead, before any refresh; a heartbeat brings it back', async () => {
+  it('an executor leaves the dispatch list and the online list the moment it turns dead, before any refresh; a heartbeat brings it back', async () => {
     const { appName } = await createAppWithJob(store, T0);
     await beat(appName, 'http://10.0.0.1:9999/', T0);
     await beat(appName, 'http://10.0.0.2:9999/', T0 + 10_000);
@@ -87,12 +87,16 @@ describe.each(DIALECTS)('registry monitor on %s', (dialect) => {
     // lost-run rule, and so to the dispatch list.
     clock.stall(89_999);
     expect(directory.addressesOf(appName)).toHaveLength(2);
+    expect(directory.registeredOf(appName)).toHaveLength(2);
     clock.stall(1);
     expect(directory.addressesOf(appName).map((e) => e.address)).toEqual(['http://10.0.0.2:9999/']);
+    expect(directory.registeredOf(appName).map((e) => e.address)).toEqual(['http://10.0.0.2:9999/']);
     clock.stall(10_000);
     expect(directory.addressesOf(appName)).toEqual([]);
+    expect(directory.registeredOf(appName)).toEqual([]);
     directory.markOnline(appName, 'http://10.0.0.1:9999/', 'G2', clock.now());
     expect(directory.addressesOf(appName).map((e) => e.address)).toEqual(['http://10.0.0.1:9999/']);
+    expect(directory.registeredOf(appName).map((e) => e.address)).toEqual(['http://10.0.0.1:9999/']);
   });
 
   it('the clean-up runs every 30 s on its own', async () => {

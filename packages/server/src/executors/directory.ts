@@ -196,11 +196,17 @@ export class ExecutorDirectory {
     return appName === undefined ? [] : this.addressesOf(appName);
   }
 
-  /** The registered, alive executors of an app whatever its address type, sorted by address (the console's "online" list). */
+  /**
+   * The registered, alive executors of an app whatever its address type, sorted by address (the
+   * console's "online" list). One seen `deadTimeoutMs` ago or more is left out at once, as the
+   * dispatch lists leave it out, not at the next refresh.
+   */
   registeredOf(appName: string): ExecutorAddress[] {
     const entries = this.registered.get(appName);
     if (entries === undefined) return [];
+    const deadAt = this.options.clock.now() - this.deadTimeoutMs;
     return [...entries]
+      .filter(([, registration]) => registration.seenAt > deadAt)
       .map(([address, registration]) => ({ address, protocol: registration.protocol, appName }))
       .sort(byAddress);
   }
