@@ -3,6 +3,7 @@
  * schedule continues afterwards.
  */
 
+import { nextFireTimes, type Schedule } from '@tickwheel/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MISFIRE_WINDOW_MS,
@@ -87,6 +88,31 @@ describe('misfire', () => {
     expect(planned.times[0]?.missed).toEqual({ count: 100, atLeast: true });
     expect(planned.times).toHaveLength(7);
     expect(planned.nextFireAt).toBe(T + 3_601_000);
+  });
+
+  it('counts the missed times of a cron as the whole list of its next 100 times would, however late the claim', () => {
+    // The count as it was first written: the next 100 times, those before the window's first.
+    const reference = (schedule: Schedule, before: number) => {
+      const later = nextFireTimes(schedule, T, 100).filter((t) => t < before);
+      return later.length === 100
+        ? { count: 100, atLeast: true }
+        : { count: 1 + later.length, atLeast: false };
+    };
+    const schedules: Schedule[] = [
+      everySecond,
+      { scheduleType: 'CRON', scheduleConf: '0/7 * * * * ?' },
+      { scheduleType: 'CRON', scheduleConf: '0 0/3 * * * ?', timeZone: 'Asia/Shanghai' },
+    ];
+    for (const schedule of schedules) {
+      for (const lateSeconds of [6, 7, 12, 13, 14, 20, 21, 60, 104, 105, 106, 107, 200, 700, 3_600]) {
+        const now = T + lateSeconds * 1_000;
+        const planned = planClaimedTimes(schedule, T, now, 'DO_NOTHING', 5_000);
+        const firstInWindow = planned.times[1]?.scheduledAt ?? planned.nextFireAt!;
+        expect(planned.times[0]?.missed, `${schedule.scheduleConf} ${lateSeconds} s late`).toEqual(
+          reference(schedule, firstInWindow),
+        );
+      }
+    }
   });
 
   it('keeps FIX_RATE on its grid after a misfire and counts the missed times exactly', () => {
