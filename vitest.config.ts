@@ -11,8 +11,10 @@ export default defineConfig({
     // gaps (the whole suite in about a third of the time on this machine); the tests are written
     // to pass on a loaded machine. More on larger machines, as Vitest's default gives.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A test's own waits are bounded (the console's at 30 s each), so this only ends a test that
+    // would fail anyway; long enough for a few such waits on a loaded machine.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     reporters: ['default', './tools/summary-reporter.ts'],
   },
 });

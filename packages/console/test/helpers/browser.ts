@@ -30,7 +30,10 @@ export async function newPage(
     locale: options.locale ?? 'en-US',
   });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // 30 s: the suite runs two files at a time, and a browser beside another file's servers and
+  // executors on two cores has been seen to take over 15 s for one answer to appear (three such
+  // timeouts in four CI runs, each after a confirm dialog's button, none reproduced alone).
+  page.setDefaultTimeout(30_000);
   return page;
 }
 
