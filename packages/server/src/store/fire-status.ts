@@ -25,6 +25,18 @@ export const FIRE_STATUSES = [
 export type FireStatus = (typeof FIRE_STATUSES)[number];
 
 /**
+ * PostgreSQL: a record's status as an expression no index serves (`(f.status || '')`), for the
+ * hot statements that find their records by id and then check the status. Written plainly, the
+ * planner may read the (status, scheduled_at) index's `pending` or `dispatched` range and
+ * intersect it with the ids: that range keeps an entry for every version of every record that
+ * had the status since the table's last vacuum, so each statement read through hundreds of
+ * thousands of dead entries (a fence of 500 records 166 ms instead of 11, growing with every
+ * record written; bench/fire/postgres-cost.ts). By id, a statement reads its own records only.
+ * (SQLite's statements write `+fire.status` for the same reason.)
+ */
+export const pgStatusById = (alias: string) => `(${alias}.status || '')`;
+
+/**
  * Statuses a run's result may finalise. A dispatch can time out on our side while the executor
  * did accept the run, so a late result on a dispatch_failed record is still the truth; and a
  * record skipped after it was sent (its sender lost the shard before marking it, and the job was

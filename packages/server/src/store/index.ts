@@ -45,6 +45,7 @@ export type {
   PlannedFireStatus,
 } from './hot/claim.js';
 export type { DispatchMark } from './hot/dispatch-marks.js';
+export { type DueFireRows, loadDueFires } from './hot/due-load.js';
 export type { FinishedFire, FireResult } from './hot/finish.js';
 export type { SendFenceAnswer, SendFenceRequest } from './hot/send-fence.js';
 export {

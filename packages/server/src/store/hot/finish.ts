@@ -30,6 +30,7 @@ import {
   CHILDREN_STATUS,
   FINISHABLE_STATUSES,
   type FinishedStatus,
+  pgStatusById,
   statusForHandleCode,
 } from '../fire-status.js';
 import type { DispatchMark } from './dispatch-marks.js';
@@ -118,9 +119,12 @@ const HAS_CHILDREN = (fire: string) =>
   `EXISTS (SELECT 1 FROM job WHERE job.id = ${fire}.job_id AND job.child_job_ids <> '')`;
 
 const FINISHABLE_SQL = FINISHABLE_STATUSES.map((status) => `'${status}'`).join(', ');
-/** A record a real result may finalise (`f` the fire; `real` true when the result is not a lost verdict). */
-const TAKES_RESULT = (f: string, real: string) =>
-  `(${f}.status IN (${FINISHABLE_SQL}) OR (${real} AND ${f}.status = 'failed' AND ${f}.lost_at IS NOT NULL))`;
+/**
+ * A record a real result may finalise (`f` the fire; `real` true when the result is not a lost
+ * verdict; `status` the status as the statement reads it).
+ */
+const TAKES_RESULT = (f: string, real: string, status = `${f}.status`) =>
+  `(${status} IN (${FINISHABLE_SQL}) OR (${real} AND ${status} = 'failed' AND ${f}.lost_at IS NOT NULL))`;
 
 /** The columns a held dispatch mark writes with the result, in the order of `markValues`. */
 const MARK_COLUMNS = ['trigger_at', 'executor_address', 'trigger_code', 'trigger_msg', 'executor_instance'];
@@ -194,8 +198,8 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
 // unnest locks in whatever order its join runs), as the dispatch marks do. The UPDATE then
 // re-checks its WHERE on the newest row version, so of two concurrent finishes of one record the
 // second sees the final status and changes nothing.
-const PG_FINISH = `WITH locked AS (
-  SELECT id FROM fire AS l WHERE id = ANY($1::bigint[]) AND ${TAKES_RESULT('l', 'TRUE')} ORDER BY id FOR UPDATE
+export const PG_FINISH = `WITH locked AS (
+  SELECT id FROM fire AS l WHERE id = ANY($1::bigint[]) AND ${TAKES_RESULT('l', 'TRUE', pgStatusById('l'))} ORDER BY id FOR UPDATE
 )
 UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
@@ -206,7 +210,7 @@ FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::b
     $10::bigint[], $11::text[], $12::int[], $13::text[], $14::text[])
   AS v(id, status, handle_code, handle_msg, handle_at, lost_at, from_app, from_address, output, ${MARK_COLUMNS.join(', ')}),
   locked
-WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NULL')}
+WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NULL', pgStatusById('f'))}
   AND (v.from_app IS NULL OR f.app_id = v.from_app)
   AND (v.from_address IS NULL OR rtrim(COALESCE(f.executor_address, f.sent_to), '/') = rtrim(v.from_address, '/'))
 RETURNING ${RETURNED_COLUMNS.split(', ')

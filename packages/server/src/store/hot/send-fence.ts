@@ -36,6 +36,7 @@ import {
   type SqliteStatements,
   type StoreConnection,
 } from '../connection.js';
+import { pgStatusById } from '../fire-status.js';
 import { DATABASE_NOW_MS_SQL } from '../leases.js';
 
 /** One send to fence. */
@@ -122,7 +123,7 @@ const leaseKey = (lease: { name: string; epoch: number }) => `${lease.name}@${le
  * once it holds its lock, so two fences of one record cannot both pass with different
  * executors), then every asked record as it was, for the answers of those that did not pass.
  */
-const PG_FENCE = `WITH v AS (
+export const PG_FENCE = `WITH v AS (
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS v(id, address, lease_name, epoch)
 ), held AS (
   SELECT l.name, l.epoch FROM lease l
@@ -130,7 +131,7 @@ const PG_FENCE = `WITH v AS (
 ), fenced AS (
   UPDATE fire AS f SET sent_to = v.address
   FROM v
-  WHERE f.id = v.id AND f.status = 'pending' AND (f.sent_to IS NULL OR f.sent_to = v.address)
+  WHERE f.id = v.id AND ${pgStatusById('f')} = 'pending' AND (f.sent_to IS NULL OR f.sent_to = v.address)
     AND (v.lease_name IS NULL OR EXISTS (SELECT 1 FROM held WHERE held.name = v.lease_name AND held.epoch = v.epoch))
   RETURNING f.id
 )
