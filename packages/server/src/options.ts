@@ -28,7 +28,6 @@ import type { RegistryMonitorOptions } from './monitors/registry.js';
 import type { ReportsMonitorOptions } from './monitors/reports.js';
 import type { RetentionMonitorOptions } from './monitors/retention.js';
 import type { RetryMonitorOptions } from './monitors/retries.js';
-import type { VacuumMonitorOptions } from './monitors/vacuum.js';
 import {
   booleanOption,
   boundedInteger,
@@ -255,13 +254,6 @@ export interface ServerInternalOptions {
    * `retentionBatchSize`. An experiment of bench/retention (`--budget-ms`).
    */
   retentionBatchBudgetMs?: number;
-  /**
-   * PostgreSQL: how often the vacuum monitor looks at the dead rows of the tables the scheduler
-   * rewrites (jobs, workflows, leases, nodes, registrations; monitors/vacuum.ts). Default 2,000 ms.
-   */
-  vacuumMonitorIntervalMs?: number;
-  /** PostgreSQL: the vacuum monitor vacuums such a table once it has this many dead rows. Default 10,000. */
-  vacuumDeadRows?: number;
   /** How often the owed-children sweep fires child jobs a stopped node left owed. Default 60,000 ms. */
   owedChildrenMonitorIntervalMs?: number;
   /** How often the owed-alarm sweep sends alarms a stopped node left owed. Default 60,000 ms. */
@@ -332,8 +324,6 @@ export interface ResolvedServerOptions {
   /** Given, or the database's default (retention/delete-pacing.ts). */
   retentionBatchPauseMs: number;
   retentionBatchBudgetMs: number;
-  vacuumMonitorIntervalMs: number;
-  vacuumDeadRows: number;
   owedChildrenMonitorIntervalMs: number;
   owedAlarmMonitorIntervalMs: number;
   workflowPollIntervalMs: number;
@@ -358,7 +348,6 @@ export interface MonitorTimings {
   retention: Pick<RetentionMonitorOptions, 'intervalMs' | 'batchSize' | 'batchPauseMs' | 'batchBudgetMs'>;
   owedChildren: Pick<OwedChildrenMonitorOptions, 'intervalMs' | 'graceMs' | 'lookBackMs' | 'batchSize'>;
   owedAlarms: Pick<OwedAlarmMonitorOptions, 'intervalMs' | 'batchSize'>;
-  vacuum: Pick<VacuumMonitorOptions, 'intervalMs' | 'deadRows'>;
 }
 
 export const SERVER_DEFAULTS = {
@@ -387,8 +376,6 @@ export const SERVER_DEFAULTS = {
   reportsMonitorIntervalMs: 60_000,
   retentionMonitorIntervalMs: 3_600_000,
   retentionBatchBudgetMs: 0,
-  vacuumMonitorIntervalMs: 2_000,
-  vacuumDeadRows: 10_000,
   owedChildrenMonitorIntervalMs: 60_000,
   owedAlarmMonitorIntervalMs: 60_000,
   workflowPollIntervalMs: 1_000,
@@ -480,8 +467,6 @@ export const SERVER_OPTIONS_SCHEMA = Type.Object({
     workflowPollIntervalMs: boundedInteger(10, MINUTE, SERVER_DEFAULTS.workflowPollIntervalMs),
     workflowSweepIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.workflowSweepIntervalMs),
     workflowSweepGraceMs: boundedInteger(0, HOUR, SERVER_DEFAULTS.workflowSweepGraceMs),
-    vacuumMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.vacuumMonitorIntervalMs),
-    vacuumDeadRows: boundedInteger(1, 100_000_000, SERVER_DEFAULTS.vacuumDeadRows),
     owedChildrenMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.owedChildrenMonitorIntervalMs),
     owedAlarmMonitorIntervalMs: boundedInteger(10, HOUR, SERVER_DEFAULTS.owedAlarmMonitorIntervalMs),
   }),
@@ -602,8 +587,6 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     workflowPollIntervalMs: internalInt('workflowPollIntervalMs'),
     workflowSweepIntervalMs: internalInt('workflowSweepIntervalMs'),
     workflowSweepGraceMs: internalInt('workflowSweepGraceMs'),
-    vacuumMonitorIntervalMs: internalInt('vacuumMonitorIntervalMs'),
-    vacuumDeadRows: internalInt('vacuumDeadRows'),
     owedChildrenMonitorIntervalMs: internalInt('owedChildrenMonitorIntervalMs'),
     owedAlarmMonitorIntervalMs: internalInt('owedAlarmMonitorIntervalMs'),
   };
@@ -648,7 +631,6 @@ function monitorTimings(o: Omit<ResolvedServerOptions, 'monitors'>): MonitorTimi
       batchSize: t.owedChildrenBatchSize,
     },
     owedAlarms: { intervalMs: o.owedAlarmMonitorIntervalMs, batchSize: t.owedAlarmBatchSize },
-    vacuum: { intervalMs: o.vacuumMonitorIntervalMs, deadRows: o.vacuumDeadRows },
   };
 }
 

@@ -46,7 +46,6 @@ import { RegistryMonitor } from './monitors/registry.js';
 import { ReportsMonitor } from './monitors/reports.js';
 import { RetentionMonitor } from './monitors/retention.js';
 import { RetryMonitor } from './monitors/retries.js';
-import { VacuumMonitor } from './monitors/vacuum.js';
 import { createMetrics, type Metrics, registerOps } from './ops/index.js';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.js';
 import { FailureDecisions } from './retries/failure-decisions.js';
@@ -445,18 +444,6 @@ async function startOnStore(
     logger: logger.child({ part: 'retention-monitor' }),
     ...o.monitors.retention,
   });
-  // PostgreSQL only: the rewritten tables' dead rows (store/upkeep.ts).
-  const vacuumMonitor =
-    store.dialect === 'postgres'
-      ? new VacuumMonitor({
-          upkeep: store.upkeep,
-          lease,
-          clock,
-          logger: logger.child({ part: 'vacuum-monitor' }),
-          ...o.monitors.vacuum,
-          onVacuum: (table, ms) => metrics.tableVacuumed(table, ms),
-        })
-      : undefined;
 
   const owedChildrenMonitor = new OwedChildrenMonitor({
     childFires: store.childFires,
@@ -599,10 +586,6 @@ async function startOnStore(
     started.push(() => reportsMonitor.stop());
     retentionMonitor.start();
     started.push(() => retentionMonitor.stop());
-    if (vacuumMonitor !== undefined) {
-      vacuumMonitor.start();
-      started.push(() => vacuumMonitor.stop());
-    }
     if (owedAlarmMonitor !== undefined) {
       owedAlarmMonitor.start();
       started.push(() => owedAlarmMonitor.stop());
@@ -633,7 +616,6 @@ async function startOnStore(
       registryMonitor.stop(),
       reportsMonitor.stop(),
       retentionMonitor.stop(),
-      vacuumMonitor?.stop(),
       owedAlarmMonitor?.stop(),
     ]);
     await recorder.idle();

@@ -101,8 +101,6 @@ export interface Metrics {
   claimsHeldBack(): void;
   /** The SQLite store's checkpoint thread ran a checkpoint. */
   walCheckpointed(checkpoint: WalCheckpoint): void;
-  /** The vacuum monitor vacuumed a table (PostgreSQL), taking `ms`. */
-  tableVacuumed(table: string, ms: number): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -245,19 +243,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
-  const vacuums = new Counter({
-    name: 'tickwheel_table_vacuums_total',
-    help: "PostgreSQL: vacuums of the scheduler's rewritten tables by the vacuum monitor, by table",
-    labelNames: ['table'] as const,
-    registers: [registry],
-  });
-  const vacuumSeconds = new Counter({
-    name: 'tickwheel_table_vacuum_seconds_total',
-    help: 'PostgreSQL: time the vacuum monitor spent vacuuming, by table',
-    labelNames: ['table'] as const,
-    registers: [registry],
-  });
-
   return {
     stageDone(stage, ms, records) {
       stageSeconds.observe({ stage }, ms / 1000);
@@ -275,10 +260,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     walCheckpointed(checkpoint) {
       walCheckpoints.inc({ mode: checkpoint.mode });
       walFrames.set(checkpoint.walFrames);
-    },
-    tableVacuumed(table, ms) {
-      vacuums.inc({ table });
-      vacuumSeconds.inc({ table }, ms / 1000);
     },
     fireDispatched(fire) {
       fires.inc({ trigger_type: fire.triggerType });

@@ -86,12 +86,6 @@ export type * from './schema.js';
 export type { NewSession, SessionRepository } from './sessions.js';
 export type { SettingRepository } from './settings.js';
 export type { Store } from './store.js';
-export {
-  type TableRows,
-  type UpkeepRepository,
-  VACUUMED_TABLES,
-  type VacuumedTable,
-} from './upkeep.js';
 export type { NewApiToken, NewUser, UserPatch, UserRepository } from './users.js';
 export type {
   NewWorkflowRun,

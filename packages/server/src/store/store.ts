@@ -18,7 +18,6 @@ import { createRetryRepository, type RetryRepository } from './retries.js';
 import type { Database } from './schema.js';
 import { createSessionRepository, type SessionRepository } from './sessions.js';
 import { createSettingRepository, type SettingRepository } from './settings.js';
-import { createUpkeepRepository, type UpkeepRepository } from './upkeep.js';
 import { createUserRepository, type UserRepository } from './users.js';
 import { createWorkflowRepository, type WorkflowRepository } from './workflows.js';
 
@@ -50,8 +49,6 @@ export interface Store {
   readonly alarmChannels: AlarmChannelRepository;
   /** Workflows and their runs (workflows/). */
   readonly workflows: WorkflowRepository;
-  /** PostgreSQL's vacuum of the rewritten tables (the vacuum monitor's); nothing on SQLite and MySQL. */
-  readonly upkeep: UpkeepRepository;
   /** One trivial query: resolves when the database answers (readiness probes). */
   ping(): Promise<void>;
   /** Closes the pool (or the SQLite database). */
@@ -81,7 +78,6 @@ export function createStore(connection: StoreConnection): Store {
     reports: createReportRepository(connection),
     alarmChannels: createAlarmChannelRepository(connection),
     workflows: createWorkflowRepository(connection),
-    upkeep: createUpkeepRepository(connection),
     async ping() {
       await sql`SELECT 1`.execute(connection.db);
     },
