@@ -14,11 +14,11 @@
  *     [--drop fire_scheduled_idx,…] [--add "CREATE INDEX …"] [--fillfactor 100]
  *     [--separate-marks] [--vacuum-job-every 0] [--vacuum-fire-every 0] [--per-round] [--keep] [--postgres-url postgres://…/test]
  *
- * `--vacuum-job-every K` vacuums the job table every K rounds (as the vacuum monitor does once
- * it has 10,000 dead rows; 0: never), `--vacuum-fire-every K` the fire table (autovacuum's work,
- * where it runs). `--fillfactor` sets the fire table's before filling.
- * `--per-round` also prints the database's µs a fire of each measured round (does it grow?) and
- * the wall time of each kind of statement in it. `--keep` leaves the schema (and says which).
+ * `--vacuum-job-every K` vacuums the job table every K rounds, `--vacuum-fire-every K` the fire
+ * table (0: never; this machine's PostgreSQL runs no autovacuum). `--fillfactor` sets the fire
+ * table's before filling. `--per-round` also prints the database's µs a fire of each measured
+ * round (does it grow?) and the wall time of each kind of statement in it. `--keep` leaves the
+ * schema (and says which).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
