@@ -229,6 +229,17 @@ function connectPostgres(
     types: PG_TYPES,
     application_name: applicationName,
     ...(schema === undefined ? {} : { options: `-c search_path="${schema}"` }),
+    // A statement, not a startup parameter: pgbouncer refuses startup parameters it does not know.
+    // The pool hands the client out once it is done (a statement sent while another runs on the
+    // same client is deprecated in pg 8 and refused from pg 9); should it fail, the client is
+    // ended and the caller gets the error.
+    ...(statementTimeoutMs > 0
+      ? {
+          onConnect: async (client: pg.ClientBase) => {
+            await client.query(`SET idle_in_transaction_session_timeout = ${statementTimeoutMs}`);
+          },
+        }
+      : {}),
   });
   // An unheard `error` event ends the process. pg-pool hears an idle client's and removes it; a
   // checked-out client (between two statements of a transaction) has no listener of its own, so
@@ -238,13 +249,6 @@ function connectPostgres(
     client.on('error', (err) => {
       if (client.listenerCount('error') === 1) reportSafely(onConnectionError, err);
     });
-    // A statement, not a startup parameter: pgbouncer refuses startup parameters it does not know.
-    // Queued before the statement the pool hands this client out for.
-    if (statementTimeoutMs > 0) {
-      client
-        .query(`SET idle_in_transaction_session_timeout = ${statementTimeoutMs}`)
-        .catch((err: Error) => reportSafely(onConnectionError, err));
-    }
     watchPostgresClient(client, watchdog);
   });
   pool.on('acquire', (client) => watchdog.busy(client));
