@@ -2,8 +2,8 @@
  * A new PostgreSQL connection gets its session setting (`idle_in_transaction_session_timeout`, so
  * the database ends a transaction a stalled path left open) in the pool's `onConnect`, before the
  * pool hands it out: the setting holds for its very first statement, and the setting's statement
- * never runs beside the caller's on one client (deprecated in pg 8 with a warning, refused from
- * pg 9).
+ * never runs beside the caller's on one client (deprecated in pg 8 with a warning, its queueing
+ * to be removed in pg 9).
  */
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';

@@ -231,8 +231,8 @@ function connectPostgres(
     ...(schema === undefined ? {} : { options: `-c search_path="${schema}"` }),
     // A statement, not a startup parameter: pgbouncer refuses startup parameters it does not know.
     // The pool hands the client out once it is done (a statement sent while another runs on the
-    // same client is deprecated in pg 8 and refused from pg 9); should it fail, the client is
-    // ended and the caller gets the error.
+    // same client is deprecated in pg 8, its queueing to be removed in pg 9); should it fail, the
+    // client is ended and the caller gets the error.
     ...(statementTimeoutMs > 0
       ? {
           onConnect: async (client: pg.ClientBase) => {
