@@ -229,17 +229,18 @@ function connectPostgres(
     types: PG_TYPES,
     application_name: applicationName,
     ...(schema === undefined ? {} : { options: `-c search_path="${schema}"` }),
-    // A statement, not a startup parameter: pgbouncer refuses startup parameters it does not know.
-    // The pool hands the client out once it is done (a statement sent while another runs on the
-    // same client is deprecated in pg 8, its queueing to be removed in pg 9); should it fail, the
-    // client is ended and the caller gets the error.
-    ...(statementTimeoutMs > 0
-      ? {
-          onConnect: async (client: pg.ClientBase) => {
-            await client.query(`SET idle_in_transaction_session_timeout = ${statementTimeoutMs}`);
-          },
-        }
-      : {}),
+    // Before the pool hands a new client out: every statement of it is watched from here on (this
+    // first one too: on a silent path it fails at the limit instead of holding the caller's
+    // acquire), and its session setting is made. A statement, not a startup parameter: pgbouncer
+    // refuses startup parameters it does not know. Awaited here, not queued beside the caller's
+    // first statement (a statement sent while another runs on the same client is deprecated in
+    // pg 8, its queueing to be removed in pg 9); should it fail, the pool ends the client and the
+    // caller gets the error.
+    onConnect: async (client: pg.ClientBase) => {
+      watchPostgresClient(client as pg.PoolClient, watchdog);
+      if (statementTimeoutMs > 0)
+        await client.query(`SET idle_in_transaction_session_timeout = ${statementTimeoutMs}`);
+    },
   });
   // An unheard `error` event ends the process. pg-pool hears an idle client's and removes it; a
   // checked-out client (between two statements of a transaction) has no listener of its own, so
@@ -249,7 +250,6 @@ function connectPostgres(
     client.on('error', (err) => {
       if (client.listenerCount('error') === 1) reportSafely(onConnectionError, err);
     });
-    watchPostgresClient(client, watchdog);
   });
   pool.on('acquire', (client) => watchdog.busy(client));
   pool.on('release', (_err, client) => watchdog.idle(client, postgresSocket(client)));
