@@ -10,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { App } from './App';
 import { ApiError } from './api/client';
 import { AuthProvider } from './auth/AuthContext';
+import { useReducedMotion } from './components/reducedMotion';
 import './i18n';
 
 const queryClient = new QueryClient({
@@ -31,11 +32,16 @@ const MODAL = { styles: { title: { marginInlineEnd: 36 } } };
 function Root() {
   const { i18n } = useTranslation();
   const zh = i18n.language === 'zh';
+  const reducedMotion = useReducedMotion();
   useEffect(() => {
     dayjs.locale(zh ? 'zh-cn' : 'en');
   }, [zh]);
   return (
-    <ConfigProvider locale={zh ? zhCN : enUS} theme={{ token: { colorPrimary: '#1677ff' } }} modal={MODAL}>
+    <ConfigProvider
+      locale={zh ? zhCN : enUS}
+      theme={{ token: { colorPrimary: '#1677ff', motion: !reducedMotion } }}
+      modal={MODAL}
+    >
       <AntApp>
         <QueryClientProvider client={queryClient}>
           <AuthProvider>

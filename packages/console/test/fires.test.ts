@@ -195,23 +195,25 @@ describe('console: fire records', () => {
   }, 90_000);
 
   it('streams a running fire’s log, appending lines as they come, until the run ends', async () => {
-    const jobId = await createJob(platform, { name: 'slow lines', executorHandler: 'slow' });
-    const fireId = await triggerOnce(platform, jobId, '3');
+    const jobId = await createJob(platform, { name: 'gated lines', executorHandler: 'gated' });
+    const fireId = await triggerOnce(platform, jobId);
     await page.goto(url(platform, `fires/${fireId}`));
 
-    const early = await logHolding(page, 'slow line 1\n');
-    // The run writes 10 lines over 3 s: the first ones show before the run is over.
-    expect(early).not.toContain('slow line 10');
+    // The run logs five lines and waits for the test: what shows came while it ran.
+    const early = await logHolding(page, 'gated line 5\n');
+    expect(early).not.toContain('gated line 6');
     const state = page.getByTestId('fire-log-state');
+    expect(await state.getAttribute('data-state')).not.toBe('ended');
+    platform.openGate();
     await waitFor(async () => (await state.getAttribute('data-state')) === 'ended', 'the log to end', 30_000);
     const whole = (await page.getByTestId('fire-log').textContent()) ?? '';
-    const lines = whole.split('\n').filter((line) => /slow line \d+$/.test(line));
-    expect(lines.map((line) => line.replace(/^.*slow line /, ''))).toEqual(
+    const lines = whole.split('\n').filter((line) => /gated line \d+$/.test(line));
+    expect(lines.map((line) => line.replace(/^.*gated line /, ''))).toEqual(
       Array.from({ length: 10 }, (_, i) => String(i + 1)),
     );
     await expect(state.textContent()).resolves.toContain('End of the log');
     await page.locator('h3 [data-status="succeeded"]').waitFor();
-    await expect(page.getByTestId('handle-msg').textContent()).resolves.toBe('slow done');
+    await expect(page.getByTestId('handle-msg').textContent()).resolves.toBe('gated done');
 
     await screenshot(page, 'fire-detail-en');
     await switchLanguage(page, '中文');

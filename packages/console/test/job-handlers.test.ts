@@ -60,7 +60,9 @@ describe('console: the job form suggests handler names', () => {
     await openNewJob();
     await chooseApp(APP_NAME);
     await handlerField().click();
-    await expect.poll(() => suggestions().allTextContents()).toEqual(['echo', 'fail', 'html', 'slow']);
+    await expect
+      .poll(() => suggestions().allTextContents())
+      .toEqual(['echo', 'fail', 'gated', 'html', 'slow']);
 
     await handlerField().fill('SL');
     await expect.poll(() => suggestions().allTextContents()).toEqual(['slow']);

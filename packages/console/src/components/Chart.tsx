@@ -16,6 +16,7 @@ import {
 import { type ComposeOption, type EChartsType, init, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'react';
+import { prefersReducedMotion } from './reducedMotion';
 
 use([BarChart, LineChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
 
@@ -31,10 +32,6 @@ export interface ChartProps {
   /** What the chart shows, read out by screen readers (the canvas itself says nothing). */
   label: string;
   testId?: string;
-}
-
-function prefersReducedMotion(): boolean {
-  return window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 }
 
 export default function Chart({ option, height = 300, label, testId }: ChartProps) {

@@ -4,6 +4,7 @@
  * app `console-e2e`, with handlers the tests drive:
  * - `echo`: logs its param and returns it;
  * - `slow`: logs a line every 300 ms for `param` seconds (default 30), stops when killed;
+ * - `gated`: logs five lines, waits until the test calls `openGate()`, logs five more;
  * - `html`: logs markup that must be shown as text (it sets `window.__pwned` if it ever runs);
  * - `fail`: throws.
  * Script (GLUE) jobs run on the same executor (bash).
@@ -34,6 +35,8 @@ export interface Platform {
   appId: number;
   /** The installation-wide executor token (what apps in compatibility mode accept). */
   installationToken: string;
+  /** Lets the runs of `gated` waiting after their fifth line go on. */
+  openGate(): void;
   /** Calls the REST API as the admin (bearer token); throws on an error answer. */
   api<T = unknown>(method: string, apiPath: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
@@ -110,6 +113,19 @@ export async function startPlatform(): Promise<Platform> {
     }
     return 'slow done';
   });
+  let release = () => {};
+  let gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  executor.handle('gated', async (ctx) => {
+    for (let i = 1; i <= 5; i++) ctx.log(`gated line ${i}`);
+    await gate;
+    for (let i = 6; i <= 10; i++) {
+      ctx.log(`gated line ${i}`);
+      await sleep(100, undefined, { signal: ctx.signal });
+    }
+    return 'gated done';
+  });
   executor.handle('html', async (ctx) => {
     ctx.log(HTML_LOG_LINE);
     return HTML_LOG_LINE;
@@ -131,6 +147,13 @@ export async function startPlatform(): Promise<Platform> {
     executorAddress,
     appId: app.id,
     installationToken: accessToken,
+    openGate() {
+      const open = release;
+      gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      open();
+    },
     api,
     async stop() {
       await executor.stop({ timeoutMs: 0 });
