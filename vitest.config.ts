@@ -15,6 +15,9 @@ export default defineConfig({
     // would fail anyway; long enough for a few such waits on a loaded machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is a single look or two at a console beside another file's
+    // load: a start confirmed by the server in 48 ms was still drawing after 1.4 s once.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default', './tools/summary-reporter.ts'],
   },
 });
