@@ -1,6 +1,7 @@
 /**
- * The hot PostgreSQL statements that find a batch's records by id and then check their status
- * must look them up by primary key. Left to itself the planner may intersect the ids with the
+ * The PostgreSQL statements that find a batch's records by id and then check their status (the
+ * send fence, the results, and the skips and trigger-type changes of the planner's recovery and
+ * the loader) must look them up by primary key. Left to itself the planner may intersect the ids with the
  * (status, scheduled_at) index's `pending` or `dispatched` range, which keeps an entry for every
  * version of a record that had the status since the last vacuum: each statement then reads
  * through them all, and the more records the table has had, the slower every batch (a fence of
@@ -11,6 +12,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPendingTriggerTypeStatement, skipPendingStatement } from '../src/store/fires.js';
 import { PG_FINISH } from '../src/store/hot/finish.js';
 import { PG_FENCE } from '../src/store/hot/send-fence.js';
 import type { Store } from '../src/store/index.js';
@@ -93,14 +95,25 @@ describe('hot statements on postgres', () => {
   it.each([
     ['without statistics', false],
     ['analysed', true],
-  ])('%s, the send fence and the results look their records up by primary key', async (_name, analyse) => {
+  ])('%s, the send fence, the results, skips and trigger-type changes look their records up by primary key', async (_name, analyse) => {
     expect(ids).toHaveLength(BATCH);
     if (analyse) await sql`ANALYZE fire`.execute(store.db);
-    for (const text of [PG_FENCE, PG_FINISH]) {
-      const values = text === PG_FENCE ? fenceValues() : finishValues();
+    const statements: [string, string, unknown[]][] = [
+      ['send fence', PG_FENCE, fenceValues()],
+      ['results', PG_FINISH, finishValues()],
+    ];
+    for (const [name, statement] of [
+      ['skip', skipPendingStatement(store.connection, ids, 'job gone', NOW)],
+      ['skip as misfire', skipPendingStatement(store.connection, ids, 'recovery skipped', NOW, 'MISFIRE')],
+      ['trigger type', setPendingTriggerTypeStatement(store.connection, ids, 'MISFIRE')],
+    ] as const) {
+      const compiled = statement.compile();
+      statements.push([name, compiled.sql, [...compiled.parameters]]);
+    }
+    for (const [name, text, values] of statements) {
       const shown = await plan(text, values);
-      expect(shown).toContain('fire_pkey');
-      expect(shown).not.toContain('fire_status_scheduled_idx');
+      expect(shown, name).toContain('fire_pkey');
+      expect(shown, name).not.toContain('fire_status_scheduled_idx');
     }
   });
 });

@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { TriggerType } from '@tickwheel/protocol';
+import { sql } from 'kysely';
 import { readAside, type StoreConnection } from './connection.js';
 import type { FireStatus } from './fire-status.js';
 import { type ClaimRequest, type ClaimResult, claimDueFires } from './hot/claim.js';
@@ -177,6 +178,52 @@ export function newFireRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> 
         }),
     created_at: nowMs,
   };
+}
+
+/**
+ * `fire.status` as the statements that find their records by id and then check the status write
+ * it: an expression no index serves, so the planner reads the records by primary key and not
+ * through the (status, scheduled_at) index's range of that status, which keeps an entry for
+ * every version of every record that ever had it until a vacuum (fire-status.ts, `pgStatusById`;
+ * SQLite's `+status` likewise). MySQL's InnoDB purges old versions itself: the plain column.
+ */
+function statusById(conn: StoreConnection) {
+  if (conn.dialect === 'postgres') return sql<string>`(status || '')`;
+  if (conn.dialect === 'sqlite') return sql<string>`+status`;
+  return sql.ref<string>('status');
+}
+
+/** The statement of `skipPendingFires` (exported for the plan tests). */
+export function skipPendingStatement(
+  conn: StoreConnection,
+  ids: readonly number[],
+  message: string,
+  nowMs: number,
+  triggerType?: TriggerType,
+) {
+  return conn.db
+    .updateTable('fire')
+    .set({
+      status: 'skipped',
+      handle_at: nowMs,
+      handle_msg: message,
+      ...(triggerType === undefined ? {} : { trigger_type: triggerType }),
+    })
+    .where('id', 'in', ids)
+    .where(statusById(conn), '=', 'pending');
+}
+
+/** The statement of `setPendingTriggerType` (exported for the plan tests). */
+export function setPendingTriggerTypeStatement(
+  conn: StoreConnection,
+  ids: readonly number[],
+  triggerType: TriggerType,
+) {
+  return conn.db
+    .updateTable('fire')
+    .set({ trigger_type: triggerType })
+    .where('id', 'in', ids)
+    .where(statusById(conn), '=', 'pending');
 }
 
 export function createFireRepository(conn: StoreConnection) {
@@ -429,17 +476,7 @@ export function createFireRepository(conn: StoreConnection) {
     triggerType?: TriggerType,
   ): Promise<number> {
     if (ids.length === 0) return 0;
-    const result = await db
-      .updateTable('fire')
-      .set({
-        status: 'skipped',
-        handle_at: nowMs,
-        handle_msg: message,
-        ...(triggerType === undefined ? {} : { trigger_type: triggerType }),
-      })
-      .where('id', 'in', ids)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
+    const result = await skipPendingStatement(conn, ids, message, nowMs, triggerType).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
@@ -450,12 +487,7 @@ export function createFireRepository(conn: StoreConnection) {
    */
   async function setPendingTriggerType(ids: readonly number[], triggerType: TriggerType): Promise<number> {
     if (ids.length === 0) return 0;
-    const result = await db
-      .updateTable('fire')
-      .set({ trigger_type: triggerType })
-      .where('id', 'in', ids)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
+    const result = await setPendingTriggerTypeStatement(conn, ids, triggerType).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
