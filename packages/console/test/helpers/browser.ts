@@ -4,7 +4,7 @@
  */
 
 import { basename, join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './platform.js';
 
@@ -21,19 +21,28 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: process.env.TW_CHROMIUM ?? '/usr/bin/chromium',
     args: CHROMIUM_FLAGS,
   });
-  const traceDir = process.env.TW_TRACE_DIR;
-  if (traceDir) {
+  if (process.env.TW_TRACE_DIR) {
     const close = browser.close.bind(browser);
-    let n = 0;
     browser.close = async (options) => {
-      for (const context of browser.contexts()) {
-        const name = `${basename(expect.getState().testPath ?? 'test')}-${process.pid}-${n++}.zip`;
-        await context.tracing.stop({ path: join(traceDir, name) }).catch(() => undefined);
-      }
+      for (const context of browser.contexts()) await saveTrace(context);
       return close(options);
     };
   }
   return browser;
+}
+
+let traces = 0;
+
+/**
+ * With `TW_TRACE_DIR`, saves a context's Playwright trace there before it closes (its own close
+ * or its browser's), named after the test file: `npx playwright-core show-trace <file>`.
+ */
+async function saveTrace(context: BrowserContext): Promise<void> {
+  const traceDir = process.env.TW_TRACE_DIR;
+  if (!traceDir) return;
+  const name = `${basename(expect.getState().testPath ?? 'test')}-${process.pid}-${++traces}.zip`;
+  // A context whose trace was saved already (closed before its browser) has none to stop.
+  await context.tracing.stop({ path: join(traceDir, name) }).catch(() => undefined);
 }
 
 /**
@@ -62,7 +71,14 @@ export async function newPage(
     locale: options.locale ?? 'en-US',
     reducedMotion: options.reducedMotion ?? 'reduce',
   });
-  if (process.env.TW_TRACE_DIR) await context.tracing.start({ screenshots: true, snapshots: true });
+  if (process.env.TW_TRACE_DIR) {
+    await context.tracing.start({ screenshots: true, snapshots: true });
+    const close = context.close.bind(context);
+    context.close = async (options) => {
+      await saveTrace(context);
+      return close(options);
+    };
+  }
   const page = await context.newPage();
   page.on('pageerror', (error) => console.error(`[browser] page error: ${error.stack ?? error.message}`));
   page.on('console', (message) => {
