@@ -81,8 +81,11 @@ export async function newPage(
   }
   const page = await context.newPage();
   page.on('pageerror', (error) => console.error(`[browser] page error: ${error.stack ?? error.message}`));
+  // Not the browser's line for each 4xx/5xx answer: many tests ask for refusals on purpose (a
+  // trace shows every request).
   page.on('console', (message) => {
-    if (message.type() === 'error') console.error(`[browser] console error: ${message.text()}`);
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource:'))
+      console.error(`[browser] console error: ${message.text()}`);
   });
   // 30 s: the suite runs two files at a time, and a browser beside another file's servers and
   // executors on two cores can take seconds for one answer to appear.
