@@ -29,37 +29,52 @@ describe.each(DIALECTS)('hot statement timings on %s', (dialect) => {
       schedule_type: 'NONE',
       schedule_conf: '',
     });
-    const ids: number[] = [];
-    for (let page = 0; page < 10; page++) {
-      const fires = Array.from({ length: 100 }, (_, i) => ({
-        jobId: job.id,
-        appId,
-        scheduledAt: 1_000_000 + page * 100 + i,
-        triggerType: 'API' as const,
-        executorHandler: 'timed',
-        executorParam: null,
-      }));
-      ids.push(...(await store.fires.createFires(fires, Date.now())));
+    // Three batches of 1,000 pending records, one for each try below.
+    const batches: number[][] = [];
+    for (let batch = 0; batch < 3; batch++) {
+      const ids: number[] = [];
+      for (let page = 0; page < 10; page++) {
+        const fires = Array.from({ length: 100 }, (_, i) => ({
+          jobId: job.id,
+          appId,
+          scheduledAt: 1_000_000 + batch * 1_000 + page * 100 + i,
+          triggerType: 'API' as const,
+          executorHandler: 'timed',
+          executorParam: null,
+        }));
+        ids.push(...(await store.fires.createFires(fires, Date.now())));
+      }
+      batches.push(ids);
     }
     const seen: Array<{ stage: HotStage; ms: number; records: number }> = [];
     store.fires.observeHotStatements({
       statement: (stage, ms, records) => seen.push({ stage, ms, records }),
     });
 
-    const started = performance.now();
-    await store.fires.markDispatched(
-      ids.map((fireId) => ({
+    // The timing's share of the call's wall time, best of three: on a loaded machine one call's
+    // wall time can take in a pause of the process of its own (once 9 ms timed of 24 ms), but a
+    // timer that missed part of the statement misses it every time.
+    const shares: number[] = [];
+    for (const ids of batches) {
+      const marks = ids.map((fireId) => ({
         fireId,
         triggerAt: Date.now(),
         executorAddress: 'http://127.0.0.1:9/',
         triggerCode: 200,
         triggerMsg: 'timed',
-      })),
-    );
-    const wall = performance.now() - started;
+      }));
+      const started = performance.now();
+      await store.fires.markDispatched(marks);
+      const wall = performance.now() - started;
+      shares.push(seen.at(-1)!.ms / wall);
+    }
 
-    expect(seen.map(({ stage, records }) => [stage, records])).toEqual([['mark', 1_000]]);
+    expect(seen.map(({ stage, records }) => [stage, records])).toEqual([
+      ['mark', 1_000],
+      ['mark', 1_000],
+      ['mark', 1_000],
+    ]);
     // The whole of it, not the part after the first await.
-    expect(seen[0]!.ms).toBeGreaterThanOrEqual(wall * 0.5);
+    expect(Math.max(...shares)).toBeGreaterThanOrEqual(0.5);
   });
 });
