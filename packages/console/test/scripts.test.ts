@@ -149,7 +149,8 @@ describe('console: script editor', () => {
     await confirm.locator('.ant-modal-confirm-title').getByText(`Restore version #${first.id}?`).waitFor();
     await confirm.getByRole('button', { name: 'Restore', exact: true }).click();
     await page.getByText(`Version #${first.id} restored: the next run runs it`).waitFor();
-    await expect(editorText(page)).resolves.toBe(VERSION_ONE);
+    // The editor takes the restored text on its next render, which may come after the message's.
+    await expect.poll(() => editorText(page)).toBe(VERSION_ONE);
     await history.getByText(`restored version ${first.id}: first version`).waitFor();
 
     const thirdRun = await runOnce(platform, jobId);
