@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { TriggerType } from '@tickwheel/protocol';
 import { sql } from 'kysely';
 import { readAside, type StoreConnection } from './connection.js';
-import type { FireStatus } from './fire-status.js';
+import { type FireStatus, pgStatusById } from './fire-status.js';
 import { type ClaimRequest, type ClaimResult, claimDueFires } from './hot/claim.js';
 import { type DispatchMark, markDispatched, markDispatchFailed } from './hot/dispatch-marks.js';
 import { type FinishedFire, type FireResult, finishFires } from './hot/finish.js';
@@ -188,7 +188,7 @@ export function newFireRow(fire: NewFire, nowMs: number): Omit<FireTable, 'id'> 
  * SQLite's `+status` likewise). MySQL's InnoDB purges old versions itself: the plain column.
  */
 function statusById(conn: StoreConnection) {
-  if (conn.dialect === 'postgres') return sql<string>`(status || '')`;
+  if (conn.dialect === 'postgres') return sql.raw<string>(pgStatusById('fire'));
   if (conn.dialect === 'sqlite') return sql<string>`+status`;
   return sql.ref<string>('status');
 }
