@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { callExecutor, trigger } from '@tickwheel/test-fixtures/executor-client';
@@ -116,6 +116,32 @@ describe('tickwheel executor', () => {
     const { code, stderr } = runCli(['executor', '--app', 'x', '--token', TOKEN, '--protocol', 'G9']);
     expect(code).toBe(2);
     expect(stderr).toContain('Allowed choices are G2, G3, G4');
+  });
+
+  it('refuses a bad --log-layout with the allowed choices', () => {
+    const { code, stderr } = runCli(['executor', '--app', 'x', '--token', TOKEN, '--log-layout', 'one-file']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('Allowed choices are file-per-run, file-per-day');
+  });
+
+  it('--log-layout file-per-day keeps a script run log in the day file and reads it back', async () => {
+    server = await startTestServer({ accessToken: TOKEN });
+    cli = new CliProcess([...executorArgs(server.address), '--log-layout', 'file-per-day']);
+    const [, address] = await cli.waitForOutput(/listening on (http:\/\/\S+)/);
+    const logDateTime = Date.now();
+    const run = trigger({
+      logId: 701,
+      logDateTime,
+      glueType: 'GLUE_SHELL',
+      glueSource: 'echo "in the day file"',
+    });
+    expect((await call(address!, 'run', run)).code).toBe(200);
+    expect(await server.callbackFor(701)).toMatchObject({ logId: 701, handleCode: 200 });
+    const log = await call(address!, 'log', { logDateTim: logDateTime, logId: 701, fromLineNum: 1 });
+    expect(JSON.stringify(log)).toContain('in the day file');
+    const folders = (await readdir(logDir)).filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name));
+    expect(folders).toHaveLength(1);
+    expect((await readdir(path.join(logDir, folders[0]!))).sort()).toEqual(['runs.idx', 'runs.log']);
   });
 
   it('refuses to start without a token unless --insecure', () => {

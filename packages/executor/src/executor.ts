@@ -136,6 +136,7 @@ export class Executor {
     const { logger } = this.options;
     this.jobLogs = new JobLogs({
       logDir: this.options.logDir,
+      layout: this.options.logLayout,
       retentionDays: this.options.logRetentionDays,
       clock: this.options.clock,
       logger,

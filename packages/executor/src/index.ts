@@ -27,6 +27,8 @@ export type { Transport } from '@tickwheel/protocol';
 export { isTickwheelError, TickwheelError } from '@tickwheel/protocol';
 export type { JobContext, JobHandler, JobWorkflow } from './context.js';
 export type { ExecutorRequestListener, HandleOptions, StopOptions } from './executor.js';
+/** The values of the `logLayout` option. */
+export { JOB_LOG_LAYOUTS, type JobLogLayout } from './log-file-layout.js';
 export { callPathUnder, normalizeMountPrefix } from './mount-path.js';
 export type { ExecutorOptions, InternalOptions } from './options.js';
 export type { RunOutcome, StopReason } from './runner.js';

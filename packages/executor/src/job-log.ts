@@ -1,7 +1,8 @@
 /**
- * Job logs: one file per run at `<logDir>/<yyyy-MM-dd>/<logId>.log`, written by the run while
- * it goes, read back by the server's `log` call in capped pages, and deleted by a daily sweep
- * once older than the retention.
+ * Job logs: one file per run at `<logDir>/<yyyy-MM-dd>/<logId>.log` (the protocol's layout, the
+ * default) or, with the `file-per-day` layout, the runs of a day appended to one shared file
+ * with an index; written by the run while it goes, read back by the server's `log` call in
+ * capped pages, and deleted by a daily sweep once older than the retention.
  */
 import { type FileHandle, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,10 +10,27 @@ import { format } from 'node:util';
 import { type LogResult, WireMessages } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
 import { type Clock, repeatEvery, systemClock } from './clock.js';
+import {
+  DAY_INDEX_FILE,
+  DAY_INDEX_FIRST,
+  DAY_INDEX_RECORD_BYTES,
+  DAY_LOG_FILE,
+  type JobLogLayout,
+} from './log-file-layout.js';
 import { type LogFileSource, LogFileThread, type LogFileWrite } from './log-file-thread.js';
+
+export {
+  DAY_INDEX_FILE,
+  DAY_INDEX_FIRST,
+  DAY_INDEX_RECORD_BYTES,
+  DAY_LOG_FILE,
+  JOB_LOG_LAYOUTS,
+  type JobLogLayout,
+} from './log-file-layout.js';
 
 /** Appends lines to one run's log file. Writes are ordered; `close` flushes. */
 export interface JobLogWriter {
+  /** The run's file; with the `file-per-day` layout, the day's shared file. */
   readonly path: string;
   /** Appends one line: a timestamp, then the arguments formatted like console.log. */
   log(...args: unknown[]): void;
@@ -23,6 +41,8 @@ export interface JobLogWriter {
 
 export interface JobLogsOptions {
   logDir: string;
+  /** Default `file-per-run`. */
+  layout?: JobLogLayout;
   /** Files older than this many days are deleted by the daily sweep; 0 keeps them forever. */
   retentionDays: number;
   /** Cap on lines returned by one `read`. */
@@ -66,6 +86,7 @@ export class JobLogs {
   private readonly now: () => number;
   private readonly clock: Clock;
   private readonly thread: LogFileThread;
+  readonly layout: JobLogLayout;
   private stopSweeping: (() => void) | undefined;
 
   /**
@@ -80,21 +101,24 @@ export class JobLogs {
     this.logger = options.logger ?? pino({ name: 'tickwheel-executor' });
     this.now = options.now ?? Date.now;
     this.clock = options.clock ?? systemClock;
-    this.thread = new LogFileThread(this.logger);
+    this.layout = options.layout ?? 'file-per-run';
+    this.thread = new LogFileThread(this.logger, this.layout);
   }
 
   /**
-   * The file of one run. The date folder is the date of `logDateTime` in the executor's local
-   * time zone, as XXL-JOB does (it formats with the JVM's default zone), so a server that asks
-   * with the same `logDateTim` finds the file.
+   * The file of one run (with `file-per-day`, the day's shared file it is written to). The date
+   * folder is the date of `logDateTime` in the executor's local time zone, as XXL-JOB does (it
+   * formats with the JVM's default zone), so a server that asks with the same `logDateTim` finds
+   * the file.
    */
   logFilePath(logId: number, logDateTime: number): string {
-    return path.join(this.logDir, localDate(logDateTime), `${logId}.log`);
+    const file = this.layout === 'file-per-day' ? DAY_LOG_FILE : `${logId}.log`;
+    return path.join(this.logDir, localDate(logDateTime), file);
   }
 
   /** The writer of one run's log; the file (and its date folder) is created on the first line. */
   open(logId: number, logDateTime: number, source: string = DEFAULT_LOG_SOURCE): JobLogWriter {
-    return new FileJobLogWriter(this.logFilePath(logId, logDateTime), source, this.now, this.thread);
+    return new FileJobLogWriter(logId, this.logFilePath(logId, logDateTime), source, this.now, this.thread);
   }
 
   /** Appends one timestamped line to a run's log, e.g. after its writer was closed. */
@@ -106,9 +130,12 @@ export class JobLogs {
   ): Promise<void> {
     const write = {
       id: ++lastWriterId,
+      logId,
       path: this.logFilePath(logId, logDateTime),
       text: formatLine(this.now(), source, line),
       close: true,
+      // Not known to be the run's first text: a reader scans on past it.
+      first: false,
     };
     await this.thread.mark({ takeWrite: () => write });
   }
@@ -123,6 +150,7 @@ export class JobLogs {
     const from = Math.max(1, Math.trunc(fromLineNum));
     // Lines logged before this read are on disk before it opens the file.
     await this.thread.settled();
+    if (this.layout === 'file-per-day') return this.readFromDay(logId, logDateTim, from);
     let handle: FileHandle;
     try {
       handle = await open(this.logFilePath(logId, logDateTim), 'r');
@@ -137,6 +165,42 @@ export class JobLogs {
       fromLineNum: from,
       toLineNum: from - 1 + lines.length,
       logContent: lines.join(''),
+      isEnd: false,
+    };
+  }
+
+  /**
+   * `read` in the `file-per-day` layout: the run's segments from the day's index (scanned back
+   * from its end, so a recent run is found at once and an early one costs a read of the index
+   * written after it), then the segments' bytes from the day's file, in order, as one text.
+   */
+  private async readFromDay(logId: number, logDateTim: number, from: number): Promise<LogResult> {
+    const folder = path.join(this.logDir, localDate(logDateTim));
+    const segments = await findDaySegments(path.join(folder, DAY_INDEX_FILE), logId);
+    if (segments.length === 0) {
+      return { fromLineNum: from, toLineNum: 0, logContent: WireMessages.logFileNotExists, isEnd: true };
+    }
+    const page = new PageOfLines(from, this.maxLinesPerRead, this.maxBytesPerRead);
+    const handle = await open(path.join(folder, DAY_LOG_FILE), 'r');
+    try {
+      read: for (const { offset, length } of segments) {
+        for (let done = 0; done < length; ) {
+          // A new buffer each time: the page may keep parts of it.
+          const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, length - done));
+          const { bytesRead } = await handle.read(chunk, 0, chunk.length, offset + done);
+          if (bytesRead === 0) break;
+          if (page.add(chunk.subarray(0, bytesRead))) break read;
+          done += bytesRead;
+        }
+      }
+      page.end();
+    } finally {
+      await handle.close();
+    }
+    return {
+      fromLineNum: from,
+      toLineNum: from - 1 + page.lines.length,
+      logContent: page.lines.join(''),
       isEnd: false,
     };
   }
@@ -213,6 +277,52 @@ export class JobLogs {
 
 let lastWriterId = 0;
 
+const READ_CHUNK_BYTES = 64 * 1024;
+/** Index records read at a time while scanning back. */
+const INDEX_RECORDS_PER_READ = 4_096;
+
+interface DaySegment {
+  offset: number;
+  length: number;
+}
+
+/**
+ * The segments of run `logId` in a day's index, in the order they were written: scanned from the
+ * end back to the run's first segment (or, for a run not in it, through the whole index). A
+ * missing index has none.
+ */
+async function findDaySegments(indexPath: string, logId: number): Promise<DaySegment[]> {
+  let handle: FileHandle;
+  try {
+    handle = await open(indexPath, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const found: DaySegment[] = [];
+  try {
+    // A record cut short by a crash is ignored (the writer drops it before its next append).
+    let end = Math.floor((await handle.stat()).size / DAY_INDEX_RECORD_BYTES);
+    const buffer = Buffer.allocUnsafe(INDEX_RECORDS_PER_READ * DAY_INDEX_RECORD_BYTES);
+    scan: while (end > 0) {
+      const start = Math.max(0, end - INDEX_RECORDS_PER_READ);
+      const bytes = (end - start) * DAY_INDEX_RECORD_BYTES;
+      const { bytesRead } = await handle.read(buffer, 0, bytes, start * DAY_INDEX_RECORD_BYTES);
+      if (bytesRead < bytes) break;
+      for (let i = end - start - 1; i >= 0; i--) {
+        const at = i * DAY_INDEX_RECORD_BYTES;
+        if (buffer.readDoubleLE(at) !== logId) continue;
+        found.push({ offset: buffer.readDoubleLE(at + 8), length: buffer.readUInt32LE(at + 16) });
+        if ((buffer.readUInt32LE(at + 20) & DAY_INDEX_FIRST) !== 0) break scan;
+      }
+      end = start;
+    }
+  } finally {
+    await handle.close();
+  }
+  return found.reverse();
+}
+
 /**
  * A writer that never blocks the event loop: `log` and `write` gather text, and at the end of
  * the turn the log file thread (log-file-thread.ts) appends all of it in one write, so the order
@@ -224,6 +334,8 @@ let lastWriterId = 0;
 class FileJobLogWriter implements JobLogWriter, LogFileSource {
   private readonly id = ++lastWriterId;
   private pending = '';
+  /** No text of this run has gone to the thread yet: its next write is the run's first. */
+  private first = true;
   /** Handed to the thread for the end of this turn. */
   private marked = false;
   private closed = false;
@@ -231,6 +343,7 @@ class FileJobLogWriter implements JobLogWriter, LogFileSource {
   private atLineStart = true;
 
   constructor(
+    private readonly logId: number,
     readonly path: string,
     private readonly source: string,
     private readonly now: () => number,
@@ -258,7 +371,16 @@ class FileJobLogWriter implements JobLogWriter, LogFileSource {
   }
 
   takeWrite(): LogFileWrite {
-    const write = { id: this.id, path: this.path, text: this.pending, close: this.closed };
+    const first = this.first && this.pending !== '';
+    if (first) this.first = false;
+    const write = {
+      id: this.id,
+      logId: this.logId,
+      path: this.path,
+      text: this.pending,
+      close: this.closed,
+      first,
+    };
     this.pending = '';
     this.marked = false;
     return write;

@@ -1,11 +1,21 @@
 /**
  * The job log files' thread (log-file-thread.ts). Per message: every write in order, with plain
  * synchronous calls, each error reported with its file, then one answer with the message's
- * sequence number. A writer's file stays open from its first text until a write closes it.
+ * sequence number. In the `file-per-run` layout a writer's file stays open from its first text
+ * until a write closes it; in `file-per-day` each day's writes of the message are appended to the
+ * day's file in one write and their index records to its index in another, both files opened
+ * and closed within the message.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
+import {
+  CLOSE_FLAG,
+  DAY_INDEX_FILE,
+  DAY_INDEX_FIRST,
+  DAY_INDEX_RECORD_BYTES,
+  FIRST_FLAG,
+} from './log-file-layout.js';
 import type { LogFileAnswer, LogFileBatch } from './log-file-thread.js';
 
 const port = parentPort;
@@ -16,7 +26,11 @@ const fds = new Map<number, number>();
 
 port.on('message', (batch: LogFileBatch) => port.postMessage(writeBatch(batch)));
 
-function writeBatch({ seq, ids, paths, texts, lengths, closes }: LogFileBatch): LogFileAnswer {
+function writeBatch(batch: LogFileBatch): LogFileAnswer {
+  return batch.layout === 'file-per-day' ? writeDays(batch) : writeFiles(batch);
+}
+
+function writeFiles({ seq, ids, paths, texts, lengths, flags }: LogFileBatch): LogFileAnswer {
   const errors: LogFileAnswer['errors'] = [];
   let offset = 0;
   for (let i = 0; i < ids.length; i++) {
@@ -24,7 +38,7 @@ function writeBatch({ seq, ids, paths, texts, lengths, closes }: LogFileBatch): 
     const file = paths[i]!;
     const length = lengths[i]!;
     const text = texts.slice(offset, offset + length);
-    const close = closes[i] === 1;
+    const close = (flags[i]! & CLOSE_FLAG) !== 0;
     offset += length;
     try {
       if (text !== '') {
@@ -48,6 +62,75 @@ function writeBatch({ seq, ids, paths, texts, lengths, closes }: LogFileBatch): 
   return { seq, errors };
 }
 
+/** One day's share of a message in the `file-per-day` layout. */
+interface DayWrites {
+  texts: Buffer[];
+  logIds: number[];
+  firsts: boolean[];
+}
+
+function writeDays({ seq, logIds, paths, texts, lengths, flags }: LogFileBatch): LogFileAnswer {
+  const days = new Map<string, DayWrites>();
+  let offset = 0;
+  for (let i = 0; i < paths.length; i++) {
+    const length = lengths[i]!;
+    const text = texts.slice(offset, offset + length);
+    offset += length;
+    if (text === '') continue;
+    const file = paths[i]!;
+    let day = days.get(file);
+    if (day === undefined) {
+      day = { texts: [], logIds: [], firsts: [] };
+      days.set(file, day);
+    }
+    day.texts.push(Buffer.from(text, 'utf8'));
+    day.logIds.push(logIds[i]!);
+    day.firsts.push((flags[i]! & FIRST_FLAG) !== 0);
+  }
+  const errors: LogFileAnswer['errors'] = [];
+  for (const [file, day] of days) {
+    try {
+      appendToDay(file, day);
+    } catch (err) {
+      errors.push({ path: file, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return { seq, errors };
+}
+
+/**
+ * Appends a day's writes to its file, then their records to its index. The offsets come from the
+ * file's size (one executor process writes a log directory); a record cut short by a crash is
+ * dropped before the index grows, so the records stay aligned.
+ */
+function appendToDay(file: string, { texts, logIds, firsts }: DayWrites): void {
+  const index = Buffer.allocUnsafe(texts.length * DAY_INDEX_RECORD_BYTES);
+  const fd = openForAppend(file);
+  try {
+    let offset = fs.fstatSync(fd).size;
+    for (let i = 0; i < texts.length; i++) {
+      const at = i * DAY_INDEX_RECORD_BYTES;
+      const length = texts[i]!.length;
+      index.writeDoubleLE(logIds[i]!, at);
+      index.writeDoubleLE(offset, at + 8);
+      index.writeUInt32LE(length, at + 16);
+      index.writeUInt32LE(firsts[i] ? DAY_INDEX_FIRST : 0, at + 20);
+      offset += length;
+    }
+    writeBytes(fd, texts.length === 1 ? texts[0]! : Buffer.concat(texts));
+  } finally {
+    fs.closeSync(fd);
+  }
+  const indexFd = openForAppend(path.join(path.dirname(file), DAY_INDEX_FILE));
+  try {
+    const cut = fs.fstatSync(indexFd).size % DAY_INDEX_RECORD_BYTES;
+    if (cut !== 0) fs.ftruncateSync(indexFd, fs.fstatSync(indexFd).size - cut);
+    writeBytes(indexFd, index);
+  } finally {
+    fs.closeSync(indexFd);
+  }
+}
+
 /** Opens `file` to append, making its directory when it is missing (owner only, as the file). */
 function openForAppend(file: string): number {
   try {
@@ -61,7 +144,10 @@ function openForAppend(file: string): number {
 
 /** Writes all of `text`: one `writeSync` may write only part of it. */
 function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
+  writeBytes(fd, Buffer.from(text, 'utf8'));
+}
+
+function writeBytes(fd: number, bytes: Buffer): void {
   let offset = 0;
   while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
 }

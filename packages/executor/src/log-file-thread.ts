@@ -18,14 +18,19 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { CLOSE_FLAG, FIRST_FLAG, type JobLogLayout } from './log-file-layout.js';
 
 /** A file's share of one flush: the text to append, and whether to close it afterwards. */
 export interface LogFileWrite {
   /** The writer's id: the worker keeps one descriptor open per id until a write closes it. */
   id: number;
+  /** The run's; the `file-per-day` layout's index names it. */
+  logId: number;
   path: string;
   text: string;
   close: boolean;
+  /** The run's first text (`file-per-day`: marked in the index so a reader stops there). */
+  first: boolean;
 }
 
 /** Something with text to flush: asked for it once per flush, at the end of the turn it was marked in. */
@@ -38,15 +43,18 @@ const IDLE_END_MS = 10_000;
 
 /**
  * One turn's writes, as the worker gets them: flat arrays and one string (`texts`, each write's
- * `lengths[i]` characters in turn); `closes[i]` is 1 when the write closes its file.
+ * `lengths[i]` characters in turn); `flags[i]` has {@link CLOSE_FLAG} when the write closes its
+ * file and {@link FIRST_FLAG} when it is its run's first text.
  */
 export interface LogFileBatch {
   seq: number;
+  layout: JobLogLayout;
   ids: Float64Array;
+  logIds: Float64Array;
   paths: string[];
   texts: string;
   lengths: Uint32Array;
-  closes: Uint8Array;
+  flags: Uint8Array;
 }
 
 /** The worker's answer to one batch: the writes that failed, with their file. */
@@ -83,7 +91,15 @@ export class LogFileThread {
   /** Writers whose file the worker holds open: it is ended only when there are none. */
   private readonly open = new Set<number>();
 
-  constructor(private readonly logger: Logger) {}
+  /**
+   * `layout` says how the worker writes: a file a writer (`file-per-run`), or each date folder's
+   * writes appended to its shared file and index in one go (`file-per-day`), which keeps no file
+   * open between messages.
+   */
+  constructor(
+    private readonly logger: Logger,
+    private readonly layout: JobLogLayout = 'file-per-run',
+  ) {}
 
   /** Takes `source`'s text at the end of this turn; returns when that write is done. */
   mark(source: LogFileSource): Promise<void> {
@@ -140,16 +156,19 @@ export class LogFileThread {
     // Flat arrays and one string: a message of many small objects costs several times as much to copy.
     const count = sources.length;
     const ids = new Float64Array(count);
-    const closes = new Uint8Array(count);
+    const logIds = new Float64Array(count);
+    const flags = new Uint8Array(count);
     const lengths = new Uint32Array(count);
     const paths: string[] = new Array(count);
+    const holdsFiles = this.layout === 'file-per-run';
     let texts = '';
     for (let i = 0; i < count; i++) {
       const write = (sources[i] as LogFileSource).takeWrite();
       if (write.close) this.open.delete(write.id);
-      else if (write.text !== '') this.open.add(write.id);
+      else if (write.text !== '' && holdsFiles) this.open.add(write.id);
       ids[i] = write.id;
-      closes[i] = write.close ? 1 : 0;
+      logIds[i] = write.logId;
+      flags[i] = (write.close ? CLOSE_FLAG : 0) | (write.first ? FIRST_FLAG : 0);
       lengths[i] = write.text.length;
       paths[i] = write.path;
       texts += write.text;
@@ -158,11 +177,13 @@ export class LogFileThread {
     this.messages++;
     this.workerOf().postMessage({
       seq: batch.seq,
+      layout: this.layout,
       ids,
+      logIds,
       paths,
       texts,
       lengths,
-      closes,
+      flags,
     } satisfies LogFileBatch);
   }
 

@@ -15,6 +15,7 @@ import {
 } from '@tickwheel/protocol';
 import { type Logger, pino } from 'pino';
 import { type Clock, systemClock } from './clock.js';
+import { JOB_LOG_LAYOUTS, type JobLogLayout } from './log-file-layout.js';
 import { SECRET_ENVIRONMENT } from './runners/script-environment.js';
 import { readTokenFile } from './token-file.js';
 
@@ -96,6 +97,14 @@ export interface ExecutorOptions {
    * a run fired late yesterday keeps its log while the server may still page it. Default 30.
    */
   logRetentionDays?: number;
+  /**
+   * How run logs are kept in `logDir`: `file-per-run` (default), a file a run at
+   * `<logDir>/<yyyy-MM-dd>/<logId>.log` as PROTOCOL.md names it; or `file-per-day`, the day's runs
+   * appended to `<logDir>/<yyyy-MM-dd>/runs.log` with an index (`runs.idx`), for executors that run
+   * many short jobs a second: no file is created a run. Either way the console (the `log` call)
+   * reads a run's log by its id and the retention deletes whole days.
+   */
+  logLayout?: JobLogLayout;
   /** Generation spoken to the servers: G2 (XXL-JOB 2.3–3.2, default), G3 (3.3–3.4), G4 (3.5). */
   protocol?: ProtocolGeneration;
   /** Run GLUE script jobs (shell, python, node, php, powershell) as child processes. Default false. */
@@ -177,6 +186,7 @@ export interface ResolvedOptions {
   advertisedAddress: string | undefined;
   logDir: string;
   logRetentionDays: number;
+  logLayout: JobLogLayout;
   protocol: ProtocolGeneration;
   enableScripts: boolean;
   scriptEnv: Readonly<Record<string, string>>;
@@ -224,6 +234,7 @@ export const EXECUTOR_OPTIONS_SCHEMA = {
   /** Relative to the working directory. */
   logDir: { type: 'string', default: 'tickwheel-logs' },
   logRetentionDays: integer(0, 36_500, 30),
+  logLayout: { type: 'string', enum: JOB_LOG_LAYOUTS, default: 'file-per-run' },
   protocol: { type: 'string', enum: PROTOCOL_GENERATIONS, default: 'G2' },
   insecure: { type: 'boolean', default: false },
   enableScripts: { type: 'boolean', default: false },
@@ -283,6 +294,7 @@ export function resolveOptions(options: ExecutorOptions): ResolvedOptions {
         : httpUrl('advertisedAddress', options.advertisedAddress),
     logDir: resolveLogDir(options.logDir),
     logRetentionDays: int('logRetentionDays'),
+    logLayout: resolveLogLayout(options.logLayout),
     protocol: resolveProtocol(options.protocol),
     enableScripts: optionalBoolean('enableScripts', options.enableScripts, S.enableScripts.default),
     scriptEnv: resolveScriptEnv(options.scriptEnv),
@@ -495,6 +507,14 @@ function resolveProtocol(protocol: unknown): ProtocolGeneration {
     throw invalid('protocol', `must be one of ${PROTOCOL_GENERATIONS.join(', ')}`);
   }
   return protocol as ProtocolGeneration;
+}
+
+function resolveLogLayout(layout: unknown): JobLogLayout {
+  if (layout === undefined) return S.logLayout.default;
+  if (!(JOB_LOG_LAYOUTS as readonly unknown[]).includes(layout)) {
+    throw invalid('logLayout', `must be one of ${JOB_LOG_LAYOUTS.join(', ')}`);
+  }
+  return layout as JobLogLayout;
 }
 
 function resolveLogger(logger: unknown): Logger {

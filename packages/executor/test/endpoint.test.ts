@@ -2,8 +2,10 @@
  * The executor's HTTP endpoint over real HTTP on loopback: paths, methods, token, bodies and
  * every call of PROTOCOL.md.
  */
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import {
   ACCESS_TOKEN_HEADER,
   APP_NAME_HEADER,
@@ -305,7 +307,23 @@ describe('runBatch', () => {
   });
 });
 
-describe('log', () => {
+describe.each(['file-per-run', 'file-per-day'] as const)('log, logs laid out %s', (logLayout) => {
+  // The other calls do not depend on the layout: this block's executor is its own.
+  let fx: ExecutorFixture;
+  beforeEach(async () => {
+    fx = await startExecutor(
+      (ex) => {
+        ex.handle('chatty', async (ctx) => {
+          for (let i = 1; i <= 5; i++) ctx.log(`line ${i}`);
+        });
+      },
+      { logLayout },
+    );
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
   it('log returns the run log from a line on, each line numbered from 1', async () => {
     const logId = freshLogId();
     const logDateTime = Date.now();
@@ -342,6 +360,19 @@ describe('log', () => {
     expect(tail.fromLineNum).toBe(3);
     expect(tail.toLineNum).toBe(lines.length);
     expect(tail.logContent.trimEnd().split('\n')).toEqual(lines.slice(2));
+  });
+
+  it('keeps the run log in the layout files of its date folder', async () => {
+    const logId = freshLogId();
+    const logDateTime = Date.now();
+    await fx.call('run', trigger({ logId, logDateTime, executorHandler: 'chatty' }));
+    await fx.server.callbackFor(logId);
+    const page = (await fx.call('log', { logDateTim: logDateTime, logId, fromLineNum: 1 })).returnT.content;
+    expect(page).toMatchObject({ fromLineNum: 1, isEnd: false });
+    const d = new Date(logDateTime);
+    const date = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const files = await readdir(path.join(fx.logDir, date));
+    expect(files.sort()).toEqual(logLayout === 'file-per-day' ? ['runs.idx', 'runs.log'] : [`${logId}.log`]);
   });
 
   it('log of a run that has no file answers that the file does not exist', async () => {

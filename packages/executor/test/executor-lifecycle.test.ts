@@ -68,6 +68,7 @@ describe('options', () => {
     ['serverAddresses', { serverAddresses: 'http://a/' as unknown as string[] }],
     ['advertisedAddress', { advertisedAddress: 'not a url' }],
     ['logRetentionDays', { logRetentionDays: -1 }],
+    ['logLayout', { logLayout: 'one-file' as 'file-per-day' }],
     ['enableScripts', { enableScripts: 'yes' as unknown as boolean }],
     ['logger', { logger: {} as typeof silent }],
     ['internal.laneIdleMs', { internal: { laneIdleMs: 0 } }],

@@ -1,10 +1,16 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobLogs, type JobLogsOptions } from '../src/job-log.js';
+import {
+  DAY_INDEX_FILE,
+  DAY_INDEX_RECORD_BYTES,
+  DAY_LOG_FILE,
+  JobLogs,
+  type JobLogsOptions,
+} from '../src/job-log.js';
 
 const silent = pino({ level: 'silent' });
 const LINE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[job\] /;
@@ -21,6 +27,10 @@ afterEach(async () => {
 });
 
 function jobLogs(options: Partial<JobLogsOptions> & { now?: () => number } = {}): JobLogs {
+  return jobLogsOf(options);
+}
+
+function jobLogsOf(options: Partial<JobLogsOptions> & { now?: () => number } = {}): JobLogs {
   return new JobLogs({ logDir, retentionDays: 30, logger: silent, ...options });
 }
 
@@ -148,7 +158,9 @@ describe('JobLogs files', () => {
   });
 });
 
-describe('JobLogs read', () => {
+describe.each(['file-per-run', 'file-per-day'] as const)('JobLogs read, laid out %s', (layout) => {
+  const jobLogs = (options: Partial<JobLogsOptions> = {}) => jobLogsOf({ layout, ...options });
+
   it('answers lines fromLineNum..toLineNum, 1-based, with isEnd false for an existing file', async () => {
     const logs = jobLogs();
     const at = Date.now();
@@ -188,14 +200,18 @@ describe('JobLogs read', () => {
     await writer.close();
   });
 
-  it('writes the logs of many runs of one turn, each to its own file', async () => {
+  it('keeps apart the logs of many runs written in the same turns', async () => {
     const logs = jobLogs();
     const at = Date.now();
     const writers = Array.from({ length: 200 }, (_, i) => logs.open(1_000 + i, at));
     for (const [i, writer] of writers.entries()) writer.log(`run ${i}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const [i, writer] of writers.entries()) writer.write(`then ${i}\n`);
     await Promise.all(writers.map((writer) => writer.close()));
-    for (const [i, writer] of writers.entries()) {
-      expect(await readFile(writer.path, 'utf8')).toMatch(new RegExp(`\\[job\\] run ${i}\n$`));
+    for (let i = 0; i < writers.length; i++) {
+      const page = await logs.read(1_000 + i, at, 1);
+      expect(page.toLineNum).toBe(2);
+      expect(page.logContent).toMatch(new RegExp(`\\[job\\] run ${i}\nthen ${i}\n$`));
     }
   });
 
@@ -293,6 +309,112 @@ describe('JobLogs read', () => {
       isEnd: false,
     });
     expect((await logs.read(9, at, 1)).toLineNum).toBe(1_000);
+  });
+});
+
+describe('JobLogs laid out file-per-day', () => {
+  const dayLogs = (options: Partial<JobLogsOptions> = {}) =>
+    jobLogsOf({ layout: 'file-per-day', ...options });
+  const lines = async (logs: JobLogs, logId: number, at: number) =>
+    (await logs.read(logId, at, 1)).logContent;
+
+  it('appends every run of a day to the day file and index, no file a run', async () => {
+    const logs = dayLogs();
+    const today = Date.now();
+    const yesterday = today - DAY_MS;
+    for (const [logId, at] of [
+      [1, today],
+      [2, yesterday],
+      [3, today],
+    ] as const) {
+      const writer = logs.open(logId, at);
+      writer.write(`run ${logId}\n`);
+      await writer.close();
+      expect(writer.path).toBe(path.join(logDir, localDate(at), DAY_LOG_FILE));
+    }
+    expect((await readdir(path.join(logDir, localDate(today)))).sort()).toEqual([
+      DAY_INDEX_FILE,
+      DAY_LOG_FILE,
+    ]);
+    expect(await readFile(path.join(logDir, localDate(today), DAY_LOG_FILE), 'utf8')).toBe('run 1\nrun 3\n');
+    const index = await readFile(path.join(logDir, localDate(today), DAY_INDEX_FILE));
+    expect(index.length).toBe(2 * DAY_INDEX_RECORD_BYTES);
+    expect(await lines(logs, 2, yesterday)).toBe('run 2\n');
+    expect(await lines(logs, 3, today)).toBe('run 3\n');
+    // Asked under another day, a run is not found.
+    expect((await logs.read(3, yesterday, 1)).logContent).toBe('readLog fail, logFile not exists');
+  });
+
+  it('reads a run written before the executor restarted, and the new one appends after it', async () => {
+    const at = Date.now();
+    const before = dayLogs();
+    await writeNumberedLog(before, 1, at, 3);
+    const open = before.open(2, at);
+    open.write('begun\n');
+    await before.close();
+    const after = dayLogs();
+    await writeNumberedLog(after, 3, at, 2);
+    await after.append(2, at, 'delivered after the restart');
+    expect(await lines(after, 1, at)).toBe('line 1\nline 2\nline 3\n');
+    expect(await lines(after, 3, at)).toBe('line 1\nline 2\n');
+    expect(await lines(after, 2, at)).toMatch(/^begun\n.* delivered after the restart\n$/);
+  });
+
+  it('drops an index record a crash cut short, so the records after it stay aligned', async () => {
+    const at = Date.now();
+    const logs = dayLogs();
+    await writeNumberedLog(logs, 1, at, 2);
+    await appendFile(
+      path.join(logDir, localDate(at), DAY_INDEX_FILE),
+      Buffer.alloc(DAY_INDEX_RECORD_BYTES - 5, 7),
+    );
+    await writeNumberedLog(logs, 2, at, 4);
+    expect(await lines(logs, 1, at)).toBe('line 1\nline 2\n');
+    expect(await lines(logs, 2, at)).toBe('line 1\nline 2\nline 3\nline 4\n');
+    const index = await readFile(path.join(logDir, localDate(at), DAY_INDEX_FILE));
+    expect(index.length % DAY_INDEX_RECORD_BYTES).toBe(0);
+  });
+
+  it('finds an early run of a long day, its lines written over many turns between others', async () => {
+    const at = Date.now();
+    const logs = dayLogs();
+    const early = logs.open(7, at);
+    early.write('first of 7\n');
+    // More index records after it than one read of the index takes.
+    for (let turn = 0; turn < 3; turn++) {
+      const writers = Array.from({ length: 2_000 }, (_, i) => logs.open(10_000 * (turn + 1) + i, at));
+      for (const writer of writers) writer.log('other');
+      await Promise.all(writers.map((writer) => writer.close()));
+      early.write(`turn ${turn} of 7\n`);
+    }
+    await early.close();
+    await logs.append(7, at, 'end of 7');
+    expect(await lines(logs, 7, at)).toMatch(
+      /^first of 7\nturn 0 of 7\nturn 1 of 7\nturn 2 of 7\n.* end of 7\n$/,
+    );
+    expect((await logs.read(7, at, 3)).logContent).toMatch(/^turn 1 of 7\nturn 2 of 7\n/);
+    expect((await logs.read(404, at, 1)).isEnd).toBe(true);
+  });
+
+  it('logs a write that fails (the folder is a file) naming the day file', async () => {
+    const notAFolder = path.join(logDir, 'not-a-folder');
+    await writeFile(notAFolder, 'x');
+    const failures: Array<{ msg?: string; file?: string }> = [];
+    const logger = pino(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          failures.push(JSON.parse(chunk.toString('utf8')));
+          done();
+        },
+      }),
+    );
+    const logs = new JobLogs({ logDir: notAFolder, layout: 'file-per-day', retentionDays: 30, logger });
+    const writer = logs.open(1, Date.now());
+    writer.log('lost');
+    await writer.close();
+    expect(failures).toContainEqual(
+      expect.objectContaining({ msg: 'job log write failed', file: writer.path }),
+    );
   });
 });
 

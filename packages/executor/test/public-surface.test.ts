@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 
 const SURFACE = [
+  'JOB_LOG_LAYOUTS',
   'TickwheelError',
   'callPathUnder',
   'createExecutor',

@@ -12,7 +12,7 @@
  * opens none either: it reads its runs and calls from the Redis at `--redis`, and refuses the
  * same flags; `--redis` is refused with any other transport.
  */
-import type { Executor, ExecutorOptions } from '@tickwheel/executor';
+import type { Executor, ExecutorOptions, JobLogLayout } from '@tickwheel/executor';
 import type { ProtocolGeneration, Transport } from '@tickwheel/protocol';
 import { PROTOCOL_GENERATIONS } from '@tickwheel/protocol/enums';
 import { type Command, Option } from 'commander';
@@ -32,6 +32,9 @@ export const ACCESS_TOKEN_ENV = 'TICKWHEEL_ACCESS_TOKEN';
  */
 const TRANSPORT_CHOICES = ['http', 'http-pull', 'redis'] as const satisfies readonly Transport[];
 
+/** The executor's JOB_LOG_LAYOUTS, spelled out for the same reason. */
+const LOG_LAYOUT_CHOICES = ['file-per-run', 'file-per-day'] as const satisfies readonly JobLogLayout[];
+
 interface ExecutorFlags extends TokenFlags {
   app: string;
   server?: string[];
@@ -42,6 +45,7 @@ interface ExecutorFlags extends TokenFlags {
   advertisedAddress?: string;
   logDir?: string;
   logRetentionDays?: number;
+  logLayout?: JobLogLayout;
   protocol?: ProtocolGeneration;
   enableScripts?: boolean;
   insecure?: boolean;
@@ -62,6 +66,7 @@ const FLAG_OF_OPTION: Record<string, string> = {
   advertisedAddress: '--advertised-address',
   logDir: '--log-dir',
   logRetentionDays: '--log-retention-days',
+  logLayout: '--log-layout',
   protocol: '--protocol',
   insecure: '--insecure',
   enableScripts: '--enable-scripts',
@@ -106,6 +111,12 @@ export function registerExecutorCommand(program: Command): void {
       '--log-retention-days <days>',
       'delete run logs older than this, 0 keeps them (default 30)',
       parseWholeNumber,
+    )
+    .addOption(
+      new Option(
+        '--log-layout <layout>',
+        'run logs as a file a run (<log-dir>/<date>/<logId>.log) or appended to one file a day with an index, for many short runs a second (default file-per-run)',
+      ).choices(LOG_LAYOUT_CHOICES),
     )
     .addOption(
       new Option(
@@ -203,6 +214,7 @@ function executorOptions(flags: ExecutorFlags): ExecutorOptions {
     advertisedAddress: flags.advertisedAddress,
     logDir: flags.logDir,
     logRetentionDays: flags.logRetentionDays,
+    logLayout: flags.logLayout,
     protocol: flags.protocol,
     enableScripts: flags.enableScripts ?? false,
     insecure: flags.insecure ?? false,
