@@ -3,10 +3,11 @@
  * handler on an ephemeral loopback port. Talks to the harness over IPC: it sends `{ready,
  * address}` once listening and answers `{cpu}` with `process.cpuUsage()` when asked.
  */
-import { createExecutor } from '@tickwheel/executor';
+import { createExecutor, type JobLogLayout } from '@tickwheel/executor';
 
-const [serverAddress, logDir, token] = process.argv.slice(2);
-if (!serverAddress || !logDir || !token) throw new Error('usage: executor-process SERVER LOG_DIR TOKEN');
+const [serverAddress, logDir, token, logLayout] = process.argv.slice(2);
+if (!serverAddress || !logDir || !token || !logLayout)
+  throw new Error('usage: executor-process SERVER LOG_DIR TOKEN LOG_LAYOUT');
 
 const executor = createExecutor({
   appName: 'bench',
@@ -15,6 +16,7 @@ const executor = createExecutor({
   host: '127.0.0.1',
   port: 0,
   logDir,
+  logLayout: logLayout as JobLogLayout,
   logRetentionDays: 1,
 });
 executor.handle('noop', async () => undefined);

@@ -5,13 +5,15 @@
  * generator and the callback receiver.
  *
  *   npm run bench:executor -- [--runs 20000] [--jobs 100] [--concurrency 64] [--rounds 3]
- *     [--log-dir <folder>] [--json]
+ *     [--log-dir <folder>] [--log-layout file-per-run|file-per-day] [--json]
  *
  * After a warm-up, `--rounds` rounds of `--runs` runs each are measured and the median round is
  * reported (with the best one beside it): on a shared machine one round can be slowed by other
  * work, and the median is steadier than a single figure. `--log-dir` (default the OS temp
  * folder) picks the file system of the job logs: every run creates a file, whose kernel cost
  * depends on the disk, so a tmpfs such as /dev/shm isolates the executor's own cost.
+ * `--log-layout` is the executor's `logLayout` (default `file-per-run`; `file-per-day` creates
+ * no file a run).
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -21,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { JOB_LOG_LAYOUTS, type JobLogLayout } from '@tickwheel/executor';
 import { parseCallbackBody } from '@tickwheel/protocol';
 
 const { values } = parseArgs({
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
     'log-dir': { type: 'string', default: os.tmpdir() },
+    'log-layout': { type: 'string', default: 'file-per-run' },
   },
 });
 const runs = Number(values.runs);
@@ -40,6 +44,9 @@ const rounds = Number(values.rounds);
 for (const [name, value] of Object.entries({ runs, jobs, concurrency, rounds })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be an integer >= 1`);
 }
+const logLayout = values['log-layout'] as JobLogLayout;
+if (!JOB_LOG_LAYOUTS.includes(logLayout))
+  throw new Error(`--log-layout: one of ${JOB_LOG_LAYOUTS.join(', ')}, not ${values['log-layout']}`);
 const token = 'bench-executor-access-token-0123456789abcdef';
 
 let callbacks = 0;
@@ -65,12 +72,16 @@ await once(receiver, 'listening');
 const serverAddress = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
 
 const logDir = mkdtempSync(path.join(values['log-dir'], 'tickwheel-bench-'));
-const child = fork(new URL('./executor-process.js', import.meta.url), [serverAddress, logDir, token], {
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  execArgv: process.env.TW_BENCH_PROFILE
-    ? ['--cpu-prof', '--cpu-prof-dir', process.env.TW_BENCH_PROFILE]
-    : [],
-});
+const child = fork(
+  new URL('./executor-process.js', import.meta.url),
+  [serverAddress, logDir, token, logLayout],
+  {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: process.env.TW_BENCH_PROFILE
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.TW_BENCH_PROFILE]
+      : [],
+  },
+);
 const [ready] = (await once(child, 'message')) as [{ address: string }];
 const runUrl = new URL('run', ready.address);
 
@@ -190,7 +201,16 @@ rmSync(logDir, { recursive: true, force: true });
 const byCpu = [...measured].sort((a, b) => a.cpuMicrosPerRun - b.cpuMicrosPerRun);
 const median = byCpu[Math.floor((byCpu.length - 1) / 2)] as Round;
 const best = byCpu[0] as Round;
-const setup = { runs, jobs, concurrency, rounds, node: process.version, cpus: os.availableParallelism() };
+const setup = {
+  runs,
+  jobs,
+  concurrency,
+  rounds,
+  logDir: values['log-dir'],
+  logLayout,
+  node: process.version,
+  cpus: os.availableParallelism(),
+};
 
 if (values.json) {
   console.log(JSON.stringify({ ...setup, failures, median, best, perRound: measured }, null, 2));
@@ -200,7 +220,7 @@ if (values.json) {
   const fixed = (n: number) => n.toFixed(0);
   const micros = (n: number) => n.toFixed(1);
   console.log(
-    `runs ${runs} per round, ${rounds} rounds, jobs (lanes) ${jobs}, client concurrency ${concurrency}, node ${process.version}, ${setup.cpus} CPUs`,
+    `runs ${runs} per round, ${rounds} rounds, jobs (lanes) ${jobs}, client concurrency ${concurrency}, job logs ${logLayout} in ${values['log-dir']}, node ${process.version}, ${setup.cpus} CPUs`,
   );
   console.log('');
   row('measure (no-op BEAN handler)', 'median round', 'best round');

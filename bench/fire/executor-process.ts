@@ -33,6 +33,7 @@ const executor = createExecutor({
     ? { transport: 'http-pull' as const }
     : { host: '127.0.0.1', port: 0 }),
   logDir: config.logDir,
+  logLayout: config.logLayout,
   logRetentionDays: 1,
 });
 executor.handle('noop', (ctx) => {

@@ -1,5 +1,7 @@
 /** What the harness and its child processes (server, executors) say to each other over IPC. */
 
+import type { JobLogLayout } from '@tickwheel/executor';
+
 /** The server child's configuration, passed as one JSON argument. */
 export interface ServerConfig {
   database: string;
@@ -17,6 +19,8 @@ export interface ExecutorConfig {
   serverUrls: string[];
   accessToken: string;
   logDir: string;
+  /** The executor's `logLayout`. */
+  logLayout: JobLogLayout;
   /** How the server reaches the executor: `http` (it listens), `http-pull` (it connects out) or `redis` (its stream). */
   transport: 'http' | 'http-pull' | 'redis';
   /** The Redis of `redis`. */

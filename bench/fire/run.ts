@@ -8,6 +8,7 @@
  *     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
  *     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
  *     [--hog 0] [--stages] [--transport http|http-pull|redis] [--redis redis://127.0.0.1:6379]
+    [--log-layout file-per-run|file-per-day]
  *
  * Each case (store × shape × size) gets a fresh database, seeded straight through the store; the
  * server runs in a child process (`server-process.ts`, `createServer`) and the executors in
@@ -45,6 +46,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { JOB_LOG_LAYOUTS, type JobLogLayout } from '@tickwheel/executor';
 import { openStore, type Store } from '@tickwheel/server/internal';
 import { ask, forkChild, nextMessage, stopChild } from './children.js';
 import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
@@ -62,6 +64,7 @@ const USAGE = `bench/fire — the scheduler under cron load (the comment at the 
     [--idle-jobs 100000] [--idle-due 1000] [--postgres-url postgres://…/test]
     [--log-dir /dev/shm] [--drain-seconds 30] [--nodes 1] [--keep] [--json] [--per-second]
     [--hog 0] [--stages] [--transport http|http-pull|redis] [--redis redis://127.0.0.1:6379]
+    [--log-layout file-per-run|file-per-day]
 
   TW_BENCH_PROFILE=<folder> profiles the children; TW_BENCH_SERVER_INTERNAL='{…}' sets the
   server's internal options.`;
@@ -87,6 +90,7 @@ const { values } = parseArgs({
     stages: { type: 'boolean', default: false },
     transport: { type: 'string', default: 'http' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
+    'log-layout': { type: 'string', default: 'file-per-run' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -109,6 +113,8 @@ const nodeCount = positiveInteger(values.nodes, '--nodes');
 const hogCount = nonNegativeInteger(values.hog, '--hog');
 const [transport] = listOf(values.transport, ['http', 'http-pull', 'redis'] as const, '--transport');
 if (values.transport.includes(',')) throw new Error('--transport: one of http, http-pull, redis');
+const [logLayout] = listOf(values['log-layout'], JOB_LOG_LAYOUTS, '--log-layout');
+if (values['log-layout'].includes(',')) throw new Error(`--log-layout: one of ${JOB_LOG_LAYOUTS.join(', ')}`);
 /** The Redis of `--transport redis`, which server and executors share. */
 const redisUrl = transport === 'redis' ? values.redis : undefined;
 if (nodeCount > 1 && stores.includes('sqlite'))
@@ -171,6 +177,8 @@ interface CaseResult extends CaseSpec {
   nodes: number;
   /** How the server reached the executors (`--transport`). */
   transport: 'http' | 'http-pull' | 'redis';
+  /** How the executors kept their job logs (`--log-layout`). */
+  logLayout: JobLogLayout;
   /** CPU hogs (`--hog`) busy beside the case, one core each. */
   hogs: number;
   server: ChildUsage;
@@ -215,7 +223,7 @@ async function main(): Promise<void> {
   table(
     `bench/fire: ${os.cpus().length} CPUs, Node ${process.version}, ${executorCount} executors, ` +
       (hogCount > 0 ? `${hogCount} CPU hog${hogCount === 1 ? '' : 's'}, ` : '') +
-      `window ${seconds} s after ${warmup} s warm-up, executor logs in ${values['log-dir']}\n`,
+      `window ${seconds} s after ${warmup} s warm-up, executor logs in ${values['log-dir']} (${logLayout})\n`,
   );
   table(tableHeader());
   for (const spec of cases) {
@@ -278,6 +286,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
           serverUrls: urls,
           accessToken: ACCESS_TOKEN,
           logDir: path.join(executorLogDir, `executor-${index + 1}`),
+          logLayout: logLayout!,
           transport: transport!,
           ...(redisUrl === undefined ? {} : { redis: redisUrl }),
         },
@@ -372,6 +381,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       drainMs: drained,
       nodes: nodeCount,
       transport: transport!,
+      logLayout: logLayout!,
       hogs: hogCount,
       server,
       executors: executorsUsage,
