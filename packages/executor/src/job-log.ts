@@ -19,15 +19,6 @@ import {
 } from './log-file-layout.js';
 import { type LogFileSource, LogFileThread, type LogFileWrite } from './log-file-thread.js';
 
-export {
-  DAY_INDEX_FILE,
-  DAY_INDEX_FIRST,
-  DAY_INDEX_RECORD_BYTES,
-  DAY_LOG_FILE,
-  JOB_LOG_LAYOUTS,
-  type JobLogLayout,
-} from './log-file-layout.js';
-
 /** Appends lines to one run's log file. Writes are ordered; `close` flushes. */
 export interface JobLogWriter {
   /** The run's file; with the `file-per-day` layout, the day's shared file. */

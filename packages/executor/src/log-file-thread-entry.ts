@@ -123,8 +123,9 @@ function appendToDay(file: string, { texts, logIds, firsts }: DayWrites): void {
   }
   const indexFd = openForAppend(path.join(path.dirname(file), DAY_INDEX_FILE));
   try {
-    const cut = fs.fstatSync(indexFd).size % DAY_INDEX_RECORD_BYTES;
-    if (cut !== 0) fs.ftruncateSync(indexFd, fs.fstatSync(indexFd).size - cut);
+    const size = fs.fstatSync(indexFd).size;
+    const cut = size % DAY_INDEX_RECORD_BYTES;
+    if (cut !== 0) fs.ftruncateSync(indexFd, size - cut);
     writeBytes(indexFd, index);
   } finally {
     fs.closeSync(indexFd);

@@ -4,13 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  DAY_INDEX_FILE,
-  DAY_INDEX_RECORD_BYTES,
-  DAY_LOG_FILE,
-  JobLogs,
-  type JobLogsOptions,
-} from '../src/job-log.js';
+import { JobLogs, type JobLogsOptions } from '../src/job-log.js';
+import { DAY_INDEX_FILE, DAY_INDEX_RECORD_BYTES, DAY_LOG_FILE } from '../src/log-file-layout.js';
 
 const silent = pino({ level: 'silent' });
 const LINE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[job\] /;
