@@ -315,12 +315,12 @@ async function findDaySegments(indexPath: string, logId: number): Promise<DaySeg
 }
 
 /**
- * A writer that never blocks the event loop: `log` and `write` gather text, and at the end of
- * the turn the log file thread (log-file-thread.ts) appends all of it in one write, so the order
- * of calls is the order in the file and a chatty handler costs one write per turn rather than
- * one per line. The thread opens the file on the first text and keeps it open until `close`; a
- * quick run's start and end lines share one write. Lines logged after `close` are appended
- * one-off (open, write, close).
+ * A writer that never blocks the event loop: `log` and `write` gather text, and a few
+ * milliseconds later (the thread's FLUSH_DELAY_MS) the log file thread (log-file-thread.ts)
+ * appends all of it in one write, so the order of calls is the order in the file and a chatty
+ * handler costs one write per flush rather than one per line. In the `file-per-run` layout the
+ * thread opens the file on the first text and keeps it open until `close`; a quick run's start
+ * and end lines share one write. Lines logged after `close` are appended one-off.
  */
 class FileJobLogWriter implements JobLogWriter, LogFileSource {
   private readonly id = ++lastWriterId;

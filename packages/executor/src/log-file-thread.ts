@@ -2,10 +2,10 @@
  * The thread that writes job log files. A no-op run is mostly its log file (open, write its
  * lines, close): done through Node's asynchronous `fs` calls, each of those steps is a round
  * trip through the libuv thread pool, and together they cost a few times the run itself. Here
- * the writers' text of one turn of the event loop goes to one worker thread in one message (of
- * every turn since the last answer, while the worker is busy with a message), and the worker
- * makes the plain synchronous calls, many files per message. The event loop never
- * waits on the disk, and the disk work costs no more than its system calls.
+ * the writers' text of the turns of the event loop within {@link FLUSH_DELAY_MS} goes to one
+ * worker thread in one message (of every turn since the last answer, while the worker is busy
+ * with a message), and the worker makes the plain synchronous calls, many files per message. The
+ * event loop never waits on the disk, and the disk work costs no more than its system calls.
  *
  * The worker starts on the first write and ends after a while without any, so an executor that
  * is idle (or a short-lived JobLogs) holds no thread. It is unref'd: it never keeps the process
@@ -33,16 +33,24 @@ export interface LogFileWrite {
   first: boolean;
 }
 
-/** Something with text to flush: asked for it once per flush, at the end of the turn it was marked in. */
+/** Something with text to flush: asked for it once per flush, at the first flush after it was marked. */
 export interface LogFileSource {
   takeWrite(): LogFileWrite;
 }
+
+/**
+ * How long text waits for more before it goes to the worker. Each message wakes both threads (the
+ * worker for it, the event loop for its answer); a message a turn was 10–15 % of an executor's
+ * CPU a run at 15,000 runs a second (docs/benchmarks.md, *Executor*). The lines keep the time they
+ * were logged at; only their arrival on disk waits, and `settled()` waits for it.
+ */
+export const FLUSH_DELAY_MS = 5;
 
 /** How long the worker stays up without writes before it is ended. */
 const IDLE_END_MS = 10_000;
 
 /**
- * One turn's writes, as the worker gets them: flat arrays and one string (`texts`, each write's
+ * One flush's writes, as the worker gets them: flat arrays and one string (`texts`, each write's
  * `lengths[i]` characters in turn); `flags[i]` has {@link CLOSE_FLAG} when the write closes its
  * file and {@link FIRST_FLAG} when it is its run's first text.
  */
@@ -79,7 +87,7 @@ interface Batch {
 export class LogFileThread {
   private worker: Worker | undefined;
   private dirty: LogFileSource[] = [];
-  /** The batch gathering this turn's writes; sent at the end of the turn. */
+  /** The batch gathering the writes of the coming flush. */
   private gathering: Batch | undefined;
   /** Batches sent and not answered, oldest first. */
   private readonly sent: Batch[] = [];
@@ -101,7 +109,7 @@ export class LogFileThread {
     private readonly layout: JobLogLayout = 'file-per-run',
   ) {}
 
-  /** Takes `source`'s text at the end of this turn; returns when that write is done. */
+  /** Takes `source`'s text at the next flush (within FLUSH_DELAY_MS); returns when that write is done. */
   mark(source: LogFileSource): Promise<void> {
     this.dirty.push(source);
     return this.gather().done;
@@ -134,8 +142,8 @@ export class LogFileThread {
     const batch = { seq: ++this.seq, done, resolve };
     this.gathering = batch;
     // One batch in flight at a time: while the worker writes one, the next gathers the writes of
-    // every turn until its answer, so under load the messages (and the two threads' wake-ups)
-    // get fewer and larger instead of one a turn.
+    // every turn until its answer (and FLUSH_DELAY_MS more), so under load the messages (and the
+    // two threads' wake-ups) get fewer and larger instead of one a turn.
     if (this.sent.length === 0) this.scheduleFlush();
     return batch;
   }
@@ -143,7 +151,7 @@ export class LogFileThread {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    setTimeout(() => this.flush(), FLUSH_DELAY_MS);
   }
 
   private flush(): void {

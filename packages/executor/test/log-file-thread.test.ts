@@ -23,7 +23,7 @@ afterEach(async () => {
 
 /** A one-off write: `text` appended to `file` under writer `id`, closing it when `close`. */
 function write(id: number, file: string, text: string, close: boolean): Promise<void> {
-  const entry: LogFileWrite = { id, path: path.join(dir, file), text, close };
+  const entry: LogFileWrite = { id, logId: id, path: path.join(dir, file), text, close, first: false };
   return thread.mark({ takeWrite: () => entry });
 }
 
@@ -40,9 +40,28 @@ describe('the job log files thread', () => {
       expect(await readFile(path.join(dir, `run-${i}.log`), 'utf8')).toBe(`line of run ${i}\n`);
     }
     // One message a turn before; the first message starts the worker, which takes far longer
-    // than a turn, so the rest gather behind it.
+    // than a turn, and each waits FLUSH_DELAY_MS for more, so the rest gather behind it.
     expect(thread.messages).toBeGreaterThanOrEqual(1);
     expect(thread.messages).toBeLessThan(turns / 2);
+  });
+
+  it('with the worker idle, writes of the next turn join the text waiting FLUSH_DELAY_MS', async () => {
+    await write(1_000, 'warm.log', 'the worker is up\n', true);
+    // Sent at the end of its turn, the first write would be in flight when the second comes, which
+    // would go in a message of its own: two messages. Held FLUSH_DELAY_MS (5 ms), they share one.
+    // Three tries: a pause of the test process between two turns longer than that is possible on a
+    // loaded machine, not three times in a row.
+    const messages: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = thread.messages;
+      const first = write(1 + attempt * 2, `a-${attempt}.log`, 'first\n', true);
+      await nextTurn();
+      const second = write(2 + attempt * 2, `b-${attempt}.log`, 'second\n', true);
+      await Promise.all([first, second]);
+      messages.push(thread.messages - before);
+    }
+    expect(Math.min(...messages)).toBe(1);
+    expect(await readFile(path.join(dir, 'b-2.log'), 'utf8')).toBe('second\n');
   });
 
   it("keeps one file's writes in order across gathered turns, and its file open until the closing write", async () => {
