@@ -1,7 +1,7 @@
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
+import { capturingLogger } from '@tickwheel/test-fixtures/executor-fixture';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobLogs, type JobLogsOptions } from '../src/job-log.js';
@@ -125,19 +125,14 @@ describe('JobLogs files', () => {
     expect(lines).toHaveLength(3);
   });
 
-  it('logs a write that fails (the folder is a file) and still lets the run close its log', async () => {
+  it.each([
+    'file-per-run',
+    'file-per-day',
+  ] as const)('logs a write that fails (the folder is a file), naming the file, and still lets the run close its log, laid out %s', async (layout) => {
     const notAFolder = path.join(logDir, 'not-a-folder');
     await writeFile(notAFolder, 'x');
-    const lines: Array<{ msg?: string; file?: string }> = [];
-    const logger = pino(
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(JSON.parse(chunk.toString('utf8')));
-          done();
-        },
-      }),
-    );
-    const writer = new JobLogs({ logDir: notAFolder, retentionDays: 30, logger }).open(1, Date.now());
+    const { logger, lines } = capturingLogger();
+    const writer = new JobLogs({ logDir: notAFolder, layout, retentionDays: 30, logger }).open(1, Date.now());
     writer.log('lost');
     await writer.close();
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'job log write failed', file: writer.path }));
@@ -389,27 +384,6 @@ describe('JobLogs laid out file-per-day', () => {
     );
     expect((await logs.read(7, at, 3)).logContent).toMatch(/^turn 1 of 7\nturn 2 of 7\n/);
     expect((await logs.read(404, at, 1)).isEnd).toBe(true);
-  });
-
-  it('logs a write that fails (the folder is a file) naming the day file', async () => {
-    const notAFolder = path.join(logDir, 'not-a-folder');
-    await writeFile(notAFolder, 'x');
-    const failures: Array<{ msg?: string; file?: string }> = [];
-    const logger = pino(
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          failures.push(JSON.parse(chunk.toString('utf8')));
-          done();
-        },
-      }),
-    );
-    const logs = new JobLogs({ logDir: notAFolder, layout: 'file-per-day', retentionDays: 30, logger });
-    const writer = logs.open(1, Date.now());
-    writer.log('lost');
-    await writer.close();
-    expect(failures).toContainEqual(
-      expect.objectContaining({ msg: 'job log write failed', file: writer.path }),
-    );
   });
 });
 
