@@ -161,9 +161,9 @@ export class JobLogs {
   }
 
   /**
-   * `read` in the `file-per-day` layout: the run's segments from the day's index (scanned back
-   * from its end, so a recent run is found at once and an early one costs a read of the index
-   * written after it), then the segments' bytes from the day's file, in order, as one text.
+   * `read` in the `file-per-day` layout: the run's segments from the day's index (its last record
+   * found scanning back from the end, then the run's own records through their links), then the
+   * segments' bytes from the day's file, in order, as one text.
    */
   private async readFromDay(logId: number, logDateTim: number, from: number): Promise<LogResult> {
     const folder = path.join(this.logDir, localDate(logDateTim));
@@ -278,9 +278,11 @@ interface DaySegment {
 }
 
 /**
- * The segments of run `logId` in a day's index, in the order they were written: scanned from the
- * end back to the run's first segment (or, for a run not in it, through the whole index). A
- * missing index has none.
+ * The segments of run `logId` in a day's index, in the order they were written: its last record
+ * found scanning back from the end, then each record's `previous` number followed back to the
+ * run's first record; where a record has none, the scan goes on back from it (for a run not in
+ * the index, through all of it). A number that does not lead to a record of the run (an index
+ * cut by a crash) is not followed. A missing index has none.
  */
 async function findDaySegments(indexPath: string, logId: number): Promise<DaySegment[]> {
   let handle: FileHandle;
@@ -293,20 +295,34 @@ async function findDaySegments(indexPath: string, logId: number): Promise<DaySeg
   const found: DaySegment[] = [];
   try {
     // A record cut short by a crash is ignored (the writer drops it before its next append).
-    let end = Math.floor((await handle.stat()).size / DAY_INDEX_RECORD_BYTES);
+    const records = Math.floor((await handle.stat()).size / DAY_INDEX_RECORD_BYTES);
     const buffer = Buffer.allocUnsafe(INDEX_RECORDS_PER_READ * DAY_INDEX_RECORD_BYTES);
-    scan: while (end > 0) {
-      const start = Math.max(0, end - INDEX_RECORDS_PER_READ);
-      const bytes = (end - start) * DAY_INDEX_RECORD_BYTES;
-      const { bytesRead } = await handle.read(buffer, 0, bytes, start * DAY_INDEX_RECORD_BYTES);
-      if (bytesRead < bytes) break;
-      for (let i = end - start - 1; i >= 0; i--) {
-        const at = i * DAY_INDEX_RECORD_BYTES;
-        if (buffer.readDoubleLE(at) !== logId) continue;
-        found.push({ offset: buffer.readDoubleLE(at + 8), length: buffer.readUInt32LE(at + 16) });
-        if ((buffer.readUInt32LE(at + 20) & DAY_INDEX_FIRST) !== 0) break scan;
+    // The records held in `buffer`: [bufferStart, bufferEnd).
+    let bufferStart = 0;
+    let bufferEnd = 0;
+    let record = records - 1;
+    // The record whose `previous` number led to `record`, while that is not yet confirmed.
+    let jumpedFrom: number | undefined;
+    while (record >= 0) {
+      if (record < bufferStart || record >= bufferEnd) {
+        bufferStart = Math.max(0, record + 1 - INDEX_RECORDS_PER_READ);
+        bufferEnd = record + 1;
+        const bytes = (bufferEnd - bufferStart) * DAY_INDEX_RECORD_BYTES;
+        const { bytesRead } = await handle.read(buffer, 0, bytes, bufferStart * DAY_INDEX_RECORD_BYTES);
+        if (bytesRead < bytes) break;
       }
-      end = start;
+      const at = (record - bufferStart) * DAY_INDEX_RECORD_BYTES;
+      if (buffer.readDoubleLE(at) !== logId) {
+        // Not the run's: scan on back, from where a wrong `previous` number was read if one led here.
+        record = (jumpedFrom ?? record) - 1;
+        jumpedFrom = undefined;
+        continue;
+      }
+      found.push({ offset: buffer.readDoubleLE(at + 8), length: buffer.readUInt32LE(at + 24) });
+      if ((buffer.readUInt32LE(at + 28) & DAY_INDEX_FIRST) !== 0) break;
+      const previous = buffer.readDoubleLE(at + 16);
+      jumpedFrom = previous >= 0 && previous < record ? record : undefined;
+      record = jumpedFrom === undefined ? record - 1 : previous;
     }
   } finally {
     await handle.close();

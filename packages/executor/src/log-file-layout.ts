@@ -22,10 +22,15 @@ export const DAY_LOG_FILE = 'runs.log';
 export const DAY_INDEX_FILE = 'runs.idx';
 /**
  * One index record: where one write of one run's text went in the day's file. Little-endian:
- * logId (float64), offset (float64), length in bytes (uint32), flags (uint32; bit 0: the run's
- * first text in this file, so a reader scanning back from the end can stop there).
+ * logId (float64), offset in `runs.log` (float64), the record number of the run's previous record
+ * in this index or -1 when it is not known (float64), length in bytes (uint32), flags (uint32:
+ * {@link DAY_INDEX_FIRST}). A reader finds a run's last record scanning back from the end, then
+ * follows the `previous` numbers: a long run's reads cost its own records, not every record
+ * written since it started. Where a number is missing (a line appended after the run's log was
+ * closed, a log thread restarted mid-run) the reader scans back from there.
  */
-export const DAY_INDEX_RECORD_BYTES = 24;
+export const DAY_INDEX_RECORD_BYTES = 32;
+/** Index flag: the run's first text in this file; a reader stops there. */
 export const DAY_INDEX_FIRST = 1;
 
 /** A write's flags in a batch: it closes its file. */

@@ -67,7 +67,22 @@ interface DayWrites {
   texts: Buffer[];
   logIds: number[];
   firsts: boolean[];
+  /** The write is its run's last (its log closes): the run's chain ends. */
+  lasts: boolean[];
 }
+
+/**
+ * What the thread knows of a day's index: its records so far, and the last record of each run
+ * still writing, which its next record points back to. Dropped when the index is not as this
+ * thread left it (deleted, cut after a failed write): the reader then scans where a number is
+ * missing.
+ */
+interface DayChain {
+  records: number;
+  lastOf: Map<number, number>;
+}
+
+const chains = new Map<string, DayChain>();
 
 function writeDays({ seq, logIds, paths, texts, lengths, flags }: LogFileBatch): LogFileAnswer {
   const days = new Map<string, DayWrites>();
@@ -76,26 +91,37 @@ function writeDays({ seq, logIds, paths, texts, lengths, flags }: LogFileBatch):
     const length = lengths[i]!;
     const text = texts.slice(offset, offset + length);
     offset += length;
-    if (text === '') continue;
     const file = paths[i]!;
+    const last = (flags[i]! & CLOSE_FLAG) !== 0;
+    if (text === '') {
+      // A close with nothing left to write: the run's next record, if any, starts no chain.
+      if (last) chains.get(indexOf(file))?.lastOf.delete(logIds[i]!);
+      continue;
+    }
     let day = days.get(file);
     if (day === undefined) {
-      day = { texts: [], logIds: [], firsts: [] };
+      day = { texts: [], logIds: [], firsts: [], lasts: [] };
       days.set(file, day);
     }
     day.texts.push(Buffer.from(text, 'utf8'));
     day.logIds.push(logIds[i]!);
     day.firsts.push((flags[i]! & FIRST_FLAG) !== 0);
+    day.lasts.push(last);
   }
   const errors: LogFileAnswer['errors'] = [];
   for (const [file, day] of days) {
     try {
       appendToDay(file, day);
     } catch (err) {
+      chains.delete(indexOf(file));
       errors.push({ path: file, message: err instanceof Error ? err.message : String(err) });
     }
   }
   return { seq, errors };
+}
+
+function indexOf(file: string): string {
+  return path.join(path.dirname(file), DAY_INDEX_FILE);
 }
 
 /**
@@ -103,32 +129,42 @@ function writeDays({ seq, logIds, paths, texts, lengths, flags }: LogFileBatch):
  * file's size (one executor process writes a log directory); a record cut short by a crash is
  * dropped before the index grows, so the records stay aligned.
  */
-function appendToDay(file: string, { texts, logIds, firsts }: DayWrites): void {
-  const index = Buffer.allocUnsafe(texts.length * DAY_INDEX_RECORD_BYTES);
+function appendToDay(file: string, { texts, logIds, firsts, lasts }: DayWrites): void {
+  const indexPath = indexOf(file);
   const fd = openForAppend(file);
+  let indexFd: number | undefined;
   try {
+    indexFd = openForAppend(indexPath);
+    const indexSize = fs.fstatSync(indexFd).size;
+    const cut = indexSize % DAY_INDEX_RECORD_BYTES;
+    if (cut !== 0) fs.ftruncateSync(indexFd, indexSize - cut);
+    const records = (indexSize - cut) / DAY_INDEX_RECORD_BYTES;
+    let chain = chains.get(indexPath);
+    if (chain === undefined || chain.records !== records) {
+      chain = { records, lastOf: new Map() };
+      chains.set(indexPath, chain);
+    }
+    const index = Buffer.allocUnsafe(texts.length * DAY_INDEX_RECORD_BYTES);
     let offset = fs.fstatSync(fd).size;
     for (let i = 0; i < texts.length; i++) {
       const at = i * DAY_INDEX_RECORD_BYTES;
+      const logId = logIds[i]!;
       const length = texts[i]!.length;
-      index.writeDoubleLE(logIds[i]!, at);
+      index.writeDoubleLE(logId, at);
       index.writeDoubleLE(offset, at + 8);
-      index.writeUInt32LE(length, at + 16);
-      index.writeUInt32LE(firsts[i] ? DAY_INDEX_FIRST : 0, at + 20);
+      index.writeDoubleLE(chain.lastOf.get(logId) ?? -1, at + 16);
+      index.writeUInt32LE(length, at + 24);
+      index.writeUInt32LE(firsts[i] ? DAY_INDEX_FIRST : 0, at + 28);
+      if (lasts[i]) chain.lastOf.delete(logId);
+      else chain.lastOf.set(logId, records + i);
       offset += length;
     }
     writeBytes(fd, texts.length === 1 ? texts[0]! : Buffer.concat(texts));
+    writeBytes(indexFd, index);
+    chain.records = records + texts.length;
   } finally {
     fs.closeSync(fd);
-  }
-  const indexFd = openForAppend(path.join(path.dirname(file), DAY_INDEX_FILE));
-  try {
-    const size = fs.fstatSync(indexFd).size;
-    const cut = size % DAY_INDEX_RECORD_BYTES;
-    if (cut !== 0) fs.ftruncateSync(indexFd, size - cut);
-    writeBytes(indexFd, index);
-  } finally {
-    fs.closeSync(indexFd);
+    if (indexFd !== undefined) fs.closeSync(indexFd);
   }
 }
 

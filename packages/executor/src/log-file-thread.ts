@@ -96,7 +96,10 @@ export class LogFileThread {
   /** Messages posted to the worker so far (each carries the writes of one or more turns). */
   messages = 0;
   private idleTimer: NodeJS.Timeout | undefined;
-  /** Writers whose file the worker holds open: it is ended only when there are none. */
+  /**
+   * Writers with text written and not closed: the worker holds their files open (`file-per-run`)
+   * or their runs' place in the day's index (`file-per-day`), so it is ended only when there are none.
+   */
   private readonly open = new Set<number>();
 
   /**
@@ -168,12 +171,11 @@ export class LogFileThread {
     const flags = new Uint8Array(count);
     const lengths = new Uint32Array(count);
     const paths: string[] = new Array(count);
-    const holdsFiles = this.layout === 'file-per-run';
     let texts = '';
     for (let i = 0; i < count; i++) {
       const write = (sources[i] as LogFileSource).takeWrite();
       if (write.close) this.open.delete(write.id);
-      else if (write.text !== '' && holdsFiles) this.open.add(write.id);
+      else if (write.text !== '') this.open.add(write.id);
       ids[i] = write.id;
       logIds[i] = write.logId;
       flags[i] = (write.close ? CLOSE_FLAG : 0) | (write.first ? FIRST_FLAG : 0);

@@ -385,6 +385,54 @@ describe('JobLogs laid out file-per-day', () => {
     expect((await logs.read(7, at, 3)).logContent).toMatch(/^turn 1 of 7\nturn 2 of 7\n/);
     expect((await logs.read(404, at, 1)).isEnd).toBe(true);
   });
+
+  /** Run 7 writes `a`, then 20 other runs, then `b`, then 20 more, then `c`, and closes. */
+  async function runBetweenOthers(logs: JobLogs, at: number): Promise<void> {
+    const run = logs.open(7, at);
+    for (const [turn, line] of ['a', 'b', 'c'].entries()) {
+      run.write(`${line}\n`);
+      await logs.read(7, at, 1);
+      if (line === 'c') break;
+      const others = Array.from({ length: 20 }, (_, i) => logs.open(100 * (turn + 1) + i, at));
+      for (const [i, other] of others.entries()) other.write(`other ${i}\n`);
+      await Promise.all(others.map((other) => other.close()));
+    }
+    await run.close();
+  }
+
+  /** The day's index, and the number of the first record of `logId`. */
+  async function indexWith(at: number, logId: number): Promise<{ index: Buffer; record: number }> {
+    const index = await readFile(path.join(logDir, localDate(at), DAY_INDEX_FILE));
+    for (let record = 0; record * DAY_INDEX_RECORD_BYTES < index.length; record++) {
+      if (index.readDoubleLE(record * DAY_INDEX_RECORD_BYTES) === logId) return { index, record };
+    }
+    throw new Error(`no record of ${logId}`);
+  }
+
+  it('reads a run through its own records, not those of the runs written between them', async () => {
+    const at = Date.now();
+    const logs = dayLogs();
+    await runBetweenOthers(logs, at);
+    // A record between `a` and `b` made to name run 7: a reader scanning every record would take it.
+    const { index, record } = await indexWith(at, 110);
+    index.writeDoubleLE(7, record * DAY_INDEX_RECORD_BYTES);
+    await writeFile(path.join(logDir, localDate(at), DAY_INDEX_FILE), index);
+    expect(await lines(logs, 7, at)).toBe('a\nb\nc\n');
+  });
+
+  it("scans back from a record whose previous number leads to another run's record", async () => {
+    const at = Date.now();
+    const logs = dayLogs();
+    await runBetweenOthers(logs, at);
+    // `c`'s previous number pointed before `b`, at another run's record: followed blindly, `b` is lost.
+    const { index } = await indexWith(at, 7);
+    const { record: other } = await indexWith(at, 105);
+    const c = index.length / DAY_INDEX_RECORD_BYTES - 1;
+    expect(index.readDoubleLE(c * DAY_INDEX_RECORD_BYTES)).toBe(7);
+    index.writeDoubleLE(other, c * DAY_INDEX_RECORD_BYTES + 16);
+    await writeFile(path.join(logDir, localDate(at), DAY_INDEX_FILE), index);
+    expect(await lines(logs, 7, at)).toBe('a\nb\nc\n');
+  });
 });
 
 describe('JobLogs retention', () => {
