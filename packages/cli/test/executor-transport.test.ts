@@ -170,7 +170,8 @@ describe('tickwheel executor --transport redis', () => {
     expect(from).toBe(`${REDIS_URL}`.replace(/\/?$/, ''));
     await server!.waitFor(() => server!.registrations.length > 0, 10_000, 'registration');
     expect(server!.registrations[0]).toMatchObject({ registryKey: 'cli-pull', registryValue: address });
-    expect(await redis.clientIds(connectionNameOf(instance))).toHaveLength(2);
+    // Reader and writer; the reader connects with its first read, which the registration does not wait for.
+    await expect.poll(async () => (await redis.clientIds(connectionNameOf(instance))).length).toBe(2);
 
     const sockets = await tcpSocketsOf(cli.pid);
     // Its Redis connections are there: the check sees its sockets.
