@@ -141,17 +141,13 @@ export class JobLogs {
     const from = Math.max(1, Math.trunc(fromLineNum));
     // Lines logged before this read are on disk before it opens the file.
     await this.thread.settled();
-    if (this.layout === 'file-per-day') return this.readFromDay(logId, logDateTim, from);
-    let handle: FileHandle;
-    try {
-      handle = await open(this.logFilePath(logId, logDateTim), 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return { fromLineNum: from, toLineNum: 0, logContent: WireMessages.logFileNotExists, isEnd: true };
-      }
-      throw err;
+    const lines =
+      this.layout === 'file-per-day'
+        ? await this.readDayLines(logId, logDateTim, from)
+        : await this.readFileLines(logId, logDateTim, from);
+    if (lines === undefined) {
+      return { fromLineNum: from, toLineNum: 0, logContent: WireMessages.logFileNotExists, isEnd: true };
     }
-    const lines = await this.readLines(handle, from);
     return {
       fromLineNum: from,
       toLineNum: from - 1 + lines.length,
@@ -160,17 +156,31 @@ export class JobLogs {
     };
   }
 
+  /** The page of the run's own file (`file-per-run`); undefined when it has none. */
+  private async readFileLines(
+    logId: number,
+    logDateTim: number,
+    from: number,
+  ): Promise<string[] | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.logFilePath(logId, logDateTim), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    return this.readLines(handle, from);
+  }
+
   /**
-   * `read` in the `file-per-day` layout: the run's segments from the day's index (its last record
+   * The page in the `file-per-day` layout: the run's segments from the day's index (its last record
    * found scanning back from the end, then the run's own records through their links), then the
-   * segments' bytes from the day's file, in order, as one text.
+   * segments' bytes from the day's file, in order, as one text; undefined when the run has none.
    */
-  private async readFromDay(logId: number, logDateTim: number, from: number): Promise<LogResult> {
+  private async readDayLines(logId: number, logDateTim: number, from: number): Promise<string[] | undefined> {
     const folder = path.join(this.logDir, localDate(logDateTim));
     const segments = await findDaySegments(path.join(folder, DAY_INDEX_FILE), logId);
-    if (segments.length === 0) {
-      return { fromLineNum: from, toLineNum: 0, logContent: WireMessages.logFileNotExists, isEnd: true };
-    }
+    if (segments.length === 0) return undefined;
     const page = new PageOfLines(from, this.maxLinesPerRead, this.maxBytesPerRead);
     const handle = await open(path.join(folder, DAY_LOG_FILE), 'r');
     try {
@@ -188,12 +198,7 @@ export class JobLogs {
     } finally {
       await handle.close();
     }
-    return {
-      fromLineNum: from,
-      toLineNum: from - 1 + page.lines.length,
-      logContent: page.lines.join(''),
-      isEnd: false,
-    };
+    return page.lines;
   }
 
   /** Reads the page starting at line `from`, each line with its `\n`; closes the handle. */
