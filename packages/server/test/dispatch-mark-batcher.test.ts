@@ -173,6 +173,67 @@ describe('held dispatch marks', () => {
     expect(announced.sort()).toEqual([1, 2]);
   });
 
+  it('a result waiting its turn keeps its mark past the hold: the record is written once', async () => {
+    const { marks, writes } = batcher(50);
+    const finishCalls: FireResult[][] = [];
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const recorder = new ResultRecorder({
+      fires: {
+        finishFires: async (results: readonly FireResult[]) => {
+          finishCalls.push([...results]);
+          await gate; // the first write takes long: the second result waits behind it
+          return results.map(
+            (r) => ({ fireId: r.fireId, parentFireId: null, status: 'succeeded' }) as FinishedFire,
+          );
+        },
+      } as never,
+      clock: { now: () => Date.now() },
+      logger: silent,
+      writeSpacingMs: 0,
+      heldMarks: marks,
+    });
+    const marked = [1, 2].map((id) => marks.add('dispatched', mark(id), { holdable: true }));
+    const first = recorder.record([{ fireId: 1, handleCode: 200, handleMsg: null, handleAt: Date.now() }]);
+    await sleep(5);
+    const second = recorder.record([{ fireId: 2, handleCode: 200, handleMsg: null, handleAt: Date.now() }]);
+    await sleep(150); // three holds
+    expect(finishCalls).toHaveLength(1);
+    open();
+    await Promise.all([first, second, ...marked]);
+    expect(
+      finishCalls.map((call) => call.map((r) => [r.fireId, r.dispatch?.executorInstance ?? null])),
+    ).toEqual([[[1, 'inst-1']], [[2, 'inst-1']]]);
+    expect(writes).toEqual([]);
+  });
+
+  it('a mark held after its result came in still goes with it', async () => {
+    const { marks, writes } = batcher(60_000);
+    const finishCalls: FireResult[][] = [];
+    const recorder = new ResultRecorder({
+      fires: {
+        finishFires: async (results: readonly FireResult[]) => {
+          finishCalls.push([...results]);
+          return results.map(
+            (r) => ({ fireId: r.fireId, parentFireId: null, status: 'succeeded' }) as FinishedFire,
+          );
+        },
+      } as never,
+      clock: { now: () => Date.now() },
+      logger: silent,
+      writeSpacingMs: 0,
+      heldMarks: marks,
+    });
+    // The callback overtook the `run` call's answer: the mark is held in the same turn, after the result came in.
+    const finished = recorder.record([{ fireId: 1, handleCode: 200, handleMsg: null, handleAt: Date.now() }]);
+    const marked = marks.add('dispatched', mark(1), { holdable: true });
+    await Promise.all([finished, marked]);
+    expect(finishCalls[0]!.map((r) => r.dispatch?.executorInstance ?? null)).toEqual(['inst-1']);
+    expect(writes).toEqual([]);
+  });
+
   it('a failed result statement gives the taken marks back to be written', async () => {
     const { marks, writes } = batcher(60_000);
     const recorder = new ResultRecorder({

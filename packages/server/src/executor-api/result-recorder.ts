@@ -15,9 +15,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { type GiveWay, giveWayToSends } from '../dispatch/give-way.js';
-import type { MarkBatcher } from '../dispatch/mark-batcher.js';
+import type { MarkBatcher, TakenMarks } from '../dispatch/mark-batcher.js';
 import { type ExecutorMetrics, NO_EXECUTOR_METRICS } from '../executors/metrics.js';
-import type { FinishedFire, FireRepository, FireResult } from '../store/index.js';
+import type { DispatchMark, FinishedFire, FireRepository, FireResult } from '../store/index.js';
 import { type BroadcastFires, settleBroadcastParents } from './broadcast-parents.js';
 
 /**
@@ -62,7 +62,9 @@ export interface ResultRecorderOptions {
   /**
    * The dispatch marks held for their runs' results (dispatch/mark-batcher.ts): a result whose
    * mark is held writes it in the same statement, and a mark whose record takes no result is
-   * given back to be written on its own.
+   * given back to be written on its own. A result takes its mark when it comes in, not when its
+   * batch is written: a result waiting its turn behind others (the server behind on results)
+   * does not let its mark's hold run out, which would write the record once more.
    */
   heldMarks?: Pick<MarkBatcher, 'take' | 'settle'>;
 }
@@ -73,6 +75,8 @@ export const DEFAULT_RESULT_WRITES_IN_FLIGHT = 2;
 
 interface Waiter {
   results: readonly FireResult[];
+  /** The held dispatch marks of its results, taken when it came in (`heldMarks`). */
+  marks: TakenMarks | undefined;
   /** `performance.now()` when it was handed in. */
   at: number;
   resolve(finished: FinishedFire[]): void;
@@ -132,7 +136,7 @@ export class ResultRecorder {
   record(results: readonly FireResult[]): Promise<FinishedFire[]> {
     if (results.length === 0) return Promise.resolve([]);
     return new Promise<FinishedFire[]>((resolve, reject) => {
-      this.queue.push({ results, resolve, reject, at: performance.now() });
+      this.queue.push({ results, marks: this.takeMarks(results), resolve, reject, at: performance.now() });
       this.queuedResults += results.length;
       if (this.queuedResults >= this.maxBatchSize) this.wake?.();
       this.pumping ??= this.pump().finally(() => {
@@ -242,16 +246,23 @@ export class ResultRecorder {
 
   /** Writes one batch and answers its waiters; returns everything it finalised, settled parents included. */
   private async write(batch: readonly Waiter[]): Promise<FinishedFire[]> {
+    // The marks its results took when they came in; each goes to the first statement of its fire.
+    const marks = new Map<number, DispatchMark>();
+    for (const waiter of batch)
+      if (waiter.marks !== undefined) for (const [id, mark] of waiter.marks) marks.set(id, mark);
     let finished: FinishedFire[];
     try {
       finished = [];
       const all = batch.flatMap((waiter) => waiter.results);
       for (let i = 0; i < all.length; i += this.maxBatchSize) {
-        finished.push(...(await this.finish(all.slice(i, i + this.maxBatchSize))));
+        finished.push(...(await this.finish(all.slice(i, i + this.maxBatchSize), marks)));
       }
     } catch (err) {
       for (const waiter of batch) waiter.reject(err);
       return [];
+    } finally {
+      // Marks no statement took (a statement before theirs failed) are written on their own.
+      if (marks.size > 0) this.options.heldMarks?.settle(marks, new Set());
     }
     const byId = new Map(finished.map((fire) => [fire.fireId, fire]));
     for (const waiter of batch) {
@@ -266,13 +277,32 @@ export class ResultRecorder {
     return finished.concat(await this.settleParents(finished));
   }
 
-  /** One `finishFires` call, with the held dispatch marks of its results. */
-  private async finish(results: readonly FireResult[]): Promise<FinishedFire[]> {
+  /** The held marks of `results` (none for a lost verdict: no run's result, and none is held for it). */
+  private takeMarks(results: readonly FireResult[]): TakenMarks | undefined {
     const held = this.options.heldMarks;
-    // A lost verdict is no run's result: its record's mark is not taken (none is held for it anyway).
-    const marks = held?.take(results.flatMap((result) => (result.lost === true ? [] : [result.fireId])));
-    if (held === undefined || marks === undefined || marks.size === 0)
-      return this.options.fires.finishFires(results);
+    if (held === undefined) return undefined;
+    const marks = held.take(results.flatMap((result) => (result.lost === true ? [] : [result.fireId])));
+    return marks.size === 0 ? undefined : marks;
+  }
+
+  /**
+   * One `finishFires` call, with its results' dispatch marks: those taken when they came in
+   * (removed from `taken` as they go into the statement) and those held since.
+   */
+  private async finish(
+    results: readonly FireResult[],
+    taken: Map<number, DispatchMark>,
+  ): Promise<FinishedFire[]> {
+    const held = this.options.heldMarks;
+    if (held === undefined) return this.options.fires.finishFires(results);
+    const marks = new Map<number, DispatchMark>(this.takeMarks(results.filter((r) => !taken.has(r.fireId))));
+    for (const result of results) {
+      const mark = taken.get(result.fireId);
+      if (mark === undefined || result.lost === true) continue;
+      marks.set(result.fireId, mark);
+      taken.delete(result.fireId);
+    }
+    if (marks.size === 0) return this.options.fires.finishFires(results);
     let finished: FinishedFire[] = [];
     try {
       finished = await this.options.fires.finishFires(
