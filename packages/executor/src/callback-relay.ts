@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import {
   CALLBACK_ADDRESS_HEADER,
   encodeCallbackBody,
@@ -35,6 +36,14 @@ export interface CallbackRelayOptions {
   retryIntervalMs: number;
   /** How long a result waits for others to share its request; default 10 ms. */
   batchDelayMs?: number;
+  /**
+   * Requests in flight at once at most; default 4. Beside one in flight, another starts for a
+   * whole batch, or once its oldest result has waited `overlapDelayMs`: a result does not wait
+   * for a slow answer to the results before it (the server answers once they are stored).
+   */
+  maxBatchesInFlight?: number;
+  /** See `maxBatchesInFlight`; default 50 ms. */
+  overlapDelayMs?: number;
   /** Most results in one request; default 500. */
   maxBatch?: number;
   /** Rough cap on one request's body, under the servers' 5 MiB limit; default 4 MiB. */
@@ -60,6 +69,8 @@ export type CallbackDelivery =
   | { delivered: false; spilled: boolean; reason: string };
 
 export const DEFAULT_CALLBACK_BATCH_DELAY_MS = 10;
+export const DEFAULT_CALLBACK_BATCHES_IN_FLIGHT = 4;
+export const DEFAULT_CALLBACK_OVERLAP_DELAY_MS = 50;
 export const DEFAULT_CALLBACK_MAX_BATCH = 500;
 export const DEFAULT_CALLBACK_MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
@@ -75,6 +86,8 @@ const TEMP_GRACE_MS = 60 * 1000;
 interface QueuedResult {
   result: HandleCallbackParam;
   bytes: number;
+  /** `performance.now()` when it was queued. */
+  at: number;
   settle: (delivery: CallbackDelivery) => void;
 }
 
@@ -92,12 +105,19 @@ export class CallbackRelay {
   private readonly spillDir: string;
   private readonly retryIntervalMs: number;
   private readonly batchDelayMs: number;
+  private readonly maxBatchesInFlight: number;
+  private readonly overlapDelayMs: number;
   private readonly maxBatch: number;
   private readonly maxBatchBytes: number;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private queue: QueuedResult[] = [];
   private inFlight = 0;
+  /** The requests in flight. */
+  private readonly sends = new Set<Promise<void>>();
+  /** Wakes the drain waiting beside requests in flight (a whole batch came in, or the relay stops). */
+  private wake: (() => void) | undefined;
+  private stopping = false;
   /** Results neither delivered nor spilled (the spill write failed); retried with the spill. */
   private held: HandleCallbackParam[] = [];
   private batchTimer: NodeJS.Timeout | undefined;
@@ -114,6 +134,8 @@ export class CallbackRelay {
     this.spillDir = options.spillDir;
     this.retryIntervalMs = options.retryIntervalMs;
     this.batchDelayMs = options.batchDelayMs ?? DEFAULT_CALLBACK_BATCH_DELAY_MS;
+    this.maxBatchesInFlight = Math.max(1, options.maxBatchesInFlight ?? DEFAULT_CALLBACK_BATCHES_IN_FLIGHT);
+    this.overlapDelayMs = options.overlapDelayMs ?? DEFAULT_CALLBACK_OVERLAP_DELAY_MS;
     this.maxBatch = options.maxBatch ?? DEFAULT_CALLBACK_MAX_BATCH;
     this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_CALLBACK_MAX_BATCH_BYTES;
     this.clock = options.clock ?? systemClock;
@@ -128,7 +150,9 @@ export class CallbackRelay {
    */
   push(result: HandleCallbackParam): Promise<CallbackDelivery> {
     return new Promise((settle) => {
-      this.queue.push({ result, bytes: encodedBytes(result), settle });
+      this.queue.push({ result, bytes: encodedBytes(result), settle, at: performance.now() });
+      // The drain waiting beside requests in flight: a first result sets its overlap timer, a whole batch goes.
+      if (this.queue.length === 1 || this.queue.length >= this.maxBatch) this.wake?.();
       this.scheduleDrain();
     });
   }
@@ -136,6 +160,7 @@ export class CallbackRelay {
   /** Re-sends the spilled results now, then every `retryIntervalMs`; the timer does not keep the process alive. */
   start(): void {
     if (this.stopRetrying) return;
+    this.stopping = false;
     void this.recoverTempFiles().then(() => this.resendSpilled());
     this.stopRetrying = repeatEvery(this.clock, this.retryIntervalMs, () => void this.resendSpilled());
   }
@@ -144,6 +169,8 @@ export class CallbackRelay {
   async stop(): Promise<void> {
     this.stopRetrying?.();
     this.stopRetrying = undefined;
+    this.stopping = true;
+    this.wake?.();
     this.drainNow();
     await this.draining;
     await this.resending;
@@ -188,19 +215,53 @@ export class CallbackRelay {
     if (this.queue.length > 0) this.draining ??= this.drain();
   }
 
-  /** Sends batches until the queue is empty; results pushed meanwhile join the next batch. */
+  /**
+   * Sends batches until the queue is empty and every request has been answered; results pushed
+   * while a request is in flight join the next batch, which starts when the answer comes, or
+   * beside it (`maxBatchesInFlight`) for a whole batch or a result that has waited `overlapDelayMs`.
+   */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.takeBatch();
-      this.inFlight += batch.length;
-      try {
-        await this.sendBatch(batch);
-      } finally {
-        this.inFlight -= batch.length;
+    while (this.queue.length > 0 || this.sends.size > 0) {
+      const waitMs = this.queue.length === 0 ? Number.POSITIVE_INFINITY : this.startsIn();
+      if (waitMs <= 0) {
+        this.startSend();
+        continue;
       }
+      await this.nextChange(waitMs);
     }
     // Cleared in the same turn as the emptiness check, so a later push always starts a new drain.
     this.draining = undefined;
+  }
+
+  /** In how many ms the next batch may start (0: now; infinite: when a request in flight ends). */
+  private startsIn(): number {
+    if (this.sends.size === 0) return 0;
+    if (this.sends.size >= this.maxBatchesInFlight) return Number.POSITIVE_INFINITY;
+    if (this.stopping || this.queue.length >= this.maxBatch) return 0;
+    return this.queue[0]!.at + this.overlapDelayMs - performance.now();
+  }
+
+  private startSend(): void {
+    const batch = this.takeBatch();
+    this.inFlight += batch.length;
+    const send: Promise<void> = this.sendBatch(batch).finally(() => {
+      this.inFlight -= batch.length;
+      this.sends.delete(send);
+    });
+    this.sends.add(send);
+  }
+
+  /** Resolves when a request in flight ends, `waitMs` passed, or `wake` is called. */
+  private nextChange(waitMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      for (const send of this.sends) void send.then(resolve, resolve);
+      if (Number.isFinite(waitMs)) timer = setTimeout(resolve, waitMs);
+    }).finally(() => {
+      this.wake = undefined;
+      clearTimeout(timer);
+    });
   }
 
   private takeBatch(): QueuedResult[] {

@@ -142,6 +142,56 @@ describe('CallbackRelay delivery', () => {
   });
 });
 
+describe('CallbackRelay requests in flight', () => {
+  /** Polls every 5 ms (the test server's own wait wakes on answers, which these tests hold back). */
+  async function until(predicate: () => boolean): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await sleep(5);
+    }
+  }
+
+  it('a result does not wait for the answer to the request before it', async () => {
+    const s = await server();
+    s.answerDelayMs = 400; // the server stores slowly (under the client's 500 ms timeout)
+    const r = relay([s.address], { overlapDelayMs: 20 });
+    let firstSettled = false;
+    const first = r.push(result(1)).then((d) => {
+      firstSettled = true;
+      return d;
+    });
+    await until(() => s.requestsTo(CALLBACK).length === 1);
+    const second = r.push(result(2));
+    await until(() => s.requestsTo(CALLBACK).length === 2);
+    expect(firstSettled).toBe(false);
+    expect((await Promise.all([first, second])).every((d) => d.delivered)).toBe(true);
+    expect(
+      s.requestsTo(CALLBACK).map((req) => (req.body as { logId: number }[]).map((c) => c.logId)),
+    ).toEqual([[1], [2]]);
+  });
+
+  it('starts a whole batch at once beside a request in flight, and keeps to maxBatchesInFlight', async () => {
+    const s = await server();
+    s.answerDelayMs = 400;
+    const r = relay([s.address], { maxBatch: 2, maxBatchesInFlight: 2, overlapDelayMs: 60_000 });
+    let settled = 0;
+    const count = (d: Promise<unknown>) => d.then(() => settled++);
+    const pushed = [count(r.push(result(1)))];
+    await until(() => s.requestsTo(CALLBACK).length === 1);
+    // A whole batch goes at once; the next results wait: two requests are in flight.
+    pushed.push(...[2, 3, 4].map((id) => count(r.push(result(id)))));
+    await until(() => s.requestsTo(CALLBACK).length === 2);
+    await sleep(100);
+    expect(s.requestsTo(CALLBACK)).toHaveLength(2);
+    expect(settled).toBe(0);
+    await Promise.all(pushed);
+    expect(
+      s.requestsTo(CALLBACK).map((req) => (req.body as { logId: number }[]).map((c) => c.logId)),
+    ).toEqual([[1], [2, 3], [4]]);
+  });
+});
+
 describe('CallbackRelay spill', () => {
   it('spills a batch no server accepted and re-sends it once a server is back', async () => {
     const down = await downServer();
