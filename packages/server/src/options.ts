@@ -207,7 +207,7 @@ export interface ServerInternalOptions {
   databaseStatementTimeoutMs?: number;
   /**
    * Jobs claimed per claim transaction. Default by database (scheduling/options.ts): 100 on SQLite,
-   * 1,000 on PostgreSQL, 500 on MySQL.
+   * 500 on PostgreSQL and MySQL.
    */
   claimBatchSize?: number;
   /** Shard lease lifetime (scheduling/options.ts has the default and what it trades). */
@@ -482,13 +482,6 @@ type InternalInteger = {
 }[keyof typeof INTERNAL];
 
 /** The database kind a `database` option names, for the defaults that depend on it. */
-/** The claim batch when none is given (SCHEDULING_DEFAULTS says why each). */
-function claimBatchSizeDefault(dialect: ReturnType<typeof dialectOf>): number {
-  if (dialect === 'sqlite') return SCHEDULING_DEFAULTS.sqliteClaimBatchSize;
-  if (dialect === 'postgres') return SCHEDULING_DEFAULTS.postgresClaimBatchSize;
-  return INTERNAL.claimBatchSize.default;
-}
-
 function dialectOf(database: string): keyof typeof RETENTION_BATCH_DEFAULTS {
   if (/^postgres(ql)?:/.test(database)) return 'postgres';
   if (/^(mysql|mariadb):/.test(database)) return 'mysql';
@@ -564,7 +557,9 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     ),
     shardCount: internalDefault('shardCount'),
     tickIntervalMs: internalDefault('tickIntervalMs'),
-    claimBatchSize: internal.claimBatchSize ?? claimBatchSizeDefault(dialect),
+    claimBatchSize:
+      internal.claimBatchSize ??
+      (dialect === 'sqlite' ? SCHEDULING_DEFAULTS.sqliteClaimBatchSize : INTERNAL.claimBatchSize.default),
     leaseTtlMs,
     leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs ?? defaultLeaseRenewalIntervalMs(leaseTtlMs),
     databaseConnectTimeoutMs: internalInt('databaseConnectTimeoutMs'),

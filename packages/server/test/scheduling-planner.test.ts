@@ -7,7 +7,6 @@
 import { performance } from 'node:perf_hooks';
 import { ManualClock } from '@tickwheel/test-fixtures/manual-clock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveServerOptions } from '../src/options.js';
 import { systemClock } from '../src/scheduling/clock.js';
 import { resolveSchedulingOptions } from '../src/scheduling/options.js';
 import { ORPHAN_SWEEP_INTERVAL_MS } from '../src/scheduling/planner.js';
@@ -803,21 +802,5 @@ describe('planner on the real clock', () => {
     } finally {
       await db.drop();
     }
-  });
-});
-
-describe('the claim batch by database', () => {
-  it('is 100 on SQLite, 1,000 on PostgreSQL and 500 on MySQL unless set', () => {
-    expect(resolveServerOptions({}).claimBatchSize).toBe(100);
-    expect(resolveServerOptions({ database: 'postgres://postgres@127.0.0.1:5432/test' }).claimBatchSize).toBe(
-      1_000,
-    );
-    expect(resolveServerOptions({ database: 'mysql://root@127.0.0.1:3306/test' }).claimBatchSize).toBe(500);
-    expect(
-      resolveServerOptions({
-        database: 'postgres://postgres@127.0.0.1:5432/test',
-        internal: { claimBatchSize: 300 },
-      }).claimBatchSize,
-    ).toBe(300);
   });
 });

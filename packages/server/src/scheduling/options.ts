@@ -116,12 +116,6 @@ export const SCHEDULING_DEFAULTS = {
    * about 2–4 ms of it each, so each stall stays short.
    */
   sqliteClaimBatchSize: 100,
-  /**
-   * The server's claim batch on PostgreSQL: at 10,000 fires a second the claims, one transaction
-   * at a time, were busy all the time with batches of 500; with 1,000 the fires went out later by
-   * p99 0.7–1.7 s against 1.9–4.3 s (docs/benchmarks.md, the thirteenth session), 2,000 no better.
-   */
-  postgresClaimBatchSize: 1_000,
   recoveryPageSize: 10_000,
   maxBacklog: 20_000,
 } as const;
