@@ -46,6 +46,31 @@ function batcher(holdMs: number, maxHeld?: number) {
   return { marks, writes, announced };
 }
 
+/** A result recorder over `finishFires` that writes the held marks of `marks` with the results. */
+function recorderOver(
+  marks: MarkBatcher,
+  finishFires: (results: readonly FireResult[]) => Promise<FinishedFire[]>,
+): ResultRecorder {
+  return new ResultRecorder({
+    fires: { finishFires } as never,
+    clock: { now: () => Date.now() },
+    logger: silent,
+    writeSpacingMs: 0,
+    heldMarks: marks,
+  });
+}
+
+/** Every record of `results` finished (a store that finds each one open). */
+const allFinished = (results: readonly FireResult[]): FinishedFire[] =>
+  results.map((r) => ({ fireId: r.fireId, parentFireId: null, status: 'succeeded' }) as FinishedFire);
+
+const success = (fireId: number): FireResult => ({
+  fireId,
+  handleCode: 200,
+  handleMsg: null,
+  handleAt: Date.now(),
+});
+
 describe('mark batches one after another', () => {
   it('a mark added by the caller its batch just woke is written too', async () => {
     const { marks, writes } = batcher(0);
@@ -180,25 +205,15 @@ describe('held dispatch marks', () => {
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const recorder = new ResultRecorder({
-      fires: {
-        finishFires: async (results: readonly FireResult[]) => {
-          finishCalls.push([...results]);
-          await gate; // the first write takes long: the second result waits behind it
-          return results.map(
-            (r) => ({ fireId: r.fireId, parentFireId: null, status: 'succeeded' }) as FinishedFire,
-          );
-        },
-      } as never,
-      clock: { now: () => Date.now() },
-      logger: silent,
-      writeSpacingMs: 0,
-      heldMarks: marks,
+    const recorder = recorderOver(marks, async (results) => {
+      finishCalls.push([...results]);
+      await gate; // the first write takes long: the second result waits behind it
+      return allFinished(results);
     });
     const marked = [1, 2].map((id) => marks.add('dispatched', mark(id), { holdable: true }));
-    const first = recorder.record([{ fireId: 1, handleCode: 200, handleMsg: null, handleAt: Date.now() }]);
+    const first = recorder.record([success(1)]);
     await sleep(5);
-    const second = recorder.record([{ fireId: 2, handleCode: 200, handleMsg: null, handleAt: Date.now() }]);
+    const second = recorder.record([success(2)]);
     await sleep(150); // three holds
     expect(finishCalls).toHaveLength(1);
     open();
@@ -212,22 +227,12 @@ describe('held dispatch marks', () => {
   it('a mark held after its result came in still goes with it', async () => {
     const { marks, writes } = batcher(60_000);
     const finishCalls: FireResult[][] = [];
-    const recorder = new ResultRecorder({
-      fires: {
-        finishFires: async (results: readonly FireResult[]) => {
-          finishCalls.push([...results]);
-          return results.map(
-            (r) => ({ fireId: r.fireId, parentFireId: null, status: 'succeeded' }) as FinishedFire,
-          );
-        },
-      } as never,
-      clock: { now: () => Date.now() },
-      logger: silent,
-      writeSpacingMs: 0,
-      heldMarks: marks,
+    const recorder = recorderOver(marks, async (results) => {
+      finishCalls.push([...results]);
+      return allFinished(results);
     });
     // The callback overtook the `run` call's answer: the mark is held in the same turn, after the result came in.
-    const finished = recorder.record([{ fireId: 1, handleCode: 200, handleMsg: null, handleAt: Date.now() }]);
+    const finished = recorder.record([success(1)]);
     const marked = marks.add('dispatched', mark(1), { holdable: true });
     await Promise.all([finished, marked]);
     expect(finishCalls[0]!.map((r) => r.dispatch?.executorInstance ?? null)).toEqual(['inst-1']);
