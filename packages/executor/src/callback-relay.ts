@@ -115,7 +115,7 @@ export class CallbackRelay {
   private inFlight = 0;
   /** The requests in flight. */
   private readonly sends = new Set<Promise<void>>();
-  /** Wakes the drain waiting beside requests in flight (a whole batch came in, or the relay stops). */
+  /** Wakes the drain waiting beside requests in flight (a first result or a whole batch came in, or the relay stops). */
   private wake: (() => void) | undefined;
   private stopping = false;
   /** Results neither delivered nor spilled (the spill write failed); retried with the spill. */
