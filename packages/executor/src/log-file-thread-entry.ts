@@ -75,7 +75,8 @@ interface DayWrites {
  * What the thread knows of a day's index: its records so far, and the last record of each run
  * still writing, which its next record points back to. Dropped when the index is not as this
  * thread left it (deleted, cut after a failed write): the reader then scans where a number is
- * missing.
+ * missing. Also dropped once none of its runs is writing (nothing to keep: an executor up for
+ * months holds only the days with runs still going).
  */
 interface DayChain {
   records: number;
@@ -95,7 +96,7 @@ function writeDays({ seq, logIds, paths, texts, lengths, flags }: LogFileBatch):
     const last = (flags[i]! & CLOSE_FLAG) !== 0;
     if (text === '') {
       // A close with nothing left to write: the run's next record, if any, starts no chain.
-      if (last) chains.get(indexOf(file))?.lastOf.delete(logIds[i]!);
+      if (last) forget(indexOf(file), logIds[i]!);
       continue;
     }
     let day = days.get(file);
@@ -118,6 +119,14 @@ function writeDays({ seq, logIds, paths, texts, lengths, flags }: LogFileBatch):
     }
   }
   return { seq, errors };
+}
+
+/** Run `logId` of the day's index `indexPath` has closed: its chain ends, and the day's with its last run. */
+function forget(indexPath: string, logId: number): void {
+  const chain = chains.get(indexPath);
+  if (chain === undefined) return;
+  chain.lastOf.delete(logId);
+  if (chain.lastOf.size === 0) chains.delete(indexPath);
 }
 
 function indexOf(file: string): string {
@@ -162,6 +171,8 @@ function appendToDay(file: string, { texts, logIds, firsts, lasts }: DayWrites):
     writeBytes(fd, texts.length === 1 ? texts[0]! : Buffer.concat(texts));
     writeBytes(indexFd, index);
     chain.records = records + texts.length;
+    // No run of the day still writing: nothing to keep (a later write starts afresh, as after a restart).
+    if (chain.lastOf.size === 0) chains.delete(indexPath);
   } finally {
     fs.closeSync(fd);
     if (indexFd !== undefined) fs.closeSync(indexFd);
