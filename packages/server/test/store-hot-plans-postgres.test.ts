@@ -13,9 +13,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPendingTriggerTypeStatement, skipPendingStatement } from '../src/store/fires.js';
+import { PG_ADVANCE_AND_RECORD } from '../src/store/hot/claim.js';
 import { PG_FINISH } from '../src/store/hot/finish.js';
 import { PG_FENCE } from '../src/store/hot/send-fence.js';
 import type { Store } from '../src/store/index.js';
+import { shardLeaseName } from '../src/store/leases.js';
 import { createTestDatabase, seedDueJobs, type TestDatabase } from './helpers/databases.js';
 
 const RECORDS = 30_000;
@@ -114,6 +116,79 @@ describe('hot statements on postgres', () => {
       const shown = await plan(text, values);
       expect(shown, name).toContain('fire_pkey');
       expect(shown, name).not.toContain('fire_status_scheduled_idx');
+    }
+  });
+  /** Every node of a JSON plan, depth first. */
+  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+    const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+    return [node, ...children.flatMap(planNodes)];
+  }
+
+  it.each([
+    ['without statistics', false],
+    ['analysed', true],
+  ])("%s, the claim's generic plan unnests its batch once, not once per lease this node holds", async (_name, analyse) => {
+    const conn = store.connection;
+    if (conn.dialect !== 'postgres') throw new Error('unreachable');
+    const shards = 64;
+    await sql`DELETE FROM lease`.execute(store.db);
+    await sql`
+      INSERT INTO lease (name, owner_node, epoch, expires_at)
+      SELECT 'shard:' || g, 'node-a', 3, ${NOW + 60_000}::bigint FROM generate_series(0, ${shards - 1}) AS g`.execute(
+      store.db,
+    );
+    expect(shardLeaseName(5)).toBe('shard:5');
+    const { appId, jobIds } = await seedDueJobs(store, BATCH, NOW);
+    if (analyse) await sql`ANALYZE lease; ANALYZE job`.execute(store.db);
+    const values = [
+      NOW,
+      jobIds,
+      jobIds.map(() => NOW),
+      jobIds.map(() => NOW + 1000),
+      jobIds.map(() => 1),
+      jobIds.map((id) => shardLeaseName(id % shards)),
+      jobIds.map(() => 3),
+      'node-a',
+      jobIds,
+      jobIds.map(() => appId),
+      jobIds.map(() => NOW),
+      jobIds.map(() => 'CRON'),
+      jobIds.map(() => 'demo'),
+      jobIds.map(() => ''),
+      jobIds.map(() => 0),
+      jobIds.map(() => 3),
+      jobIds.map(() => 'pending'),
+      jobIds.map(() => null),
+      jobIds.map(() => null),
+    ];
+    const client = await conn.pool.connect();
+    try {
+      // A prepared statement's plan from its sixth run on, when it costs no more than the custom ones.
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE tw_claim_plan_check AS ${PG_ADVANCE_AND_RECORD}`);
+      await client.query('BEGIN');
+      // EXECUTE takes no bound parameters: its arguments go in as literals.
+      const literal = (value: unknown): string => {
+        if (!Array.isArray(value))
+          return typeof value === 'number' ? String(value) : client.escapeLiteral(String(value));
+        const items = value.map((item) =>
+          item === null ? 'NULL' : `"${String(item).replace(/["\\]/g, '\\$&')}"`,
+        );
+        return client.escapeLiteral(`{${items.join(',')}}`);
+      };
+      const result = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE tw_claim_plan_check(${values.map(literal).join(', ')})`,
+      );
+      const root = result.rows[0]?.['QUERY PLAN'][0]?.Plan as Record<string, unknown>;
+      expect(root['Actual Rows']).toBe(BATCH);
+      const scans = planNodes(root).filter((node) => node['Node Type'] === 'Function Scan');
+      expect(scans.length).toBeGreaterThan(0);
+      for (const scan of scans) expect(scan['Actual Loops'], JSON.stringify(root)).toBe(1);
+    } finally {
+      await client.query('ROLLBACK');
+      await client.query('DEALLOCATE tw_claim_plan_check');
+      await client.query('RESET plan_cache_mode');
+      client.release();
     }
   });
 });
