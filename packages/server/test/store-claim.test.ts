@@ -247,6 +247,48 @@ describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
     expect(await store.fires.countFires()).toBe(0);
   });
 
+  it.runIf(variant === 'postgres')(
+    'a job stopped while a claim runs is neither fired nor started again',
+    async () => {
+      const { jobIds } = await seedDueJobs(store, 2, T0);
+      const [stopped, running] = jobIds as [number, number];
+      const shards = await ownShards(store, 'node-a', 4, T0);
+      const other = await database.open();
+      const conn = other.connection;
+      if (conn.dialect !== 'postgres') throw new Error('unreachable');
+      const client = await conn.pool.connect();
+      try {
+        // The strictest stop: trigger_status alone, next_fire_at left as it was. The claim skips
+        // the row while the stop holds it (or, were it to wait, finds it stopped).
+        await client.query('BEGIN');
+        await client.query('UPDATE job SET trigger_status = 0 WHERE id = $1', [stopped]);
+        let settled = false;
+        const claiming = store.fires.claimDueFires(request('node-a', shards, T0)).finally(() => {
+          settled = true;
+        });
+        const deadline = Date.now() + 3_000;
+        for (;;) {
+          const waiting = await client.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE wait_event_type = 'Lock' AND query LIKE 'WITH advanced AS%'`,
+          );
+          if (settled || waiting.rows[0].n > 0 || Date.now() > deadline) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await client.query('COMMIT');
+        const result = await claiming;
+        expect(result.fires.map((fire) => fire.job.id)).toEqual([running]);
+      } finally {
+        client.release();
+        await other.close();
+      }
+      const job = (await store.jobs.findJobById(stopped))!;
+      expect(job.trigger_status).toBe(0);
+      expect(job.next_fire_at).toBe(T0);
+      expect(await store.fires.countFires()).toBe(1);
+    },
+  );
+
   it('a time that already has a record is not recorded again when next_fire_at is set back to it', async () => {
     const { jobIds } = await seedDueJobs(store, 1, T0);
     const shards = await ownShards(store, 'node-a', 4, T0);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchMark, Store } from '../src/store/index.js';
 import { createTestDatabase, STORE_VARIANTS, seedDueJobs, type TestDatabase } from './helpers/databases.js';
+import { sleep, waitFor } from './helpers/e2e.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -32,6 +33,14 @@ async function claimFires(
   });
   const byJob = new Map(result.fires.map((f) => [f.job.id, f.fireId]));
   return { ids: jobIds.map((id) => byJob.get(id)!), appId, jobIds };
+}
+
+/** InnoDB's count of deadlocks since the server started. */
+async function innodbDeadlocks(connection: {
+  query(sql: string): Promise<[unknown, unknown]>;
+}): Promise<number> {
+  const [rows] = await connection.query("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'");
+  return Number((rows as { Value: string }[])[0]?.Value);
 }
 
 describe.each(STORE_VARIANTS)('fire records on %s', (variant) => {
@@ -246,6 +255,55 @@ describe.each(STORE_VARIANTS)('fire records on %s', (variant) => {
     const reported = [...a, ...b, ...c].map((f) => f.fireId);
     expect(reported.sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
   });
+
+  it.runIf(variant === 'mysql')(
+    "a results batch InnoDB picks as a deadlock's victim runs again and stores its results",
+    async () => {
+      const { ids } = await claimFires(store, 12);
+      await store.fires.markDispatched(ids.map((id) => mark(id)));
+      const [first, second, ...others] = ids as [number, number, ...number[]];
+      const other = await database.open();
+      const conn = other.connection;
+      if (conn.dialect !== 'mysql') throw new Error('unreachable');
+      const blocker = await conn.pool.getConnection();
+      try {
+        // Another transaction changes ten records (the larger one: InnoDB rolls the smaller back) and holds the second.
+        await blocker.beginTransaction();
+        await blocker.query('UPDATE fire SET trigger_msg = ? WHERE id IN (?)', ['held', others]);
+        await blocker.query('SELECT id FROM fire WHERE id = ? FOR UPDATE', [second]);
+        // The results lock the first record, then wait for the second.
+        const finishing = store.fires.finishFires(
+          [first, second].map((fireId) => ({ fireId, handleCode: 200, handleMsg: 'ok', handleAt: T0 + 1 })),
+        );
+        await waitFor(
+          async () => {
+            const [rows] = await blocker.query(
+              `SELECT count(*) AS n FROM information_schema.processlist
+               WHERE db = DATABASE() AND id <> CONNECTION_ID() AND info LIKE '%FROM fire WHERE id IN%FOR UPDATE'`,
+            );
+            return Number((rows as { n: number }[])[0]?.n) === 1;
+          },
+          { what: 'the results to wait for the second record' },
+        );
+        await sleep(100);
+        const deadlocksBefore = await innodbDeadlocks(blocker);
+        // The other transaction now asks for the first: a deadlock; the results are the victim.
+        await blocker.query('SELECT id FROM fire WHERE id = ? FOR UPDATE', [first]);
+        await blocker.commit();
+        expect(await innodbDeadlocks(blocker)).toBeGreaterThan(deadlocksBefore);
+        const finished = await finishing;
+        expect(finished.map((f) => [f.fireId, f.status]).sort()).toEqual(
+          [
+            [first, 'succeeded'],
+            [second, 'succeeded'],
+          ].sort(),
+        );
+      } finally {
+        blocker.release();
+        await other.close();
+      }
+    },
+  );
 
   it('a late result still finalises a dispatch_failed record, and a kill is recorded as killed', async () => {
     const { ids } = await claimFires(store, 2);

@@ -142,8 +142,34 @@ export async function inPostgresTransaction<T>(
   }
 }
 
-/** Runs `work` in one transaction on one pooled MySQL connection (READ COMMITTED, set per session at connect). */
+/**
+ * Runs `work` in one transaction on one pooled MySQL connection (READ COMMITTED, set per session
+ * at connect). A transaction InnoDB rolls back as a deadlock's victim is run once more, whole, in
+ * a new transaction: the hot statements lock their rows in id order, yet two batches of one
+ * record set (a duplicated callback reaching two nodes) were once seen to deadlock in CI, and
+ * InnoDB asks its clients to retry. `work` must be safe to run again: its only effects are the
+ * transaction's, which the rollback undid.
+ */
 export async function inMysqlTransaction<T>(
+  conn: MysqlConnection,
+  work: (connection: MysqlPoolConnection) => Promise<T>,
+): Promise<T> {
+  try {
+    return await inMysqlTransactionOnce(conn, work);
+  } catch (err) {
+    if (!isMysqlDeadlock(err)) throw err;
+    return inMysqlTransactionOnce(conn, work);
+  }
+}
+
+/** True for InnoDB's "Deadlock found when trying to get lock" (the transaction was rolled back). */
+export function isMysqlDeadlock(err: unknown): boolean {
+  return (err as { errno?: number } | null)?.errno === MYSQL_LOCK_DEADLOCK;
+}
+
+const MYSQL_LOCK_DEADLOCK = 1213;
+
+async function inMysqlTransactionOnce<T>(
   conn: MysqlConnection,
   work: (connection: MysqlPoolConnection) => Promise<T>,
 ): Promise<T> {
