@@ -13,7 +13,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPendingTriggerTypeStatement, skipPendingStatement } from '../src/store/fires.js';
-import { PG_ADVANCE_AND_RECORD } from '../src/store/hot/claim.js';
+import { PG_ADVANCE_AND_RECORD, PG_CLAIM_SETTINGS, PG_SELECT_DUE } from '../src/store/hot/claim.js';
 import { PG_FINISH } from '../src/store/hot/finish.js';
 import { PG_FENCE } from '../src/store/hot/send-fence.js';
 import type { Store } from '../src/store/index.js';
@@ -23,6 +23,12 @@ import { createTestDatabase, seedDueJobs, type TestDatabase } from './helpers/da
 const RECORDS = 30_000;
 const BATCH = 500;
 const NOW = Date.parse('2026-05-20T12:00:00Z');
+
+/** Every node of a JSON plan, depth first. */
+function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [node, ...children.flatMap(planNodes)];
+}
 
 describe('hot statements on postgres', () => {
   let database: TestDatabase;
@@ -118,11 +124,6 @@ describe('hot statements on postgres', () => {
       expect(shown, name).not.toContain('fire_status_scheduled_idx');
     }
   });
-  /** Every node of a JSON plan, depth first. */
-  function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-    const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
-    return [node, ...children.flatMap(planNodes)];
-  }
 
   it.each([
     ['without statistics', false],
@@ -187,6 +188,78 @@ describe('hot statements on postgres', () => {
     } finally {
       await client.query('ROLLBACK');
       await client.query('DEALLOCATE tw_claim_plan_check');
+      await client.query('RESET plan_cache_mode');
+      client.release();
+    }
+  });
+});
+
+describe("the claim's look for due jobs on postgres", () => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    store = await database.open();
+  });
+
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it.each([
+    ['without statistics', false],
+    ['analysed', true],
+  ])("%s, the claim's look for due jobs walks the due index in time order and stops at the batch size", async (_name, analyse) => {
+    const conn = store.connection;
+    if (conn.dialect !== 'postgres') throw new Error('unreachable');
+    // 10,000 enabled jobs due within the look-ahead, each advanced a few times (the dead versions
+    // a claim leaves), as in bench/fire's PostgreSQL spread 10,000.
+    const { jobIds } = await seedDueJobs(store, 1, NOW);
+    const columns = await sql<{ name: string }>`
+      SELECT column_name AS name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = 'job' AND column_name NOT IN ('id', 'name')
+      ORDER BY ordinal_position`.execute(store.db);
+    const list = sql.raw(columns.rows.map((row) => row.name).join(', '));
+    await sql`INSERT INTO job (name, ${list}) SELECT 'job ' || g, ${list} FROM job, generate_series(1, 9999) AS g
+              WHERE id = ${jobIds[0]}`.execute(store.db);
+    for (let round = 0; round < 3; round++) {
+      await sql`UPDATE job SET next_fire_at = next_fire_at + 1 WHERE next_fire_at IS NOT NULL`.execute(
+        store.db,
+      );
+    }
+    const due = await sql<{ n: number }>`SELECT count(*)::int AS n FROM job WHERE trigger_status = 1`.execute(
+      store.db,
+    );
+    if (analyse) await sql`ANALYZE job`.execute(store.db);
+    const limit = 100;
+    const client = await conn.pool.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE tw_due_plan_check AS ${PG_SELECT_DUE}`);
+      await client.query(`BEGIN; ${PG_CLAIM_SETTINGS}`);
+      const shards = `'{${Array.from({ length: 64 }, (_, i) => i).join(',')}}'`;
+      const result = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE tw_due_plan_check(${NOW + 10_000}, 64, ${shards}, ${limit})`,
+      );
+      const root = result.rows[0]?.['QUERY PLAN'][0]?.Plan as Record<string, unknown>;
+      expect(root['Actual Rows']).toBe(limit);
+      const nodes = planNodes(root);
+      const shown = JSON.stringify(root);
+      expect(
+        nodes.map((node) => node['Node Type']),
+        shown,
+      ).not.toContain('Sort');
+      const scans = nodes.filter((node) => node['Relation Name'] === 'job');
+      expect(
+        scans.map((node) => [node['Node Type'], node['Index Name']]),
+        shown,
+      ).toEqual([['Index Scan', 'job_due_idx']]);
+      // Stopped at the batch: not every one of the due jobs read.
+      expect(Number(scans[0]?.['Actual Rows']), shown).toBeLessThan(Number(due.rows[0]?.n) / 10);
+    } finally {
+      await client.query('ROLLBACK');
+      await client.query('DEALLOCATE tw_due_plan_check');
       await client.query('RESET plan_cache_mode');
       client.release();
     }

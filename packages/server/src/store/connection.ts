@@ -119,14 +119,19 @@ export function sqliteHotParts<T>(conn: SqliteConnection, items: readonly T[]): 
   return parts;
 }
 
-/** Runs `work` in one transaction on one pooled PostgreSQL connection. */
+/**
+ * Runs `work` in one transaction on one pooled PostgreSQL connection. `settings` (`SET LOCAL`
+ * statements, constant text) go with the BEGIN, in its round trip, and last as long as the
+ * transaction.
+ */
 export async function inPostgresTransaction<T>(
   conn: PostgresConnection,
   work: (client: pg.PoolClient) => Promise<T>,
+  settings?: string,
 ): Promise<T> {
   const client = await conn.pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(settings === undefined ? 'BEGIN' : `BEGIN; ${settings}`);
     const result = await work(client);
     await client.query('COMMIT');
     client.release();

@@ -258,6 +258,14 @@ const fireKey = (jobId: number, scheduledAt: number) => `${jobId}:${scheduledAt}
 // again for each of them: 64 leases × 500 jobs, about 9 ms of a 17 ms statement
 // (store-hot-plans-postgres.test.ts).
 
+// The look for due jobs must walk job_due_idx in time order and stop at the batch's size. On a
+// table without statistics the planner expects a row or two and may instead collect every job
+// due within the look-ahead through a bitmap of the index, read them all and sort them: with
+// jobs that fire every second that is every enabled job (10,000 rows read and sorted for a batch
+// of 500). The claim's transaction turns bitmap scans off (PG_CLAIM_SETTINGS), which leaves the
+// index walk (store-hot-plans-postgres.test.ts).
+export const PG_CLAIM_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
+
 export const PG_SELECT_DUE = `SELECT ${CLAIMED_JOB_SQL} FROM job
 WHERE trigger_status = 1 AND next_fire_at <= $1 AND (id % $2) = ANY($3::bigint[])
 ORDER BY next_fire_at
@@ -289,45 +297,49 @@ ON CONFLICT (job_id, scheduled_at, claim_job_id) DO NOTHING
 RETURNING id, job_id, scheduled_at`;
 
 async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): Promise<ClaimResult> {
-  return inPostgresTransaction(conn, async (client) => {
-    const due = await client.query<ClaimedJob>({
-      name: 'tw_claim_select_due',
-      text: PG_SELECT_DUE,
-      values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
-    });
-    if (due.rows.length === 0) return nothingClaimed();
-    const planned = planJobs(due.rows, request);
-    const fireRows = planned.flatMap(({ job, plan, epoch }) =>
-      plan.fires.map((fire) => ({ job, fire, epoch, state: recordedState(fire, request.nowMs) })),
-    );
-    const recorded = await client.query<{ id: number; job_id: number; scheduled_at: number }>({
-      name: 'tw_claim_advance_and_record',
-      text: PG_ADVANCE_AND_RECORD,
-      values: [
-        request.nowMs,
-        planned.map((p) => p.job.id),
-        planned.map((p) => p.job.next_fire_at),
-        planned.map((p) => p.plan.nextFireAt),
-        planned.map((p) => (p.plan.stop ? 0 : 1)),
-        planned.map((p) => p.lease),
-        planned.map((p) => p.epoch),
-        request.nodeId,
-        fireRows.map((r) => r.job.id),
-        fireRows.map((r) => r.job.app_id),
-        fireRows.map((r) => r.fire.scheduledAt),
-        fireRows.map((r) => r.fire.triggerType),
-        fireRows.map((r) => r.job.executor_handler),
-        fireRows.map((r) => r.job.executor_param),
-        fireRows.map((r) => r.job.executor_fail_retry_count),
-        fireRows.map((r) => r.epoch),
-        fireRows.map((r) => r.state[0]),
-        fireRows.map((r) => r.state[1]),
-        fireRows.map((r) => r.state[2]),
-      ],
-    });
-    const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));
-    return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), due.rows.length);
-  });
+  return inPostgresTransaction(
+    conn,
+    async (client) => {
+      const due = await client.query<ClaimedJob>({
+        name: 'tw_claim_select_due',
+        text: PG_SELECT_DUE,
+        values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
+      });
+      if (due.rows.length === 0) return nothingClaimed();
+      const planned = planJobs(due.rows, request);
+      const fireRows = planned.flatMap(({ job, plan, epoch }) =>
+        plan.fires.map((fire) => ({ job, fire, epoch, state: recordedState(fire, request.nowMs) })),
+      );
+      const recorded = await client.query<{ id: number; job_id: number; scheduled_at: number }>({
+        name: 'tw_claim_advance_and_record',
+        text: PG_ADVANCE_AND_RECORD,
+        values: [
+          request.nowMs,
+          planned.map((p) => p.job.id),
+          planned.map((p) => p.job.next_fire_at),
+          planned.map((p) => p.plan.nextFireAt),
+          planned.map((p) => (p.plan.stop ? 0 : 1)),
+          planned.map((p) => p.lease),
+          planned.map((p) => p.epoch),
+          request.nodeId,
+          fireRows.map((r) => r.job.id),
+          fireRows.map((r) => r.job.app_id),
+          fireRows.map((r) => r.fire.scheduledAt),
+          fireRows.map((r) => r.fire.triggerType),
+          fireRows.map((r) => r.job.executor_handler),
+          fireRows.map((r) => r.job.executor_param),
+          fireRows.map((r) => r.job.executor_fail_retry_count),
+          fireRows.map((r) => r.epoch),
+          fireRows.map((r) => r.state[0]),
+          fireRows.map((r) => r.state[1]),
+          fireRows.map((r) => r.state[2]),
+        ],
+      });
+      const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));
+      return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), due.rows.length);
+    },
+    PG_CLAIM_SETTINGS,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
