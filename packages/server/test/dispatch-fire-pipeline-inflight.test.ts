@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DispatchOutcome, FireToDispatch } from '../src/dispatch/dispatcher.js';
 import { FirePipeline } from '../src/dispatch/fire-pipeline.js';
+import { SERVER_DEFAULTS } from '../src/options.js';
 import { systemClock } from '../src/scheduling/clock.js';
 import { InFlightFires } from '../src/scheduling/in-flight.js';
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js';
@@ -207,6 +208,11 @@ describe('the fire pipeline in flight', () => {
     }
     expect(await pipeline.drain(5_000)).toBe(true);
     expect(await store.fires.countFires({ status: 'dispatched' })).toBe(1_000);
+  });
+
+  it("a write gives way to a burst for less than a dispatch mark's default hold, so a result that waited still takes its mark along", async () => {
+    const { pipeline } = await heldPipeline('hold', 10, 10);
+    expect(pipeline.giveWay(10_000).maxHoldMs).toBeLessThan(SERVER_DEFAULTS.dispatchMarkHoldMs);
   });
 
   it('gives way to one burst for a second at most: a node that stays behind writes its marks as it sends', async () => {

@@ -117,8 +117,14 @@ const MARKS_BEHIND = 20_000;
 const MARKS_GIVE_WAY_CAP = MARKS_BEHIND / 2;
 /** Due fires waiting to be sent (not loaded, loading, loaded) from which writes give way to sends. */
 export const BURST_WAITING = 500;
-/** Longest a write gives way to a burst. */
-const GIVE_WAY_MAX_HOLD_MS = 1_000;
+/**
+ * Longest a write gives way to a burst: under the dispatch marks' default hold (500 ms), so a
+ * result that gave way still finds its run's mark held and takes it along. At 1 s, a node whose
+ * sends ran a little behind (PostgreSQL spread 10,000 in its first seconds) kept re-forming
+ * bursts, its results waited past the hold, their marks were written alone, and the extra writes
+ * kept it behind for 10–20 s (docs/benchmarks.md, a fourteenth session).
+ */
+const GIVE_WAY_MAX_HOLD_MS = 300;
 /** Longest writes give way to one burst: 10,000 fires due at once go out in about half of it. */
 const BURST_MS = 1_000;
 /**
