@@ -11,6 +11,7 @@
  * the same analysed.
  */
 import { sql } from 'kysely';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPendingTriggerTypeStatement, skipPendingStatement } from '../src/store/fires.js';
 import { PG_ADVANCE_AND_RECORD, PG_CLAIM_SETTINGS, PG_SELECT_DUE } from '../src/store/hot/claim.js';
@@ -28,6 +29,46 @@ const NOW = Date.parse('2026-05-20T12:00:00Z');
 function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
   const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
   return [node, ...children.flatMap(planNodes)];
+}
+
+/** With and without the planner's statistics: a database whose autovacuum is off has none. */
+const STATISTICS = [
+  ['without statistics', false],
+  ['analysed', true],
+] as const;
+
+/**
+ * `text`'s generic plan (a prepared statement's from its sixth run on), run on `values` under
+ * `EXPLAIN ANALYZE` in a transaction begun with `settings` and rolled back; the plan's root node.
+ */
+async function genericPlanRun(
+  client: pg.PoolClient,
+  text: string,
+  values: readonly unknown[],
+  settings?: string,
+): Promise<Record<string, unknown>> {
+  // EXECUTE takes no bound parameters: its arguments go in as literals.
+  const literal = (value: unknown): string => {
+    if (!Array.isArray(value))
+      return typeof value === 'number' ? String(value) : client.escapeLiteral(String(value));
+    const items = value.map((item) =>
+      item === null ? 'NULL' : `"${String(item).replace(/["\\]/g, '\\$&')}"`,
+    );
+    return client.escapeLiteral(`{${items.join(',')}}`);
+  };
+  await client.query('SET plan_cache_mode = force_generic_plan');
+  await client.query(`PREPARE tw_plan_check AS ${text}`);
+  try {
+    await client.query(settings === undefined ? 'BEGIN' : `BEGIN; ${settings}`);
+    const result = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE tw_plan_check(${values.map(literal).join(', ')})`,
+    );
+    return result.rows[0]?.['QUERY PLAN'][0]?.Plan as Record<string, unknown>;
+  } finally {
+    await client.query('ROLLBACK');
+    await client.query('DEALLOCATE tw_plan_check');
+    await client.query('RESET plan_cache_mode');
+  }
 }
 
 describe('hot statements on postgres', () => {
@@ -100,10 +141,9 @@ describe('hot statements on postgres', () => {
     ids.map(() => null),
   ];
 
-  it.each([
-    ['without statistics', false],
-    ['analysed', true],
-  ])('%s, the send fence, the results, skips and trigger-type changes look their records up by primary key', async (_name, analyse) => {
+  it.each(
+    STATISTICS,
+  )('%s, the send fence, the results, skips and trigger-type changes look their records up by primary key', async (_name, analyse) => {
     expect(ids).toHaveLength(BATCH);
     if (analyse) await sql`ANALYZE fire`.execute(store.db);
     const statements: [string, string, unknown[]][] = [
@@ -125,10 +165,9 @@ describe('hot statements on postgres', () => {
     }
   });
 
-  it.each([
-    ['without statistics', false],
-    ['analysed', true],
-  ])("%s, the claim's generic plan unnests its batch once, not once per lease this node holds", async (_name, analyse) => {
+  it.each(
+    STATISTICS,
+  )("%s, the claim's generic plan unnests its batch once, not once per lease this node holds", async (_name, analyse) => {
     const conn = store.connection;
     if (conn.dialect !== 'postgres') throw new Error('unreachable');
     const shards = 64;
@@ -164,31 +203,12 @@ describe('hot statements on postgres', () => {
     ];
     const client = await conn.pool.connect();
     try {
-      // A prepared statement's plan from its sixth run on, when it costs no more than the custom ones.
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      await client.query(`PREPARE tw_claim_plan_check AS ${PG_ADVANCE_AND_RECORD}`);
-      await client.query('BEGIN');
-      // EXECUTE takes no bound parameters: its arguments go in as literals.
-      const literal = (value: unknown): string => {
-        if (!Array.isArray(value))
-          return typeof value === 'number' ? String(value) : client.escapeLiteral(String(value));
-        const items = value.map((item) =>
-          item === null ? 'NULL' : `"${String(item).replace(/["\\]/g, '\\$&')}"`,
-        );
-        return client.escapeLiteral(`{${items.join(',')}}`);
-      };
-      const result = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE tw_claim_plan_check(${values.map(literal).join(', ')})`,
-      );
-      const root = result.rows[0]?.['QUERY PLAN'][0]?.Plan as Record<string, unknown>;
+      const root = await genericPlanRun(client, PG_ADVANCE_AND_RECORD, values);
       expect(root['Actual Rows']).toBe(BATCH);
       const scans = planNodes(root).filter((node) => node['Node Type'] === 'Function Scan');
       expect(scans.length).toBeGreaterThan(0);
       for (const scan of scans) expect(scan['Actual Loops'], JSON.stringify(root)).toBe(1);
     } finally {
-      await client.query('ROLLBACK');
-      await client.query('DEALLOCATE tw_claim_plan_check');
-      await client.query('RESET plan_cache_mode');
       client.release();
     }
   });
@@ -207,10 +227,9 @@ describe("the claim's look for due jobs on postgres", () => {
     await database.drop();
   });
 
-  it.each([
-    ['without statistics', false],
-    ['analysed', true],
-  ])("%s, the claim's look for due jobs walks the due index in time order and stops at the batch size", async (_name, analyse) => {
+  it.each(
+    STATISTICS,
+  )("%s, the claim's look for due jobs walks the due index in time order and stops at the batch size", async (_name, analyse) => {
     const conn = store.connection;
     if (conn.dialect !== 'postgres') throw new Error('unreachable');
     // 10,000 enabled jobs due within the look-ahead, each advanced a few times (the dead versions
@@ -235,14 +254,13 @@ describe("the claim's look for due jobs on postgres", () => {
     const limit = 100;
     const client = await conn.pool.connect();
     try {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      await client.query(`PREPARE tw_due_plan_check AS ${PG_SELECT_DUE}`);
-      await client.query(`BEGIN; ${PG_CLAIM_SETTINGS}`);
-      const shards = `'{${Array.from({ length: 64 }, (_, i) => i).join(',')}}'`;
-      const result = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE tw_due_plan_check(${NOW + 10_000}, 64, ${shards}, ${limit})`,
+      const shards = Array.from({ length: 64 }, (_, i) => i);
+      const root = await genericPlanRun(
+        client,
+        PG_SELECT_DUE,
+        [NOW + 10_000, 64, shards, limit],
+        PG_CLAIM_SETTINGS,
       );
-      const root = result.rows[0]?.['QUERY PLAN'][0]?.Plan as Record<string, unknown>;
       expect(root['Actual Rows']).toBe(limit);
       const nodes = planNodes(root);
       const shown = JSON.stringify(root);
@@ -258,9 +276,6 @@ describe("the claim's look for due jobs on postgres", () => {
       // Stopped at the batch: not every one of the due jobs read.
       expect(Number(scans[0]?.['Actual Rows']), shown).toBeLessThan(Number(due.rows[0]?.n) / 10);
     } finally {
-      await client.query('ROLLBACK');
-      await client.query('DEALLOCATE tw_due_plan_check');
-      await client.query('RESET plan_cache_mode');
       client.release();
     }
   });

@@ -168,7 +168,7 @@ export async function inMysqlTransaction<T>(
 }
 
 /** True for InnoDB's "Deadlock found when trying to get lock" (the transaction was rolled back). */
-export function isMysqlDeadlock(err: unknown): boolean {
+function isMysqlDeadlock(err: unknown): boolean {
   return (err as { errno?: number } | null)?.errno === MYSQL_LOCK_DEADLOCK;
 }
 
