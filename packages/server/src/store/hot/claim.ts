@@ -35,6 +35,7 @@ import {
 } from '../connection.js';
 import { shardLeaseName } from '../leases.js';
 import type { JobRow } from '../schema.js';
+import { pgArray } from './pg-array.js';
 
 /** A shard this node holds a lease on, with the epoch the lease was granted at. */
 export interface OwnedShard {
@@ -303,7 +304,12 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
       const due = await client.query<ClaimedJob>({
         name: 'tw_claim_select_due',
         text: PG_SELECT_DUE,
-        values: [request.horizonMs, request.shardTotal, request.shards.map((s) => s.index), request.limit],
+        values: [
+          request.horizonMs,
+          request.shardTotal,
+          pgArray(request.shards.map((s) => s.index)),
+          request.limit,
+        ],
       });
       if (due.rows.length === 0) return nothingClaimed();
       const planned = planJobs(due.rows, request);
@@ -315,24 +321,24 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
         text: PG_ADVANCE_AND_RECORD,
         values: [
           request.nowMs,
-          planned.map((p) => p.job.id),
-          planned.map((p) => p.job.next_fire_at),
-          planned.map((p) => p.plan.nextFireAt),
-          planned.map((p) => (p.plan.stop ? 0 : 1)),
-          planned.map((p) => p.lease),
-          planned.map((p) => p.epoch),
+          pgArray(planned.map((p) => p.job.id)),
+          pgArray(planned.map((p) => p.job.next_fire_at)),
+          pgArray(planned.map((p) => p.plan.nextFireAt)),
+          pgArray(planned.map((p) => (p.plan.stop ? 0 : 1))),
+          pgArray(planned.map((p) => p.lease)),
+          pgArray(planned.map((p) => p.epoch)),
           request.nodeId,
-          fireRows.map((r) => r.job.id),
-          fireRows.map((r) => r.job.app_id),
-          fireRows.map((r) => r.fire.scheduledAt),
-          fireRows.map((r) => r.fire.triggerType),
-          fireRows.map((r) => r.job.executor_handler),
-          fireRows.map((r) => r.job.executor_param),
-          fireRows.map((r) => r.job.executor_fail_retry_count),
-          fireRows.map((r) => r.epoch),
-          fireRows.map((r) => r.state[0]),
-          fireRows.map((r) => r.state[1]),
-          fireRows.map((r) => r.state[2]),
+          pgArray(fireRows.map((r) => r.job.id)),
+          pgArray(fireRows.map((r) => r.job.app_id)),
+          pgArray(fireRows.map((r) => r.fire.scheduledAt)),
+          pgArray(fireRows.map((r) => r.fire.triggerType)),
+          pgArray(fireRows.map((r) => r.job.executor_handler)),
+          pgArray(fireRows.map((r) => r.job.executor_param)),
+          pgArray(fireRows.map((r) => r.job.executor_fail_retry_count)),
+          pgArray(fireRows.map((r) => r.epoch)),
+          pgArray(fireRows.map((r) => r.state[0])),
+          pgArray(fireRows.map((r) => r.state[1])),
+          pgArray(fireRows.map((r) => r.state[2])),
         ],
       });
       const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));

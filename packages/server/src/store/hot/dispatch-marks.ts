@@ -23,6 +23,7 @@ import {
   type StoreConnection,
   sqliteHotParts,
 } from '../connection.js';
+import { pgArray } from './pg-array.js';
 
 /** The outcome of one dispatch. */
 export interface DispatchMark {
@@ -99,12 +100,12 @@ async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMa
       text: PG_MARK,
       values: [
         to,
-        marks.map((m) => m.fireId),
-        marks.map((m) => m.triggerAt),
-        marks.map((m) => m.executorAddress),
-        marks.map((m) => m.triggerCode),
-        marks.map((m) => m.triggerMsg),
-        marks.map((m) => m.executorInstance ?? null),
+        pgArray(marks.map((m) => m.fireId)),
+        pgArray(marks.map((m) => m.triggerAt)),
+        pgArray(marks.map((m) => m.executorAddress)),
+        pgArray(marks.map((m) => m.triggerCode)),
+        pgArray(marks.map((m) => m.triggerMsg)),
+        pgArray(marks.map((m) => m.executorInstance ?? null)),
       ],
     });
     return Number(result.rows[0]?.changed ?? 0);

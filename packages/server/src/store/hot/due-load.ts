@@ -19,6 +19,7 @@ import {
   type StoreConnection,
 } from '../connection.js';
 import type { AppGroupRow, Database, FireRow, JobRow } from '../schema.js';
+import { pgArray } from './pg-array.js';
 
 /** What dispatching a fire reads of its record (a broadcast's shard records are made from these). */
 export const DUE_FIRE_COLUMNS = [
@@ -184,15 +185,23 @@ const PG_APPS = 'SELECT * FROM app_group WHERE id = ANY($1::bigint[])';
  * each time (a batch of a few hundred ids is as many parameters).
  */
 async function loadPostgres(conn: PostgresConnection, ids: readonly number[]): Promise<DueFireRows> {
-  const fireRows = await conn.pool.query<DueFire>({ name: 'tw_load_fires', text: PG_FIRES, values: [ids] });
+  const fireRows = await conn.pool.query<DueFire>({
+    name: 'tw_load_fires',
+    text: PG_FIRES,
+    values: [pgArray(ids)],
+  });
   const fires = fireRows.rows.filter(isPending);
   if (fires.length === 0) return { fires, jobs: [], apps: [] };
   const [jobs, apps] = await Promise.all([
-    conn.pool.query<DueJob>({ name: 'tw_load_jobs', text: PG_JOBS, values: [uniqueOf(fires, 'job_id')] }),
+    conn.pool.query<DueJob>({
+      name: 'tw_load_jobs',
+      text: PG_JOBS,
+      values: [pgArray(uniqueOf(fires, 'job_id'))],
+    }),
     conn.pool.query<AppGroupRow>({
       name: 'tw_load_apps',
       text: PG_APPS,
-      values: [uniqueOf(fires, 'app_id')],
+      values: [pgArray(uniqueOf(fires, 'app_id'))],
     }),
   ]);
   return { fires, jobs: jobs.rows, apps: apps.rows };

@@ -34,6 +34,7 @@ import {
   statusForHandleCode,
 } from '../fire-status.js';
 import type { DispatchMark } from './dispatch-marks.js';
+import { pgArray } from './pg-array.js';
 
 /** One run's result. */
 export interface FireResult {
@@ -227,20 +228,20 @@ async function finishPostgres(
       name: 'tw_finish_fires_mark',
       text: PG_FINISH,
       values: [
-        results.map((r) => r.fireId),
-        statuses,
-        results.map((r) => r.handleCode),
-        results.map((r) => r.handleMsg),
-        results.map((r) => r.handleAt),
-        results.map(lostAtOf),
-        results.map((r) => r.fromApp ?? null),
-        results.map((r) => r.fromAddress ?? null),
-        results.map((r) => r.output ?? null),
-        results.map((r) => r.dispatch?.triggerAt ?? null),
-        results.map((r) => r.dispatch?.executorAddress ?? null),
-        results.map((r) => r.dispatch?.triggerCode ?? null),
-        results.map((r) => r.dispatch?.triggerMsg ?? null),
-        results.map((r) => r.dispatch?.executorInstance ?? null),
+        pgArray(results.map((r) => r.fireId)),
+        pgArray(statuses),
+        pgArray(results.map((r) => r.handleCode)),
+        pgArray(results.map((r) => r.handleMsg)),
+        pgArray(results.map((r) => r.handleAt)),
+        pgArray(results.map(lostAtOf)),
+        pgArray(results.map((r) => r.fromApp ?? null)),
+        pgArray(results.map((r) => r.fromAddress ?? null)),
+        pgArray(results.map((r) => r.output ?? null)),
+        pgArray(results.map((r) => r.dispatch?.triggerAt ?? null)),
+        pgArray(results.map((r) => r.dispatch?.executorAddress ?? null)),
+        pgArray(results.map((r) => r.dispatch?.triggerCode ?? null)),
+        pgArray(results.map((r) => r.dispatch?.triggerMsg ?? null)),
+        pgArray(results.map((r) => r.dispatch?.executorInstance ?? null)),
       ],
     });
     return updated.rows;

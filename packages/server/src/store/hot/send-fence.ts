@@ -38,6 +38,7 @@ import {
 } from '../connection.js';
 import { pgStatusById } from '../fire-status.js';
 import { DATABASE_NOW_MS_SQL } from '../leases.js';
+import { pgArray } from './pg-array.js';
 
 /** One send to fence. */
 export interface SendFenceRequest {
@@ -150,10 +151,10 @@ async function fencePostgres(
     name: 'tw_fence_sends',
     text: PG_FENCE,
     values: [
-      sends.map((s) => s.fireId),
-      sends.map((s) => s.address),
-      sends.map((s) => s.lease?.name ?? null),
-      sends.map((s) => s.lease?.epoch ?? null),
+      pgArray(sends.map((s) => s.fireId)),
+      pgArray(sends.map((s) => s.address)),
+      pgArray(sends.map((s) => s.lease?.name ?? null)),
+      pgArray(sends.map((s) => s.lease?.epoch ?? null)),
       nodeId,
       nowMs,
     ],
