@@ -5,12 +5,11 @@
  * node-postgres turns a JavaScript array parameter into a literal itself, but runs every element
  * through its general value conversion and two regular-expression replacements, numbers
  * included. A claim of 500 jobs sends nineteen such arrays, a result batch fourteen: at 10,000
- * fires a second that conversion was about 6 % of a busy node's thread, and most of the short
- * strings it left behind were garbage at once (bench/fire, a CPU profile of the server at
- * PostgreSQL spread 10,000; docs/benchmarks.md). The literal written here is the one
- * PostgreSQL reads back to the same values: numbers as they print, each string double-quoted
- * with `"` and `\` escaped (so `NULL`, commas, braces and blanks stay text), null and undefined
- * as an unquoted NULL.
+ * fires a second that conversion was about 6 % of a busy node's thread (bench/fire, a CPU
+ * profile of the server at PostgreSQL spread 10,000; docs/benchmarks.md). The literal written
+ * here is the one PostgreSQL reads back to the same values: numbers as they print, each string
+ * double-quoted with `"` and `\` escaped (so `NULL`, commas, braces and blanks stay text), null
+ * and undefined as an unquoted NULL.
  */
 export type PgArrayElement = number | string | null | undefined;
 
