@@ -42,10 +42,14 @@ describe('PostgreSQL array literals of the hot statements', () => {
     await database.drop();
   });
 
-  async function readBack(literal: unknown, type: string): Promise<unknown[]> {
+  function pool() {
     const conn = store.connection;
     if (conn.dialect !== 'postgres') throw new Error('unreachable');
-    const result = await conn.pool.query<{ value: unknown[] }>(`SELECT $1::${type}[] AS value`, [literal]);
+    return conn.pool;
+  }
+
+  async function readBack(literal: unknown, type: string): Promise<unknown[]> {
+    const result = await pool().query<{ value: unknown[] }>(`SELECT $1::${type}[] AS value`, [literal]);
     return result.rows[0]!.value;
   }
 
@@ -65,11 +69,9 @@ describe('PostgreSQL array literals of the hot statements', () => {
   });
 
   it('gives one element per value, unnested beside another array in order', async () => {
-    const conn = store.connection;
-    if (conn.dialect !== 'postgres') throw new Error('unreachable');
     const texts = TEXTS.map((text) => text ?? null);
     const ids = texts.map((_, i) => i + 1);
-    const result = await conn.pool.query<{ id: number; text: string | null }>(
+    const result = await pool().query<{ id: number; text: string | null }>(
       'SELECT * FROM unnest($1::bigint[], $2::text[]) AS v(id, text)',
       [pgArray(ids), pgArray(texts)],
     );
