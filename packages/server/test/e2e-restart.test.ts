@@ -26,6 +26,8 @@ const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url
 let dataDir: string;
 let store: Store | undefined;
 const processes: ChildProcess[] = [];
+/** Directories removed after the processes writing to them are gone. */
+const dirs: string[] = [];
 
 beforeAll(() => {
   if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npx tsc -b\` first`);
@@ -36,6 +38,7 @@ afterEach(async () => {
   await store?.close();
   store = undefined;
   await rm(dataDir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
 /** `tickwheel start` on the data dir; resolves once it listens. */
@@ -97,6 +100,7 @@ describe('server crash end to end', () => {
       TW_HEARTBEAT_MS: '300',
     });
     processes.push(executor.process);
+    dirs.push(executor.logDir);
     await waitFor(() => executions(recordFile).size >= 2, { what: 'two runs before the crash' });
     // The planner claims up to 5 s ahead: wait until several claimed fires are waiting in its wheel.
     await waitFor(
@@ -142,6 +146,5 @@ describe('server crash end to end', () => {
     });
     expect(new Set(records.map((f) => f.scheduled_at)).size).toBe(records.length);
     for (const record of pending) expect(counts.get(`${job.id} ${record.scheduled_at}`)).toBe(1);
-    await rm(executor.logDir, { recursive: true, force: true });
   });
 });
