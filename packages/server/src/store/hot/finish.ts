@@ -199,13 +199,25 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
 // unnest locks in whatever order its join runs), as the dispatch marks do. The UPDATE then
 // re-checks its WHERE on the newest row version, so of two concurrent finishes of one record the
 // second sees the final status and changes nothing.
+//
+// `locked` also reads what the finish needs of each record's job (FIX_DELAY, child jobs) in the
+// same pass, by one join; as correlated subqueries they looked the job up twice for every row
+// (bench/fire PostgreSQL spread 5,000: 5 % of the database's CPU in their subplans). `FOR UPDATE
+// OF l` locks the records only: the job rows are read, never locked, so a finish never waits on a
+// claim that holds them. A record whose job is gone gets NULL for both, as the subqueries gave.
 export const PG_FINISH = `WITH locked AS (
-  SELECT id FROM fire AS l WHERE id = ANY($1::bigint[]) AND ${TAKES_RESULT('l', 'TRUE', pgStatusById('l'))} ORDER BY id FOR UPDATE
+  SELECT l.id,
+    CASE WHEN j.id IS NULL THEN NULL WHEN j.schedule_type = 'FIX_DELAY' THEN 1 ELSE 0 END AS fix_delay,
+    (j.child_job_ids <> '') AS has_children
+  FROM fire AS l LEFT JOIN job AS j ON j.id = l.job_id
+  WHERE l.id = ANY($1::bigint[]) AND ${TAKES_RESULT('l', 'TRUE', pgStatusById('l'))}
+  ORDER BY l.id
+  FOR UPDATE OF l
 )
 UPDATE fire AS f
 SET status = v.status, handle_code = v.handle_code, handle_msg = v.handle_msg, handle_at = v.handle_at,
   lost_at = v.lost_at, output = COALESCE(v.output, f.output),
-  children_status = CASE WHEN v.status = 'succeeded' AND ${HAS_CHILDREN('f')} THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END,
+  children_status = CASE WHEN v.status = 'succeeded' AND locked.has_children THEN ${CHILDREN_STATUS.OWED} ELSE f.children_status END,
   ${MARK_COLUMNS.map((c) => `${c} = COALESCE(v.${c}, f.${c})`).join(', ')}
 FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[],
     $10::bigint[], $11::text[], $12::int[], $13::text[], $14::text[])
@@ -216,7 +228,7 @@ WHERE f.id = v.id AND locked.id = f.id AND ${TAKES_RESULT('f', 'v.lost_at IS NUL
   AND (v.from_address IS NULL OR rtrim(COALESCE(f.executor_address, f.sent_to), '/') = rtrim(v.from_address, '/'))
 RETURNING ${RETURNED_COLUMNS.split(', ')
   .map((column) => `f.${column}`)
-  .join(', ')}, ${FIX_DELAY_OF('f')}`;
+  .join(', ')}, locked.fix_delay`;
 
 async function finishPostgres(
   conn: PostgresConnection,
