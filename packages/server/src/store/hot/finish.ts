@@ -204,7 +204,8 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
 // same pass, by one join; as correlated subqueries they looked the job up twice for every row
 // (bench/fire PostgreSQL spread 5,000: 5 % of the database's CPU in their subplans). `FOR UPDATE
 // OF l` locks the records only: the job rows are read, never locked, so a finish never waits on a
-// claim that holds them. A record whose job is gone gets NULL for both, as the subqueries gave.
+// claim that holds them. A record whose job is gone gets fix_delay NULL and owes no children, as
+// with the subqueries.
 export const PG_FINISH = `WITH locked AS (
   SELECT l.id,
     CASE WHEN j.id IS NULL THEN NULL WHEN j.schedule_type = 'FIX_DELAY' THEN 1 ELSE 0 END AS fix_delay,
