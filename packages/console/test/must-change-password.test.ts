@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
 import { type Platform, startPlatform } from './helpers/platform.js';
+import { saveDialog } from './helpers/save-dialog.js';
 import { tick } from './helpers/tick.js';
 
 interface User {
@@ -162,8 +163,7 @@ describe('console: a user who must change their password', () => {
     await dialog.getByLabel('Password', { exact: true }).fill('gina-given-password');
     await expect(flag.isChecked()).resolves.toBe(false);
     await tick(flag);
-    await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.waitFor({ state: 'hidden' });
+    await saveDialog(dialog);
     const gina = await userNamed('gina');
     expect(gina?.mustChangePassword).toBe(true);
     await page.getByTestId(`must-change-password-${gina!.id}`).waitFor();
@@ -180,8 +180,7 @@ describe('console: a user who must change their password', () => {
     await page.getByRole('button', { name: 'Edit gina' }).click();
     await expect(flag.isChecked()).resolves.toBe(true);
     await flag.uncheck();
-    await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.waitFor({ state: 'hidden' });
+    await saveDialog(dialog);
     await page.getByTestId(`must-change-password-${gina!.id}`).waitFor({ state: 'detached' });
     await expect(userNamed('gina')).resolves.toMatchObject({ mustChangePassword: false });
 
@@ -190,8 +189,7 @@ describe('console: a user who must change their password', () => {
     await expect(flag.isChecked()).resolves.toBe(false);
     await dialog.getByLabel('New password', { exact: true }).fill('gina-reset-password');
     await tick(flag);
-    await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.waitFor({ state: 'hidden' });
+    await saveDialog(dialog);
     await page.getByTestId(`must-change-password-${gina!.id}`).waitFor();
     await expect(userNamed('gina')).resolves.toMatchObject({ mustChangePassword: true });
     await page.context().close();
