@@ -107,17 +107,23 @@ interface FinishedFireRow {
 const RETURNED_COLUMNS =
   'id, job_id, app_id, parent_fire_id, scheduled_at, trigger_type, executor_address, status, handle_code, retry_count, children_status, workflow_run_id';
 
+/** 1 when the job row `job` is FIX_DELAY, else 0. */
+const JOB_FIX_DELAY = (job: string) => `CASE WHEN ${job}.schedule_type = 'FIX_DELAY' THEN 1 ELSE 0 END`;
+
+/** True when the job row `job` has child jobs (`child_job_ids` is never NULL). */
+const JOB_HAS_CHILDREN = (job: string) => `${job}.child_job_ids <> ''`;
+
 /**
  * 1 when the job of the fire record `fire` is FIX_DELAY, read where the record is finished, so
  * whoever sets the next fire time from the run's end needs neither a memory of what was sent
  * nor a read of every finished record's job. NULL when the job is gone.
  */
 const FIX_DELAY_OF = (fire: string) =>
-  `(SELECT CASE WHEN job.schedule_type = 'FIX_DELAY' THEN 1 ELSE 0 END FROM job WHERE job.id = ${fire}.job_id) AS fix_delay`;
+  `(SELECT ${JOB_FIX_DELAY('job')} FROM job WHERE job.id = ${fire}.job_id) AS fix_delay`;
 
-/** True when the job of the fire record `fire` has child jobs (`job.child_job_ids` is never NULL). */
+/** True when the job of the fire record `fire` has child jobs. */
 const HAS_CHILDREN = (fire: string) =>
-  `EXISTS (SELECT 1 FROM job WHERE job.id = ${fire}.job_id AND job.child_job_ids <> '')`;
+  `EXISTS (SELECT 1 FROM job WHERE job.id = ${fire}.job_id AND ${JOB_HAS_CHILDREN('job')})`;
 
 const FINISHABLE_SQL = FINISHABLE_STATUSES.map((status) => `'${status}'`).join(', ');
 /**
@@ -208,8 +214,8 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
 // with the subqueries.
 export const PG_FINISH = `WITH locked AS (
   SELECT l.id,
-    CASE WHEN j.id IS NULL THEN NULL WHEN j.schedule_type = 'FIX_DELAY' THEN 1 ELSE 0 END AS fix_delay,
-    (j.child_job_ids <> '') AS has_children
+    CASE WHEN j.id IS NULL THEN NULL ELSE ${JOB_FIX_DELAY('j')} END AS fix_delay,
+    (${JOB_HAS_CHILDREN('j')}) AS has_children
   FROM fire AS l LEFT JOIN job AS j ON j.id = l.job_id
   WHERE l.id = ANY($1::bigint[]) AND ${TAKES_RESULT('l', 'TRUE', pgStatusById('l'))}
   ORDER BY l.id
