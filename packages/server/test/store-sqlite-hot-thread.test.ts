@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqliteConnection } from '../src/store/connection.js';
+import { SQLITE_INLINE_ROWS, type SqliteConnection } from '../src/store/connection.js';
 import { loadDueFires } from '../src/store/hot/due-load.js';
 import type { OwnedShard, Store } from '../src/store/index.js';
 import type { SqliteHotOp } from '../src/store/sqlite-hot-thread.js';
@@ -122,6 +122,43 @@ describe('SQLite hot statements thread', () => {
     await expect(conn.hot!.run('finish', 'not JSON')).rejects.toThrow(/JSON/);
     expect(conn.hot!.running).toBe(true);
     expect(await loadDueFires(conn, [123])).toEqual({ fires: [], jobs: [], apps: [] });
+  });
+
+  it('runs a call of a few rows on the server’s connection while the thread is idle, and on the thread behind its calls while it is not', async () => {
+    await seedDueJobs(store, 20, T0);
+    const ids = (await claim(await ownShards())).fires.map((fire) => fire.fireId);
+    calls.clear();
+
+    // Idle: a load and a result of one record each run here, with the same outcome.
+    expect((await loadDueFires(conn, [ids[0]!])).fires.map((fire) => fire.id)).toEqual([ids[0]]);
+    const one = await store.fires.finishFires([
+      { fireId: ids[0]!, handleCode: 200, handleMsg: 'ok', handleAt: T0 + 50 },
+    ]);
+    expect(one.map((fire) => fire.fireId)).toEqual([ids[0]]);
+    expect(calls.size).toBe(0);
+
+    // More rows than SQLITE_INLINE_ROWS: on the thread.
+    const many = ids.slice(1, 2 + SQLITE_INLINE_ROWS);
+    expect((await loadDueFires(conn, many)).fires).toHaveLength(many.length);
+    expect(calls.get('load')).toBe(1);
+
+    // A call on the thread: the small result after it waits for it there instead of overtaking it.
+    const big = loadDueFires(conn, ids.slice(1));
+    const small = store.fires.finishFires([
+      { fireId: ids[1]!, handleCode: 500, handleMsg: 'failed', handleAt: T0 + 60 },
+    ]);
+    const [loaded, finished] = await Promise.all([big, small]);
+    expect(loaded.fires).toHaveLength(19);
+    expect(finished.map((fire) => fire.fireId)).toEqual([ids[1]]);
+    expect(calls.get('load')).toBe(2);
+    expect(calls.get('finish')).toBe(1);
+    const rows = await database.query<{ id: number; status: string }>(
+      "SELECT id, status FROM fire WHERE status <> 'pending' ORDER BY id",
+    );
+    expect(rows).toEqual([
+      { id: ids[0], status: 'succeeded' },
+      { id: ids[1], status: 'failed' },
+    ]);
   });
 
   it('runs the statements on the server connection once the thread has died', async () => {

@@ -181,7 +181,7 @@ async function markSqlitePart(conn: SqliteConnection, marks: readonly DispatchMa
     ]),
   );
   const arg: SqliteMarkArg = { to, rows, ids: JSON.stringify(marks.map((m) => m.fireId)) };
-  return inSqliteHot(conn, 'mark', arg, () => markSqliteRows(conn, arg));
+  return inSqliteHot(conn, 'mark', arg, () => markSqliteRows(conn, arg), marks.length);
 }
 
 /** A batch of marks as the SQLite statements take it (JSON rows as above, the ids alone). */

@@ -79,7 +79,7 @@ export async function loadDueFires(conn: StoreConnection, ids: readonly number[]
   if (conn.dialect === 'sqlite') {
     // On the hot thread, or through Kysely's connection, so the reads never run inside a
     // transaction someone holds open on it.
-    return inSqliteHot(conn, 'load', ids, () => loadSqlite(conn, ids));
+    return inSqliteHot(conn, 'load', ids, () => loadSqlite(conn, ids), ids.length);
   }
   if (conn.dialect === 'postgres') return loadPostgres(conn, ids);
   return loadWithKysely(conn.db, ids);

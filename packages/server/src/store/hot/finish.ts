@@ -414,7 +414,7 @@ async function finishSqlitePart(
       ...markValues(r),
     ]),
   );
-  return inSqliteHot(conn, 'finish', rows, () => finishSqliteRows(conn, rows));
+  return inSqliteHot(conn, 'finish', rows, () => finishSqliteRows(conn, rows), results.length);
 }
 
 /** The finish on a SQLite connection (the server's or the hot thread's), in its write transaction. */

@@ -234,7 +234,7 @@ async function fenceSqlite(
     leaseNames: [...new Set(sends.flatMap((s) => (s.lease === null ? [] : [s.lease.name])))],
     sends,
   };
-  return inSqliteHot(conn, 'fence', arg, () => fenceSqliteRows(conn, arg));
+  return inSqliteHot(conn, 'fence', arg, () => fenceSqliteRows(conn, arg), sends.length);
 }
 
 /** A batch of sends to fence, as the SQLite side takes it. */
