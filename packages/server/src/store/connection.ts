@@ -90,8 +90,9 @@ export const SQLITE_HOT_READS: ReadonlySet<SqliteHotOp> = new Set(['load']);
  * the thread has nothing to do (inSqliteHot). At a hundred fires a second each fire's load, fence
  * and result were a call of one row each, and each call two wakes of a sleeping thread (the hot
  * thread's, then the server's for the answer): about 80 µs of CPU a call on a virtual machine,
- * against some 20 for the statement itself. A call this small holds the event loop a fraction of
- * a millisecond; the busy thread of high rates keeps all of them.
+ * more than a one-row statement itself (docs/benchmarks.md, a seventeenth session). A call this
+ * small holds the event loop a fraction of a millisecond; the busy thread of high rates keeps all
+ * of them.
  */
 export const SQLITE_INLINE_ROWS = 8;
 
@@ -118,7 +119,8 @@ export async function inSqliteHot<T>(
   if (hot?.running) {
     if (rows > SQLITE_INLINE_ROWS || !hot.idle) return hot.run<T>(op, arg);
     return conn.db.connection().execute(async () => {
-      if (!hot.idle || !hot.running) return hot.run<T>(op, arg);
+      // Calls came meanwhile: behind them. (A thread that died meanwhile leaves this connection.)
+      if (hot.running && !hot.idle) return hot.run<T>(op, arg);
       return SQLITE_HOT_READS.has(op) ? local() : conn.sqlite.transaction(local).immediate();
     });
   }
