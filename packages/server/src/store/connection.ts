@@ -116,16 +116,12 @@ export async function inSqliteHot<T>(
   rows = Number.POSITIVE_INFINITY,
 ): Promise<T> {
   const hot = conn.hot;
-  if (hot?.running) {
-    if (rows > SQLITE_INLINE_ROWS || !hot.idle) return hot.run<T>(op, arg);
-    return conn.db.connection().execute(async () => {
-      // Calls came meanwhile: behind them. (A thread that died meanwhile leaves this connection.)
-      if (hot.running && !hot.idle) return hot.run<T>(op, arg);
-      return SQLITE_HOT_READS.has(op) ? local() : conn.sqlite.transaction(local).immediate();
-    });
-  }
-  if (SQLITE_HOT_READS.has(op)) return conn.db.connection().execute(async () => local());
-  return inSqliteWrite(conn, local);
+  if (hot?.running && (rows > SQLITE_INLINE_ROWS || !hot.idle)) return hot.run<T>(op, arg);
+  return conn.db.connection().execute(async () => {
+    // A small call whose thread took calls meanwhile goes behind them.
+    if (hot?.running && !hot.idle) return hot.run<T>(op, arg);
+    return SQLITE_HOT_READS.has(op) ? local() : conn.sqlite.transaction(local).immediate();
+  });
 }
 
 /**

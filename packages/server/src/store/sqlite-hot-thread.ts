@@ -168,7 +168,7 @@ export class SqliteHotThread {
 
   /** Whether no call is on the thread or waiting for it (a small call may then run on the server's connection). */
   get idle(): boolean {
-    return this.pending.size === 0 && this.queued[0]!.length === 0 && this.queued[1]!.length === 0;
+    return this.pending.size === 0 && this.waiting === 0;
   }
 
   /** Calls waiting to be posted to the thread (a metric of how far behind it is). */
