@@ -84,6 +84,11 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     const byId = new Map(records.map((r) => [r.id, r]));
     for (const { fireId, at } of node.pipeline.handed) expect(byId.get(fireId)?.scheduled_at).toBe(at);
     expect(records.every((r) => r.job_id === job.id && r.trigger_type === 'CRON')).toBe(true);
+    // Each came with what its claim read, the job's read shared by its fires of every claim.
+    const reads = node.pipeline.handed.map(({ fireId }) => node.pipeline.claimed.get(fireId));
+    expect(reads.map((read) => read?.scheduledAt)).toEqual(seconds(T0 + 1_000, T0 + 10_000));
+    expect(new Set(reads.map((read) => read?.job)).size).toBe(1);
+    expect(reads[0]!.job).toMatchObject({ id: job.id, updated_at: job.updated_at });
     expect(node.logger.errors()).toEqual([]);
   });
 
@@ -368,6 +373,9 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     await clock.advance(6_000);
     const handed = [...before.pipeline.ids(), ...after.pipeline.ids()];
     expect(new Set(handed).size).toBe(handed.length);
+    // The records the crashed node claimed are recovered, read from the store, not as claimed.
+    const recovered = after.pipeline.ids().filter((id) => !after.pipeline.claimed.has(id));
+    expect(recovered.length).toBeGreaterThanOrEqual(waiting);
     const records = await claimedFires(store);
     expectNoDuplicateRecords(records);
     const dueByNow = records.filter((r) => r.scheduled_at <= clock.now());

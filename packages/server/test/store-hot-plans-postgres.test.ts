@@ -75,12 +75,15 @@ describe('hot statements on postgres', () => {
   let database: TestDatabase;
   let store: Store;
   let ids: number[];
+  let jobId: number;
+  let appId: number;
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     store = await database.open();
-    const { appId, jobIds } = await seedDueJobs(store, 1, NOW);
-    const jobId = jobIds[0] as number;
+    const seeded = await seedDueJobs(store, 1, NOW);
+    appId = seeded.appId;
+    jobId = seeded.jobIds[0] as number;
     // Every record goes pending → dispatched → succeeded, as a fire does, in three statements;
     // the last batch stays pending: the records a fence or a result is about.
     await sql`
@@ -123,6 +126,11 @@ describe('hot statements on postgres', () => {
     ids.map(() => 1),
     'node-a',
     NOW,
+    // Sent as claimed: the job and app, and the updated_at each was read at.
+    ids.map(() => jobId),
+    ids.map(() => NOW),
+    ids.map(() => appId),
+    ids.map(() => NOW),
   ];
   const finishValues = () => [
     ids,

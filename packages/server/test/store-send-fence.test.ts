@@ -137,6 +137,60 @@ describe.each(STORE_VARIANTS)('the send fence on %s', (variant) => {
     ]);
   });
 
+  it('admits a send made from the claim’s read only while its job and app are as read, and answers stale otherwise', async () => {
+    const fires = await pendingFires(store, 4);
+    const held = (await store.leases.acquireOrRenewLease('shard:0', 'node-a', TTL, Date.now()))!;
+    const records = await Promise.all(fires.map(async (id) => (await store.fires.findFireById(id))!));
+    const jobs = await Promise.all(records.map(async (r) => (await store.jobs.findJobById(r.job_id))!));
+    const app = (await store.apps.findAppById(records[0]!.app_id))!;
+    const asRead = (i: number, appUpdatedAt = app.updated_at): SendFenceRequest => ({
+      ...leased(fires[i]!, A, held.epoch),
+      readAt: {
+        jobId: jobs[i]!.id,
+        jobUpdatedAt: jobs[i]!.updated_at,
+        appId: app.id,
+        appUpdatedAt,
+      },
+    });
+    // An edit in the same millisecond as the one read still moves updated_at on.
+    await store.jobs.updateJob(jobs[1]!.id, { executor_timeout: 5 }, jobs[1]!.updated_at);
+    expect((await store.jobs.findJobById(jobs[1]!.id))!.updated_at).toBeGreaterThan(jobs[1]!.updated_at);
+    // Stopped without an edit (the claim stops a job whose schedule no longer reads).
+    await store.db.updateTable('job').set({ trigger_status: 0 }).where('id', '=', jobs[2]!.id).execute();
+    expect(
+      await store.fires.fenceSends('node-a', Date.now(), [
+        asRead(0),
+        asRead(1),
+        asRead(2),
+        leased(fires[3]!, A, held.epoch),
+      ]),
+    ).toEqual([
+      { fireId: fires[0], admitted: true },
+      { fireId: fires[1], admitted: false, reason: 'stale' },
+      { fireId: fires[2], admitted: false, reason: 'stale' },
+      // Without a read to check, as before.
+      { fireId: fires[3], admitted: true },
+    ]);
+    expect((await store.fires.findFireById(fires[1]!))!.sent_to).toBeNull();
+    // The app edited (in the same millisecond too): every send made from the older read is stale.
+    await store.apps.updateApp(app.id, { title: 'edited' }, app.updated_at);
+    const edited = (await store.apps.findAppById(app.id))!.updated_at;
+    expect(edited).toBeGreaterThan(app.updated_at);
+    expect(await store.fires.fenceSends('node-a', Date.now(), [asRead(1)])).toEqual([
+      { fireId: fires[1], admitted: false, reason: 'stale' },
+    ]);
+    // Read again, the job and app as they are now: admitted.
+    const job1 = (await store.jobs.findJobById(jobs[1]!.id))!;
+    expect(
+      await store.fires.fenceSends('node-a', Date.now(), [
+        {
+          ...asRead(1, edited),
+          readAt: { jobId: job1.id, jobUpdatedAt: job1.updated_at, appId: app.id, appUpdatedAt: edited },
+        },
+      ]),
+    ).toEqual([{ fireId: fires[1], admitted: true }]);
+  });
+
   it('stores the result of a run whose record was skipped after it was sent: it ran', async () => {
     const [fire] = await pendingFires(store, 1);
     await store.fires.fenceSends('node-a', Date.now(), [{ fireId: fire!, address: A, lease: null }]);

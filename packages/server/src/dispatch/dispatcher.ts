@@ -71,6 +71,12 @@ export interface FireToDispatch {
    */
   leased?: boolean;
   /**
+   * A fire sent as its claim read it, not loaded again: the `updated_at` its job and app were
+   * read at, which the fence must still find (a `stale` outcome otherwise, and the caller loads
+   * the fire again).
+   */
+  readAt?: { jobId: number; jobUpdatedAt: number; appId: number; appUpdatedAt: number };
+  /**
    * The executor the record was sent to before, without a recorded outcome (its sender died or
    * lost the shard): the run goes there again, unrouted, so that executor's logId check refuses
    * it if it had arrived.
@@ -133,9 +139,10 @@ export interface DispatchOutcome {
    * Set when no run was sent and the record must be left as it is (no mark): `not-pending` — it
    * was marked, finished or skipped meanwhile; `not-owner` — this node no longer holds its shard;
    * `fence-failed` — the fence could not be asked (the database is away); `transport-down` — the
-   * executor's transport could not take the run (Redis is unreachable for a `stream://` executor).
+   * executor's transport could not take the run (Redis is unreachable for a `stream://` executor);
+   * `stale` — the fire was sent as its claim read it and its job or app changed since (`readAt`).
    */
-  notSent?: 'not-pending' | 'not-owner' | 'fence-failed' | 'transport-down';
+  notSent?: 'not-pending' | 'not-owner' | 'fence-failed' | 'transport-down' | 'stale';
 }
 
 /** One `run` to send: where, under which fire id, as which shard. */
@@ -337,6 +344,7 @@ export class Dispatcher {
           jobId: delivery.fire.jobId,
           address: run.target.address,
           leased: delivery.fire.leased === true,
+          ...(delivery.fire.readAt === undefined ? {} : { readAt: delivery.fire.readAt }),
         });
       } catch (err) {
         return this.notSent(
@@ -451,6 +459,7 @@ const NOT_SENT_MESSAGES = {
   'not-owner': 'this server node no longer holds the fire’s shard; its holder sends it',
   'fence-failed': 'the send fence could not be asked',
   'transport-down': 'Redis is unreachable; the record stays pending and goes out once Redis answers',
+  stale: 'its job or app changed since it was claimed; it is read again and sent as they are now',
 } as const;
 
 const REPEAT_NOTE = '\n(the executor had accepted this run before: it runs or ran there once)';

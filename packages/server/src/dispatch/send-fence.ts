@@ -18,12 +18,14 @@ export interface SendToFence {
   address: string;
   /** True for a fire of the planner: only the holder of its shard may send it. */
   leased: boolean;
+  /** A fire sent as its claim read it: the job and app `updated_at` it must still find (store/hot/send-fence.ts). */
+  readAt?: SendFenceRequest['readAt'];
 }
 
 export type FenceVerdict =
   | { admitted: true }
   | { admitted: false; sentTo: string }
-  | { admitted: false; reason: 'not-pending' | 'not-owner' };
+  | { admitted: false; reason: 'not-pending' | 'not-owner' | 'stale' };
 
 /**
  * Fence statements at once. The sends of one wait for its answer, which on a busy database
@@ -69,7 +71,9 @@ export class SendFence {
       lease = { name: shardLeaseName(shard), epoch };
     }
     return new Promise((settle, fail) => {
-      this.queue.push({ request: { fireId: send.fireId, address: send.address, lease }, settle, fail });
+      const request: SendFenceRequest = { fireId: send.fireId, address: send.address, lease };
+      if (send.readAt !== undefined) request.readAt = send.readAt;
+      this.queue.push({ request, settle, fail });
       this.startFlush();
     });
   }

@@ -4,6 +4,7 @@
  */
 import type { StoreConnection } from './connection.js';
 import { containsText } from './contains-text.js';
+import { editedAt } from './edited-at.js';
 import { insertReturningId } from './insert-id.js';
 import type { AppGroupRow } from './schema.js';
 
@@ -67,7 +68,7 @@ export function createAppRepository(conn: StoreConnection) {
         ...(patch.addressType === undefined ? {} : { address_type: patch.addressType }),
         ...(patch.addressList === undefined ? {} : { address_list: patch.addressList }),
         ...(patch.origin === undefined ? {} : { origin: patch.origin }),
-        updated_at: nowMs,
+        updated_at: editedAt(nowMs),
       })
       .where('id', '=', id)
       .executeTakeFirst();
@@ -82,7 +83,7 @@ export function createAppRepository(conn: StoreConnection) {
   async function setAddressList(id: number, addressList: string | null, nowMs: number): Promise<void> {
     await db
       .updateTable('app_group')
-      .set({ address_list: addressList, updated_at: nowMs })
+      .set({ address_list: addressList, updated_at: editedAt(nowMs) })
       .where('id', '=', id)
       .where('address_type', '=', 'AUTO')
       .execute();
@@ -108,7 +109,7 @@ export function createAppRepository(conn: StoreConnection) {
         previous_access_token: overlap ? eb.ref('access_token') : null,
         previous_token_until: overlap ? previousUntil : null,
         access_token: token,
-        updated_at: nowMs,
+        updated_at: editedAt(nowMs),
       }))
       .where('id', '=', id)
       .executeTakeFirst();

@@ -4,6 +4,8 @@
  * transaction, so it cannot share one with the job's other columns; both keep versions through
  * the store's `insertGlueVersion`.)
  */
+
+import { editedAt } from './edited-at.js';
 import { insertReturningId } from './insert-id.js';
 import { insertGlueVersion } from './jobs.js';
 import type { JobRow, JobUpdate, NewJobRow } from './schema.js';
@@ -41,7 +43,7 @@ export async function updateJob(
   return store.db.transaction().execute(async (trx) => {
     const result = await trx
       .updateTable('job')
-      .set({ ...patch, updated_at: nowMs })
+      .set({ ...patch, updated_at: editedAt(nowMs) })
       .where('id', '=', id)
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) return false;

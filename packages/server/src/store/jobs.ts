@@ -7,6 +7,7 @@ import { JOB_FIELD_DEFAULTS } from '@tickwheel/protocol';
 import type { Kysely } from 'kysely';
 import type { StoreConnection } from './connection.js';
 import { containsText } from './contains-text.js';
+import { editedAt } from './edited-at.js';
 import { insertReturningId } from './insert-id.js';
 import type { Database, JobGlueRow, JobRow, JobTable } from './schema.js';
 
@@ -127,7 +128,7 @@ export function createJobRepository(conn: StoreConnection) {
   async function updateJob(id: number, patch: JobPatch, nowMs: number): Promise<boolean> {
     const result = await db
       .updateTable('job')
-      .set({ ...patch, updated_at: nowMs })
+      .set({ ...patch, updated_at: editedAt(nowMs) })
       .where('id', '=', id)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
@@ -220,7 +221,7 @@ export function createJobRepository(conn: StoreConnection) {
           glue_source: glue.glueSource,
           glue_remark: glue.glueRemark,
           glue_updated_at: nowMs,
-          updated_at: nowMs,
+          updated_at: editedAt(nowMs),
         })
         .where('id', '=', jobId)
         .executeTakeFirst();

@@ -13,6 +13,7 @@ import {
   type SchedulingOptions,
 } from '../../src/scheduling/options.js';
 import { type FirePipeline, Planner } from '../../src/scheduling/planner.js';
+import type { ClaimedFire } from '../../src/store/hot/claim.js';
 import type { FireRow, NewJob, Store } from '../../src/store/index.js';
 import type { ManualClock } from './clock.js';
 
@@ -36,9 +37,16 @@ export class RecordingPipeline implements FirePipeline {
     private readonly clock: Clock,
   ) {}
 
-  onDue(fireIds: number[]): void {
+  /** What the claim read for each fire handed over with it (recovered fires come without). */
+  readonly claimed = new Map<number, ClaimedFire>();
+
+  onDue(fireIds: number[], claimed?: readonly (ClaimedFire | undefined)[]): void {
     const at = this.clock.now();
-    for (const fireId of fireIds) this.handed.push({ fireId, at });
+    for (const [i, fireId] of fireIds.entries()) {
+      this.handed.push({ fireId, at });
+      const read = claimed?.[i];
+      if (read !== undefined) this.claimed.set(fireId, read);
+    }
     const marks = fireIds.map((fireId) => ({
       fireId,
       triggerAt: at,

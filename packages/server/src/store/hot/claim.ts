@@ -35,6 +35,7 @@ import {
 } from '../connection.js';
 import { shardLeaseName } from '../leases.js';
 import type { JobRow } from '../schema.js';
+import { SENDING_JOB_COLUMNS } from './due-load.js';
 import { pgArray } from './pg-array.js';
 
 /** A shard this node holds a lease on, with the epoch the lease was granted at. */
@@ -58,9 +59,12 @@ export interface PlannedFire {
 }
 
 /**
- * The columns of a due job the claim reads: what planning it and recording its fires need. A
- * row becomes a JavaScript object column by column; the whole job row (thirty columns) cost
- * the claim about three times these.
+ * The columns of a due job the claim reads: what planning it and recording its fires need, and
+ * what sending them needs (the route, block strategy, timeout and script, with the `updated_at`
+ * they were read at), so a claimed fire is sent without reading its job again: the send fence
+ * admits it only while the job's `updated_at` is still the one read here (send-fence.ts). A row
+ * becomes a JavaScript object column by column; the whole job row (thirty columns) cost the claim
+ * about three times these.
  */
 export const CLAIMED_JOB_COLUMNS = [
   'id',
@@ -74,6 +78,8 @@ export const CLAIMED_JOB_COLUMNS = [
   'executor_handler',
   'executor_param',
   'executor_fail_retry_count',
+  ...SENDING_JOB_COLUMNS,
+  'updated_at',
 ] as const;
 
 /** A due job as the claim read it. */
@@ -96,6 +102,13 @@ function claimedJobOf(row: unknown[]): ClaimedJob {
     executor_handler: r[8],
     executor_param: r[9],
     executor_fail_retry_count: r[10],
+    executor_route_strategy: r[11],
+    executor_block_strategy: r[12],
+    executor_timeout: r[13],
+    glue_type: r[14],
+    glue_source: r[15],
+    glue_updated_at: r[16],
+    updated_at: r[17],
   };
 }
 
@@ -111,6 +124,13 @@ type ClaimedJobRow = [
   ClaimedJob['executor_handler'],
   ClaimedJob['executor_param'],
   ClaimedJob['executor_fail_retry_count'],
+  ClaimedJob['executor_route_strategy'],
+  ClaimedJob['executor_block_strategy'],
+  ClaimedJob['executor_timeout'],
+  ClaimedJob['glue_type'],
+  ClaimedJob['glue_source'],
+  ClaimedJob['glue_updated_at'],
+  ClaimedJob['updated_at'],
 ];
 
 /** What the planner decides for one due job. */
@@ -162,6 +182,8 @@ export interface ClaimedFire {
   triggerType: TriggerType;
   /** The job as claimed (shared by every fire of the job in this batch). */
   job: ClaimedJob;
+  /** When the claim recorded it (the record's `created_at`). */
+  claimedAt: number;
 }
 
 export interface ClaimResult {
@@ -221,6 +243,7 @@ function claimResult(
   planned: readonly PlannedJob[],
   idOf: (jobId: number, scheduledAt: number) => number | undefined,
   scanned: number,
+  claimedAt: number,
 ): ClaimResult {
   const result = nothingClaimed(
     scanned,
@@ -230,7 +253,13 @@ function claimResult(
     for (const fire of plan.fires) {
       const fireId = idOf(job.id, fire.scheduledAt);
       if (fireId === undefined) continue;
-      const claimed = { fireId, scheduledAt: fire.scheduledAt, triggerType: fire.triggerType, job };
+      const claimed = {
+        fireId,
+        scheduledAt: fire.scheduledAt,
+        triggerType: fire.triggerType,
+        job,
+        claimedAt,
+      };
       (isSkipped(fire) ? result.skipped : result.fires).push(claimed);
     }
   }
@@ -342,7 +371,7 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
         ],
       });
       const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));
-      return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), due.rows.length);
+      return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), due.rows.length, request.nowMs);
     },
     PG_CLAIM_SETTINGS,
   );
@@ -482,7 +511,7 @@ async function recordMysqlFires(
       .filter(([key]) => !existing.has(key)),
   );
   return {
-    ...claimResult(withFires, (jobId, at) => ids.get(fireKey(jobId, at)), scanned),
+    ...claimResult(withFires, (jobId, at) => ids.get(fireKey(jobId, at)), scanned, nowMs),
     planned: outcomes,
   };
 }
@@ -570,7 +599,7 @@ export function claimSqliteWhole(conn: SqliteStatements, request: ClaimRequest):
   const due = selectDueSqlite(conn, dueArgOf(request)).map(claimedJobOf);
   if (due.length === 0) return nothingClaimed();
   const { planned, arg } = planSqliteClaim(due, request);
-  return sqliteClaimResult(planned, claimSqliteRows(conn, arg), due.length);
+  return sqliteClaimResult(planned, claimSqliteRows(conn, arg), due.length, request.nowMs);
 }
 
 function dueArgOf(request: ClaimRequest): SqliteDueArg {
@@ -646,7 +675,8 @@ function sqliteClaimResult(
   planned: readonly PlannedJob[],
   recorded: readonly RecordedFireRow[],
   scanned: number,
+  claimedAt: number,
 ): ClaimResult {
   const ids = new Map(recorded.map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id]));
-  return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), scanned);
+  return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), scanned, claimedAt);
 }

@@ -40,6 +40,16 @@ export const DUE_FIRE_COLUMNS = [
   'workflow_context',
 ] as const;
 
+/** How a fire of a job is sent: its route, block strategy, timeout and script (the claim reads them too). */
+export const SENDING_JOB_COLUMNS = [
+  'executor_route_strategy',
+  'executor_block_strategy',
+  'executor_timeout',
+  'glue_type',
+  'glue_source',
+  'glue_updated_at',
+] as const;
+
 /** What dispatching a fire reads of its job: whether it still runs, how to send it, FIX_DELAY's schedule. */
 export const DUE_JOB_COLUMNS = [
   'id',
@@ -48,12 +58,7 @@ export const DUE_JOB_COLUMNS = [
   'schedule_conf',
   'time_zone',
   'next_fire_at',
-  'executor_route_strategy',
-  'executor_block_strategy',
-  'executor_timeout',
-  'glue_type',
-  'glue_source',
-  'glue_updated_at',
+  ...SENDING_JOB_COLUMNS,
 ] as const;
 
 export type DueFire = Pick<FireRow, (typeof DUE_FIRE_COLUMNS)[number]>;

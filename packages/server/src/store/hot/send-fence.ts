@@ -18,6 +18,12 @@
  * knows (a node whose event loop stalled past that margin is the case left: the new holder's
  * recovery may then read the record before this statement commits, and route it afresh).
  *
+ * A fire sent as its claim read it, its record and job not loaded again (fire-pipeline.ts), carries
+ * the `updated_at` its job and app were read at (`readAt`): it passes only while both are still
+ * those and the job still runs, so an edit of the job or app made since the claim reaches the fire
+ * as it does one loaded at its due time: the answer is `stale`, and the fire is loaded and routed
+ * again.
+ *
  * A record that passed the fence is `pending` with an address: its send's outcome is not known
  * until the dispatch mark. Whoever dispatches it next (the shard's next holder, a restart) sends
  * it to that address again.
@@ -26,6 +32,8 @@
  * (dispatch-marks.ts); on PostgreSQL the UPDATE locks each record it changes, which no mark or
  * result of that record can hold yet (they follow the send).
  */
+
+import type { PoolConnection as MysqlPoolConnection } from 'mysql2/promise';
 import {
   inMysqlTransaction,
   inSqliteHot,
@@ -47,6 +55,11 @@ export interface SendFenceRequest {
   address: string;
   /** The shard lease the sender must hold (`shard:<n>`) and at which epoch; null for a trigger-once. */
   lease: { name: string; epoch: number } | null;
+  /**
+   * For a fire sent as its claim read it: its job and app and the `updated_at` each was read at.
+   * Admitted only while both are unchanged and the job is running; `stale` otherwise.
+   */
+  readAt?: { jobId: number; jobUpdatedAt: number; appId: number; appUpdatedAt: number };
 }
 
 /** The fence's answer for one send. */
@@ -54,8 +67,11 @@ export type SendFenceAnswer =
   | { fireId: number; admitted: true }
   /** The record went to another executor before: re-send it there. */
   | { fireId: number; admitted: false; sentTo: string }
-  /** Not sent: the record is no longer pending, gone, or its shard is not held by this node. */
-  | { fireId: number; admitted: false; reason: 'not-pending' | 'not-owner' };
+  /**
+   * Not sent: the record is no longer pending, gone, or its shard is not held by this node; or
+   * (`stale`) its job or app changed since the claim read them: load it again.
+   */
+  | { fireId: number; admitted: false; reason: 'not-pending' | 'not-owner' | 'stale' };
 
 export interface FireState {
   id: number;
@@ -113,6 +129,8 @@ function answerOf(
   if (state.sent_to !== null && state.sent_to !== send.address) {
     return { fireId, admitted: false, sentTo: state.sent_to };
   }
+  // Everything else would have let it through: what it was read with is out of date.
+  if (send.readAt !== undefined) return { fireId, admitted: false, reason: 'stale' };
   return { fireId, admitted: false, reason: 'not-pending' };
 }
 
@@ -125,7 +143,11 @@ const leaseKey = (lease: { name: string; epoch: number }) => `${lease.name}@${le
  * executors), then every asked record as it was, for the answers of those that did not pass.
  */
 export const PG_FENCE = `WITH v AS (
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS v(id, address, lease_name, epoch)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
+    AS v(id, address, lease_name, epoch, job_id, job_updated_at, app_id, app_updated_at)
+  WHERE v.job_updated_at IS NULL
+    OR ((SELECT CASE WHEN j.trigger_status = 1 THEN j.updated_at END FROM job j WHERE j.id = v.job_id) = v.job_updated_at
+      AND (SELECT a.updated_at FROM app_group a WHERE a.id = v.app_id) = v.app_updated_at)
 ), held AS (
   SELECT l.name, l.epoch FROM lease l
   WHERE l.name = ANY($3::text[]) AND l.owner_node = $5 AND l.expires_at > GREATEST($6::bigint, ${PG_NOW_MS})
@@ -157,6 +179,10 @@ async function fencePostgres(
       pgArray(sends.map((s) => s.lease?.epoch ?? null)),
       nodeId,
       nowMs,
+      pgArray(sends.map((s) => s.readAt?.jobId ?? null)),
+      pgArray(sends.map((s) => s.readAt?.jobUpdatedAt ?? null)),
+      pgArray(sends.map((s) => s.readAt?.appId ?? null)),
+      pgArray(sends.map((s) => s.readAt?.appUpdatedAt ?? null)),
     ],
   });
   const rows = result.rows.map((row) => ({ ...row, id: Number(row.id) }));
@@ -204,7 +230,10 @@ async function fenceMysql(
     const states = new Map(
       (rows as FireState[]).map((row) => [Number(row.id), { ...row, id: Number(row.id) }]),
     );
-    const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases));
+    const current = await mysqlReadAtCheck(connection, sends);
+    const passing = sends.filter(
+      (send) => passes(send, states.get(send.fireId), heldLeases) && current(send),
+    );
     if (passing.length > 0) {
       const cases = passing.map(() => 'WHEN ? THEN ?').join(' ');
       await connection.query(`UPDATE fire SET sent_to = CASE id ${cases} END WHERE id IN (?)`, [
@@ -216,9 +245,51 @@ async function fenceMysql(
   });
 }
 
+/**
+ * The `readAt` check on MySQL: the jobs' and apps' `updated_at` now, read without a lock (a
+ * locking read of the job rows would make the claim's SKIP LOCKED pass them by).
+ */
+async function mysqlReadAtCheck(
+  connection: MysqlPoolConnection,
+  sends: readonly SendFenceRequest[],
+): Promise<(send: SendFenceRequest) => boolean> {
+  const carried = sends.flatMap((s) => (s.readAt === undefined ? [] : [s.readAt]));
+  if (carried.length === 0) return () => true;
+  const [jobs] = await connection.query('SELECT id, updated_at, trigger_status FROM job WHERE id IN (?)', [
+    [...new Set(carried.map((r) => r.jobId))],
+  ]);
+  const [apps] = await connection.query('SELECT id, updated_at FROM app_group WHERE id IN (?)', [
+    [...new Set(carried.map((r) => r.appId))],
+  ]);
+  return readAtCheck(jobs as VersionRow[], apps as VersionRow[]);
+}
+
+/** A job's or app's `updated_at` now (a job's with whether it runs). */
+interface VersionRow {
+  id: number;
+  updated_at: number;
+  trigger_status?: number;
+}
+
+/** Whether a send's `readAt` is still the job's and app's `updated_at` in `jobs` and `apps` (true without one). */
+function readAtCheck(
+  jobs: readonly VersionRow[],
+  apps: readonly VersionRow[],
+): (send: SendFenceRequest) => boolean {
+  const jobAt = new Map(
+    jobs.filter((j) => Number(j.trigger_status) === 1).map((j) => [Number(j.id), Number(j.updated_at)]),
+  );
+  const appAt = new Map(apps.map((a) => [Number(a.id), Number(a.updated_at)]));
+  return ({ readAt }) =>
+    readAt === undefined ||
+    (jobAt.get(readAt.jobId) === readAt.jobUpdatedAt && appAt.get(readAt.appId) === readAt.appUpdatedAt);
+}
+
 const SQLITE_LEASES = `SELECT name, epoch FROM lease
 WHERE name IN (SELECT value FROM json_each(?)) AND owner_node = ? AND expires_at > ?`;
 const SQLITE_FIRES = `SELECT id, status, sent_to FROM fire WHERE id IN (SELECT value FROM json_each(?))`;
+const SQLITE_JOB_VERSIONS = `SELECT id, updated_at, trigger_status FROM job WHERE id IN (SELECT value FROM json_each(?))`;
+const SQLITE_APP_VERSIONS = `SELECT id, updated_at FROM app_group WHERE id IN (SELECT value FROM json_each(?))`;
 const SQLITE_FENCE = `UPDATE fire SET sent_to = v.value ->> 1
 FROM json_each(?) AS v WHERE fire.id = v.value ->> 0`;
 
@@ -260,14 +331,30 @@ export function fenceSqliteRows(
   const heldLeases = new Set(leases.map((l) => leaseKey(l)));
   const rows = prepared(conn, SQLITE_FIRES).all(JSON.stringify(sends.map((s) => s.fireId))) as FireState[];
   const states = new Map(rows.map((row) => [row.id, row]));
-  const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases));
+  const current = sqliteReadAtCheck(conn, sends);
+  const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases) && current(send));
   if (passing.length > 0) {
     prepared(conn, SQLITE_FENCE).run(JSON.stringify(passing.map((s) => [s.fireId, s.address])));
   }
   return { admitted: new Set(passing.map((s) => s.fireId)), states, heldLeases };
 }
 
-/** Whether a send passes the fence, given its record's state and the leases held. */
+function sqliteReadAtCheck(
+  conn: SqliteStatements,
+  sends: readonly SendFenceRequest[],
+): (send: SendFenceRequest) => boolean {
+  const carried = sends.flatMap((s) => (s.readAt === undefined ? [] : [s.readAt]));
+  if (carried.length === 0) return () => true;
+  const jobs = prepared(conn, SQLITE_JOB_VERSIONS).all(
+    JSON.stringify([...new Set(carried.map((r) => r.jobId))]),
+  ) as VersionRow[];
+  const apps = prepared(conn, SQLITE_APP_VERSIONS).all(
+    JSON.stringify([...new Set(carried.map((r) => r.appId))]),
+  ) as VersionRow[];
+  return readAtCheck(jobs, apps);
+}
+
+/** Whether a send passes the fence, given its record's state and the leases held (`readAt` aside). */
 function passes(
   send: SendFenceRequest,
   state: FireState | undefined,
