@@ -66,8 +66,11 @@ const USAGE = `bench/fire — the scheduler under cron load (the comment at the 
     [--hog 0] [--stages] [--transport http|http-pull|redis] [--redis redis://127.0.0.1:6379]
     [--log-layout file-per-run|file-per-day]
 
-  TW_BENCH_PROFILE=<folder> profiles the children; TW_BENCH_SERVER_INTERNAL='{…}' sets the
-  server's internal options.`;
+  TW_BENCH_PROFILE=<folder> profiles the children; TW_BENCH_HEAP_PROFILE=<folder> samples the
+  server's allocations (with TW_BENCH_HEAP_PROFILE_PROMOTED=1 only what it promotes;
+  heap-summary.js sums them); TW_BENCH_SERVER_INTERNAL='{…}' sets the server's internal options;
+  TW_BENCH_SERVER_NODE_FLAGS='--trace-gc …' gives the server processes Node flags (their output
+  goes to the child log, which --keep keeps).`;
 
 const { values } = parseArgs({
   options: {
@@ -120,6 +123,8 @@ const redisUrl = transport === 'redis' ? values.redis : undefined;
 if (nodeCount > 1 && stores.includes('sqlite'))
   throw new Error('--nodes: SQLite is one node; use --stores postgres');
 const profileDir = process.env.TW_BENCH_PROFILE;
+/** Node flags for the server processes (`--trace-gc`, heap sizes): flags NODE_OPTIONS refuses. */
+const serverNodeFlags = (process.env.TW_BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
 
 const ACCESS_TOKEN = 'bench-fire-access-token-0123456789abcdef';
 /** Time from releasing the jobs to their first second: the planner's first claim (every 500 ms) comes well before it. */
@@ -266,7 +271,10 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
           ...(redisUrl === undefined ? {} : { redis: redisUrl }),
         },
         logFd,
-        execArgv: profileArgs(spec, nodeCount === 1 ? 'server' : `server${index + 1}`),
+        execArgv: [
+          ...serverNodeFlags,
+          ...profileArgs(spec, nodeCount === 1 ? 'server' : `server${index + 1}`),
+        ],
       }),
     );
     children.push(...servers);
@@ -632,6 +640,8 @@ function reportChildErrors(logFile: string): void {
   const lines = readFileSync(logFile, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^\{"level":(10|20|30),/.test(line))
+    // What TW_BENCH_SERVER_NODE_FLAGS asked V8 to print (`--trace-gc`: `[pid:0x…] … ms: Scavenge …`).
+    .filter((line) => !/^\[\d+:0x[0-9a-f]+\]/.test(line))
     // The server stops before the executors, so their goodbye and the results of the runs still
     // in flight (fires after the window) cannot reach it.
     .filter((line) => !/registryRemove was not accepted|no server accepted the callback/.test(line));

@@ -39,6 +39,7 @@ const server = await createServer({
 });
 send({ type: 'ready', url: server.url });
 const profiler = await startProfiler();
+const heapProfiler = await startHeapProfiler();
 
 process.on('message', (message: HarnessMessage) => {
   if (message.type === 'usage') {
@@ -46,6 +47,7 @@ process.on('message', (message: HarnessMessage) => {
   } else if (message.type === 'stop') {
     keepMetrics()
       .then(() => profiler?.())
+      .then(() => heapProfiler?.())
       .then(() => server.stop())
       .then(
         () => process.exit(0),
@@ -74,6 +76,33 @@ async function startProfiler(): Promise<(() => Promise<void>) | undefined> {
     const { profile } = await session.post('Profiler.stop');
     mkdirSync(folder, { recursive: true });
     writeFileSync(path.join(folder, `server-main-${process.pid}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+/**
+ * `TW_BENCH_HEAP_PROFILE=<folder>`: the main thread's allocations are sampled (one in every 32 KiB
+ * allocated) from the start to the stop and written to `server-main-<pid>.heapprofile` there.
+ * Every sample is kept, whether or not a collection took it since: where the server allocates.
+ * With `TW_BENCH_HEAP_PROFILE_PROMOTED=1` a sample a minor collection took is dropped, so what is
+ * left is what lived long enough to be promoted to the old generation (or lives at the stop):
+ * what the major collections have to mark and sweep. `heap-summary.js` sums a profile per function.
+ */
+async function startHeapProfiler(): Promise<(() => Promise<void>) | undefined> {
+  const folder = process.env.TW_BENCH_HEAP_PROFILE;
+  if (!folder) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 32_768,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.TW_BENCH_HEAP_PROFILE_PROMOTED !== '1',
+  });
+  return async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, `server-main-${process.pid}.heapprofile`), JSON.stringify(profile));
     session.disconnect();
   };
 }
