@@ -300,6 +300,7 @@ async function startOnStore(
     batchSize: o.pipelineBatchSize,
     dispatchesInFlight: dispatcher.capacity + 100,
     markHoldMs: o.dispatchMarkHoldMs,
+    sendAsClaimed: o.sendAsClaimed,
     onMarksWritten: (count, withResults) => metrics.marksWritten(withResults, count),
     onLoaded: (ms, records) => metrics.stageDone('load', ms, records),
     // What this process is dispatching, which the planner's recovery leaves alone; the pipeline

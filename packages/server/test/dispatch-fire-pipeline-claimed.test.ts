@@ -1,6 +1,6 @@
 /**
- * A fire the planner's claim recorded goes to the dispatcher as the claim read it, without being
- * loaded again; the send fence admits it only while its job and app are as read, and an edit made
+ * With `sendAsClaimed`, a fire the planner's claim recorded goes to the dispatcher as the claim
+ * read it, without being loaded again; the send fence admits it only while its job and app are as read, and an edit made
  * in between reaches the fire: the fence answers `stale` and the pipeline loads it and sends it as
  * the job is now.
  */
@@ -88,7 +88,7 @@ async function claimed(names = ['one', 'two']): Promise<{ store: Store; fires: C
  * A pipeline over `store` that has sent `fires[0]`: loaded, its app not known before (so the app
  * is known now); `loads` are the sizes of its loads.
  */
-async function afterFirstSend(store: Store, fires: readonly ClaimedFire[]) {
+async function afterFirstSend(store: Store, fires: readonly ClaimedFire[], sendAsClaimed = true) {
   const dispatcher = new FencingDispatcher(store);
   const loads: number[] = [];
   const pipeline = new FirePipeline({
@@ -100,6 +100,7 @@ async function afterFirstSend(store: Store, fires: readonly ClaimedFire[]) {
     batchSize: 100,
     dispatchesInFlight: 10,
     onLoaded: (_ms, records) => loads.push(records),
+    sendAsClaimed,
   });
   pipeline.onDue([fires[0]!.fireId], [fires[0]]);
   await waitFor(() => dispatcher.sent.length === 1, { what: 'the first send' });
@@ -155,6 +156,15 @@ describe('a claimed fire in the pipeline', () => {
     expect(dispatcher.sent[1]!.readAt).toBeUndefined();
     await pipeline.drain(5_000);
     expect((await store.fires.findFireById(fires[1]!.fireId))!.status).toBe('dispatched');
+  });
+
+  it('is loaded, as every due fire, when the pipeline is not asked to send as claimed', async () => {
+    const { store, fires } = await claimed();
+    const { dispatcher, loads, pipeline } = await afterFirstSend(store, fires, false);
+    pipeline.onDue([fires[1]!.fireId], [fires[1]]);
+    await waitFor(() => dispatcher.sent.length === 2, { what: 'the second send' });
+    expect(loads).toEqual([1, 1]);
+    expect(dispatcher.sent[1]!.readAt).toBeUndefined();
   });
 
   it('is loaded when its job runs FIX_DELAY or broadcasts, whose sends need the record as stored', async () => {

@@ -4,13 +4,14 @@
  * app's executors; the outcomes are written back as dispatch marks in batches (mark-batcher.ts).
  *
  * A fire the planner's claim recorded comes with what the claim read (`ClaimedFire`: its job's
- * columns, the record as inserted) and is not loaded: it is sent as read, with the app as last
- * loaded, and the send fence admits it only while the job's and app's `updated_at` are still
- * those (`readAt`). An edit since then makes the fence answer `stale`, and the fire is loaded and
- * routed again like any other. At 10,000 fires a second the load was three statements a batch on
- * the database, on the way between a fire's due time and its `run`. Fires of a FIX_DELAY job (its
- * next time is set from the run) and of a broadcast (shard records made from the loaded record),
- * fires recovered after a restart or takeover, and fires of an app not loaded yet are loaded.
+ * columns, the record as inserted). With `sendAsClaimed` (an internal option, off by default) it
+ * is not loaded: it is sent as read, with the app as last loaded, and the send fence admits it
+ * only while the job's and app's `updated_at` are still those (`readAt`). An edit since then makes
+ * the fence answer `stale`, and the fire is loaded and routed again like any other. The load is
+ * three statements a batch on the database, on the way between a fire's due time and its `run`.
+ * Fires of a FIX_DELAY job (its next time is set from the run) and of a broadcast (shard records
+ * made from the loaded record), fires recovered after a restart or takeover, and fires of an app
+ * not loaded yet are loaded either way.
  *
  *   planner/wheel ──onDue(ids)──▶ load (batch) ──▶ Dispatcher.dispatch ──▶ marks (batch)
  *   trigger-once ──dispatchCreated(fire)──┘              │ route, send fence, run
@@ -94,6 +95,11 @@ export interface FirePipelineOptions {
    * its own. Default 0.
    */
   markHoldMs?: number;
+  /**
+   * Send a fire the claim recorded as the claim read it (`onDue`'s `claimed`), without loading it;
+   * the send fence checks what it was read with. Default false: every due fire is loaded.
+   */
+  sendAsClaimed?: boolean;
   /** Called with the number of dispatch marks written, alone or with their runs' results (metrics). */
   onMarksWritten?: (count: number, withResults: boolean) => void;
 }
@@ -219,7 +225,7 @@ export class FirePipeline implements DueFireSink {
   onDue(fireIds: number[], claimed?: readonly (ClaimedFire | undefined)[]): void {
     if (!this.accepting) return;
     for (const [i, id] of fireIds.entries()) {
-      const c = claimed?.[i];
+      const c = this.options.sendAsClaimed === true ? claimed?.[i] : undefined;
       const sendable = c === undefined ? undefined : this.asClaimed(c);
       if (sendable === undefined) this.queue.push(id);
       else this.ready.push(sendable);
