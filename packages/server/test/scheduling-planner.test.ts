@@ -92,6 +92,17 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(node.logger.errors()).toEqual([]);
   });
 
+  it('keeps no claim with the armed fires for a pipeline that loads every fire', async () => {
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const node = createTestNode(store, clock, { nodeId: 'node-a', shardCount: 8 });
+    node.pipeline.sendsAsClaimed = false;
+    nodes.push(node);
+    await node.start();
+    await clock.advance(3_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 1_000, T0 + 3_000));
+    expect(node.pipeline.claimed.size).toBe(0);
+  });
+
   it('claims an aligned burst of 10,000 jobs ahead of its time and hands it over at that millisecond', async () => {
     const due = T0 + 4_000;
     await insertJobs(store, 10_000, { schedule_type: 'FIX_RATE', schedule_conf: '60', next_fire_at: due });

@@ -218,6 +218,11 @@ export class FirePipeline implements DueFireSink {
     return this.marks;
   }
 
+  /** Whether claimed fires are sent as read (`sendAsClaimed`): the planner keeps their claims only then. */
+  get sendsAsClaimed(): boolean {
+    return this.options.sendAsClaimed === true;
+  }
+
   /**
    * The planner's hand-over: due fire ids, dispatched on the pipeline's own time; `claimed[i]`,
    * when given, is what the claim read for `fireIds[i]`, and spares its load.

@@ -23,6 +23,8 @@ export interface FirePipeline {
    * inserted), for the pipeline to send without loading it; recovered fires come without.
    */
   onDue(fireIds: number[], claimed?: readonly (ClaimedFire | undefined)[]): void;
+  /** Whether it sends fires as their claim read them: only then does the planner keep the claims. */
+  readonly sendsAsClaimed?: boolean;
   /**
    * Due fires handed over and not dispatched yet. While it is at `maxBacklog` or more the
    * pipeline is behind and the planner claims nothing new: the due jobs wait as rows, and are
@@ -296,6 +298,10 @@ export class Planner {
       for (const fire of result.fires) {
         const dueAt = dueAts.get(timeKey(fire.job.id, fire.scheduledAt));
         if (dueAt === undefined) continue;
+        if (pipeline.sendsAsClaimed !== true) {
+          this.arm(fire.fireId, dueAt, fire.job.id, epochs);
+          continue;
+        }
         fire.job = this.sharedJob(fire.job);
         this.arm(fire.fireId, dueAt, fire.job.id, epochs, fire);
       }

@@ -37,6 +37,8 @@ export class RecordingPipeline implements FirePipeline {
     private readonly clock: Clock,
   ) {}
 
+  /** Asks the planner for what the claim read of each fire (as a pipeline sending claimed fires as read does). */
+  sendsAsClaimed = true;
   /** What the claim read for each fire handed over with it (recovered fires come without). */
   readonly claimed = new Map<number, ClaimedFire>();
 
