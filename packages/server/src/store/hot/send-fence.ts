@@ -163,6 +163,20 @@ SELECT f.id, f.status, f.sent_to, (fenced.id IS NOT NULL) AS admitted,
          THEN (SELECT coalesce(array_agg(held.name || '@' || held.epoch), '{}') FROM held) END AS held
 FROM fire f LEFT JOIN fenced ON fenced.id = f.id WHERE f.id = ANY($1::bigint[])`;
 
+/**
+ * PG_FENCE's $7–$10: each send's `readAt`, or four empty arrays when no send has one (`unnest`
+ * pads a shorter array with NULLs, so each send then reads as not checked).
+ */
+function readAtArrays(sends: readonly SendFenceRequest[]): string[] {
+  if (!sends.some((s) => s.readAt !== undefined)) return ['{}', '{}', '{}', '{}'];
+  return [
+    pgArray(sends.map((s) => s.readAt?.jobId ?? null)),
+    pgArray(sends.map((s) => s.readAt?.jobUpdatedAt ?? null)),
+    pgArray(sends.map((s) => s.readAt?.appId ?? null)),
+    pgArray(sends.map((s) => s.readAt?.appUpdatedAt ?? null)),
+  ];
+}
+
 async function fencePostgres(
   conn: PostgresConnection,
   nodeId: string,
@@ -179,10 +193,7 @@ async function fencePostgres(
       pgArray(sends.map((s) => s.lease?.epoch ?? null)),
       nodeId,
       nowMs,
-      pgArray(sends.map((s) => s.readAt?.jobId ?? null)),
-      pgArray(sends.map((s) => s.readAt?.jobUpdatedAt ?? null)),
-      pgArray(sends.map((s) => s.readAt?.appId ?? null)),
-      pgArray(sends.map((s) => s.readAt?.appUpdatedAt ?? null)),
+      ...readAtArrays(sends),
     ],
   });
   const rows = result.rows.map((row) => ({ ...row, id: Number(row.id) }));
