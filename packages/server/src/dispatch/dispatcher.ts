@@ -344,7 +344,7 @@ export class Dispatcher {
           jobId: delivery.fire.jobId,
           address: run.target.address,
           leased: delivery.fire.leased === true,
-          ...(delivery.fire.readAt === undefined ? {} : { readAt: delivery.fire.readAt }),
+          readAt: delivery.fire.readAt,
         });
       } catch (err) {
         return this.notSent(

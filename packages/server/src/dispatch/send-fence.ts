@@ -71,8 +71,7 @@ export class SendFence {
       lease = { name: shardLeaseName(shard), epoch };
     }
     return new Promise((settle, fail) => {
-      const request: SendFenceRequest = { fireId: send.fireId, address: send.address, lease };
-      if (send.readAt !== undefined) request.readAt = send.readAt;
+      const request = { fireId: send.fireId, address: send.address, lease, readAt: send.readAt };
       this.queue.push({ request, settle, fail });
       this.startFlush();
     });

@@ -264,15 +264,20 @@ async function mysqlReadAtCheck(
   connection: MysqlPoolConnection,
   sends: readonly SendFenceRequest[],
 ): Promise<(send: SendFenceRequest) => boolean> {
-  const carried = sends.flatMap((s) => (s.readAt === undefined ? [] : [s.readAt]));
-  if (carried.length === 0) return () => true;
+  const ids = readAtIds(sends);
+  if (ids === undefined) return () => true;
   const [jobs] = await connection.query('SELECT id, updated_at, trigger_status FROM job WHERE id IN (?)', [
-    [...new Set(carried.map((r) => r.jobId))],
+    ids.jobIds,
   ]);
-  const [apps] = await connection.query('SELECT id, updated_at FROM app_group WHERE id IN (?)', [
-    [...new Set(carried.map((r) => r.appId))],
-  ]);
+  const [apps] = await connection.query('SELECT id, updated_at FROM app_group WHERE id IN (?)', [ids.appIds]);
   return readAtCheck(jobs as VersionRow[], apps as VersionRow[]);
+}
+
+/** The jobs and apps the sends' `readAt` name, each once; undefined when no send has one. */
+function readAtIds(sends: readonly SendFenceRequest[]): { jobIds: number[]; appIds: number[] } | undefined {
+  const read = sends.flatMap((s) => (s.readAt === undefined ? [] : [s.readAt]));
+  if (read.length === 0) return undefined;
+  return { jobIds: [...new Set(read.map((r) => r.jobId))], appIds: [...new Set(read.map((r) => r.appId))] };
 }
 
 /** A job's or app's `updated_at` now (a job's with whether it runs). */
@@ -354,14 +359,10 @@ function sqliteReadAtCheck(
   conn: SqliteStatements,
   sends: readonly SendFenceRequest[],
 ): (send: SendFenceRequest) => boolean {
-  const carried = sends.flatMap((s) => (s.readAt === undefined ? [] : [s.readAt]));
-  if (carried.length === 0) return () => true;
-  const jobs = prepared(conn, SQLITE_JOB_VERSIONS).all(
-    JSON.stringify([...new Set(carried.map((r) => r.jobId))]),
-  ) as VersionRow[];
-  const apps = prepared(conn, SQLITE_APP_VERSIONS).all(
-    JSON.stringify([...new Set(carried.map((r) => r.appId))]),
-  ) as VersionRow[];
+  const ids = readAtIds(sends);
+  if (ids === undefined) return () => true;
+  const jobs = prepared(conn, SQLITE_JOB_VERSIONS).all(JSON.stringify(ids.jobIds)) as VersionRow[];
+  const apps = prepared(conn, SQLITE_APP_VERSIONS).all(JSON.stringify(ids.appIds)) as VersionRow[];
   return readAtCheck(jobs, apps);
 }
 
