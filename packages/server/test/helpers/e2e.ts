@@ -186,18 +186,29 @@ export class ChildProcess {
     return this.child.pid!;
   }
 
-  /** The first match of `pattern` in stdout; throws after `timeoutMs` or when the process exits. */
-  async waitForOutput(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-    let exited = false;
-    void this.exited.then(() => {
-      exited = true;
+  /**
+   * The first match of `pattern` in stdout; throws after `timeoutMs` or when the process exits.
+   * The default wait is long because a start beside the suite's other files on two cores has
+   * taken more than 10 s before printing anything.
+   */
+  async waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    void this.exited.then((how) => {
+      exit = how;
     });
-    const deadline = Date.now() + timeoutMs;
+    const started = Date.now();
+    const deadline = started + timeoutMs;
     for (;;) {
       const match = this.stdout.match(pattern);
       if (match) return match;
-      if (exited || Date.now() > deadline) {
-        throw new Error(`no ${pattern} in the output.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (exit !== undefined || Date.now() > deadline) {
+        const how =
+          exit === undefined
+            ? `still running after ${Date.now() - started} ms`
+            : `exited (code ${exit.code}, signal ${exit.signal})`;
+        throw new Error(
+          `no ${pattern} in the output: ${how}.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`,
+        );
       }
       await sleep(25);
     }
