@@ -273,6 +273,8 @@ async function startOnStore(
     leases,
     now: () => clock.now(),
     batchSize: o.pipelineBatchSize,
+    // The claim's share of the database comes first while it is behind (send-fence.ts).
+    claimBehind: () => scheduler.planner.claimBehind,
   });
   const dispatcher = new Dispatcher({
     accessToken,
@@ -326,6 +328,7 @@ async function startOnStore(
     wheelSize: () => scheduler.planner.waiting,
     shardsOwned: () => leases.ownedShards().length,
     pipelineBacklog: () => firePipeline.backlog,
+    claimBehind: () => (scheduler.planner.claimBehind ? 1 : 0),
   });
 
   // Results: every finished record is announced to what follows it (after-runs.ts, FIX_DELAY).

@@ -114,6 +114,8 @@ describe('cron end to end', () => {
     expect(value('tickwheel_claim_lead_seconds_bucket\\{le="0"\\}')).toBe(0);
     expect(value('tickwheel_pipeline_backlog')).toBe(0);
     expect(value('tickwheel_claims_held_back_total')).toBe(0);
+    // A claim that keeps its lead is not behind.
+    expect(value('tickwheel_claim_behind')).toBe(0);
     // The SQLite store's WAL is checkpointed on its own thread, once a second.
     expect(value('tickwheel_sqlite_checkpoints_total\\{mode="PASSIVE"\\}')).toBeGreaterThanOrEqual(1);
     expect(value('tickwheel_sqlite_wal_frames')).toBeGreaterThanOrEqual(0);

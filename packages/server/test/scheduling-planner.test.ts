@@ -125,6 +125,41 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expectNoDuplicateRecords(records);
   }, 60_000);
 
+  it('says the claim is behind while its full batches are due less than half the look-ahead ahead, and not once a batch comes back short', async () => {
+    // What the planner says before each batch of a tick (the batch before it decided it).
+    const before: boolean[] = [];
+    let node: TestNode | undefined;
+    const fires = new Proxy(store.fires, {
+      get(target, key) {
+        if (key === 'claimDueFires') {
+          return (request: Parameters<Store['fires']['claimDueFires']>[0]) => {
+            before.push(node!.planner.claimBehind);
+            return target.claimDueFires(request);
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const watched: Store = Object.assign(Object.create(store), { fires });
+    node = createTestNode(watched, clock, { nodeId: 'node-a', shardCount: 8, claimBatchSize: 10 });
+    nodes.push(node);
+    await node.leases.start();
+    // 25 jobs due 4 s ahead of a 5 s look-ahead: full batches, with their lead.
+    const schedule = { schedule_type: 'FIX_RATE', schedule_conf: '60' };
+    await insertJobs(store, 25, { ...schedule, next_fire_at: T0 + 4_000 });
+    await node.planner.tick();
+    expect(before).toEqual([false, false, false]);
+    expect(node.planner.claimBehind).toBe(false);
+    // 25 more due in 1 s: each full batch says behind until the short one.
+    before.length = 0;
+    await insertJobs(store, 25, { ...schedule, next_fire_at: T0 + 1_000 });
+    await node.planner.tick();
+    expect(before).toEqual([false, true, true]);
+    expect(node.planner.claimBehind).toBe(false);
+    expect(node.planner.waiting).toBe(50);
+  });
+
   it('lets two nodes racing for the same shards record and hand over each fire once', async () => {
     for (let i = 0; i < 20; i++) await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
     const [a, b] = await Promise.all([

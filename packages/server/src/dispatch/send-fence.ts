@@ -32,7 +32,14 @@ export type FenceVerdict =
  * includes the wait for a pooled connection: with several in flight the next batch does not queue
  * behind that wait. Each locks its own records, in id order.
  */
-const FENCES_IN_FLIGHT = 4;
+export const FENCES_IN_FLIGHT = 4;
+/**
+ * Fence statements at once while the claim falls behind its fires' times (`claimBehind`): on a
+ * database with no CPU to spare, four statements of sends at a time left the claim (one
+ * transaction at a time) a fifth of it, and it fell further behind with every batch; sends are
+ * made late either way then, and a fire not claimed cannot be sent at all.
+ */
+export const FENCES_IN_FLIGHT_CLAIM_BEHIND = 1;
 
 export interface SendFenceOptions {
   fenceSends(nowMs: number, sends: readonly SendFenceRequest[]): Promise<SendFenceAnswer[]>;
@@ -41,6 +48,8 @@ export interface SendFenceOptions {
   now(): number;
   /** Sends fenced per statement at most. */
   batchSize: number;
+  /** Whether the claim is behind its fires' times now (Planner.claimBehind): fewer fences at once then. */
+  claimBehind?: () => boolean;
 }
 
 interface Waiting {
@@ -77,9 +86,14 @@ export class SendFence {
     });
   }
 
-  /** Starts fence statements while asks wait, up to FENCES_IN_FLIGHT at once. */
+  /** Fence statements allowed at once now. */
+  private get maxInFlight(): number {
+    return this.options.claimBehind?.() === true ? FENCES_IN_FLIGHT_CLAIM_BEHIND : FENCES_IN_FLIGHT;
+  }
+
+  /** Starts fence statements while asks wait, up to `maxInFlight` at once. */
   private startFlush(): void {
-    if (this.gathering || this.inFlight >= FENCES_IN_FLIGHT || this.queue.length === 0) return;
+    if (this.gathering || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     this.gathering = true;
     // Let the sends routed in the same turn of the event loop join this statement.
     setImmediate(() => {

@@ -23,6 +23,9 @@
  *   statement, the `finish` stage)
  * - `tickwheel_claim_lead_seconds` — histogram of how far ahead of its time each fire was claimed
  *   (the `le="0"` bucket counts claims that came late)
+ * - `tickwheel_claim_behind` — 1 while the claim is behind its fires' times (its last batch full,
+ *   and due less than half the look-ahead ahead), else 0; the send fence runs fewer statements
+ *   at once meanwhile
  * - `tickwheel_pipeline_backlog` — due fires handed to the dispatch side and not sent yet
  * - `tickwheel_claims_held_back_total` — claims the planner cut short or skipped because the
  *   backlog was at its bound (the node is behind: fires wait as job rows and go out late)
@@ -65,6 +68,8 @@ export interface GaugeSources {
   databaseClockOffsetSeconds?: () => number;
   /** Read at each scrape: due fires handed to the dispatch side and not sent yet. */
   pipelineBacklog?: () => number;
+  /** Read at each scrape: 1 while the claim is behind its fires' times (Planner.claimBehind), else 0. */
+  claimBehind?: () => number;
   /** Read at each scrape (SQLite): hot statements waiting for their turn on the hot thread. */
   sqliteHotWaiting?: () => number;
 }
@@ -212,6 +217,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'How far ahead of its time each fire was claimed (le="0": claimed late)',
     buckets: [0, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 10],
     registers: [registry],
+  });
+  new Gauge({
+    name: 'tickwheel_claim_behind',
+    help: "1 while the claim is behind its fires' times (the send fence then leaves it the database), else 0",
+    registers: [registry],
+    collect: sourced('claimBehind', 0),
   });
   new Gauge({
     name: 'tickwheel_pipeline_backlog',

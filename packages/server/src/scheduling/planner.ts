@@ -147,6 +147,7 @@ export class Planner {
   /** When the last orphan sweep ran (ORPHAN_SWEEP_INTERVAL_MS). */
   private lastOrphanSweepAt: number;
   private running = false;
+  private behind = false;
 
   constructor(options: PlannerOptions) {
     this.options = options;
@@ -161,6 +162,17 @@ export class Planner {
   /** How many claimed fires are waiting in the wheel. */
   get waiting(): number {
     return this.wheel.size;
+  }
+
+  /**
+   * Whether the claim is falling behind its fires' times: its last batch came back full and even
+   * the latest-due job in it was due less than half the look-ahead ahead (or the batch armed
+   * nothing). Claiming keeps its lead only with its share of the database; the send side reads
+   * this to leave it that share (server.ts). False again once a batch comes back short (all due
+   * within the look-ahead is claimed) or with its lead back.
+   */
+  get claimBehind(): boolean {
+    return this.behind;
   }
 
   /** Starts ticking: one tick at once (which recovers the owned shards first), then every `tickIntervalMs`. */
@@ -179,6 +191,7 @@ export class Planner {
     if (this.timer !== undefined) this.options.clock.clearTimer(this.timer);
     this.timer = undefined;
     await this.ticking;
+    this.behind = false;
     this.armed.clear();
     this.recoveredEpoch.clear();
     return this.wheel.stop();
@@ -276,11 +289,14 @@ export class Planner {
     for (let batch = 0; ; batch++) {
       if (batch > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const shards = this.options.leases.ownedShards();
-      if (shards.length === 0) return;
       const backlog = pipeline.backlog ?? 0;
       const limit = Math.min(claimBatchSize, maxBacklog - backlog);
       if (limit < claimBatchSize && backlog > 0) this.options.onHeldBack?.(backlog);
-      if (limit <= 0) return;
+      if (shards.length === 0 || limit <= 0) {
+        // Nothing to claim, or the send side is what is behind: the claim needs no room.
+        this.behind = false;
+        return;
+      }
       const now = clock.now();
       const dueAts = new Map<string, number>();
       const result = await fires.claimDueFires({
@@ -293,7 +309,8 @@ export class Planner {
         misfireWindowMs: this.options.misfireWindowMs,
         firedNow: [...this.firedNow],
       });
-      this.applyPlans(result.planned, dueAts);
+      const latestFirstDueAt = this.applyPlans(result.planned, dueAts);
+      this.behind = result.scanned >= limit && latestFirstDueAt - clock.now() < lookAheadMs / 2;
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
       for (const fire of result.fires) {
         const dueAt = dueAts.get(timeKey(fire.job.id, fire.scheduledAt));
@@ -315,15 +332,26 @@ export class Planner {
     }
   }
 
-  /** Remembers what planning due jobs decided: their due times, their fire-now misfires, a schedule that no longer reads. */
-  private applyPlans(outcomes: readonly PlanOutcome[], dueAts: Map<string, number>): void {
+  /**
+   * Remembers what planning due jobs decided: their due times, their fire-now misfires, a
+   * schedule that no longer reads. Returns the latest of the jobs' first due times (-Infinity
+   * when no job has one).
+   */
+  private applyPlans(outcomes: readonly PlanOutcome[], dueAts: Map<string, number>): number {
+    let latestFirst = Number.NEGATIVE_INFINITY;
     for (const { jobId, dueAts: times, firedNow, error } of outcomes) {
       if (error !== undefined) {
         this.options.logger.error({ err: error, jobId }, 'job stopped: its schedule cannot be read');
       }
       if (firedNow) this.firedNow.add(jobId);
-      for (const [scheduledAt, dueAt] of times) dueAts.set(timeKey(jobId, scheduledAt), dueAt);
+      let first = Number.POSITIVE_INFINITY;
+      for (const [scheduledAt, dueAt] of times) {
+        dueAts.set(timeKey(jobId, scheduledAt), dueAt);
+        if (dueAt < first) first = dueAt;
+      }
+      if (first !== Number.POSITIVE_INFINITY && first > latestFirst) latestFirst = first;
     }
+    return latestFirst;
   }
 
   /**
