@@ -230,7 +230,7 @@ export class FirePipeline implements DueFireSink {
   onDue(fireIds: number[], claimed?: readonly (ClaimedFire | undefined)[]): void {
     if (!this.accepting) return;
     for (const [i, id] of fireIds.entries()) {
-      const c = this.options.sendAsClaimed === true ? claimed?.[i] : undefined;
+      const c = this.sendsAsClaimed ? claimed?.[i] : undefined;
       const sendable = c === undefined ? undefined : this.asClaimed(c);
       if (sendable === undefined) this.queue.push(id);
       else this.ready.push(sendable);
