@@ -329,8 +329,8 @@ RETURNING id, job_id, scheduled_at`;
 async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): Promise<ClaimResult> {
   return inPostgresTransaction(
     conn,
-    async (client) => {
-      const due = await client.query<ClaimedJob>({
+    async (tx) => {
+      const due = await tx.query<ClaimedJob>({
         name: 'tw_claim_select_due',
         text: PG_SELECT_DUE,
         values: [
@@ -345,7 +345,7 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
       const fireRows = planned.flatMap(({ job, plan, epoch }) =>
         plan.fires.map((fire) => ({ job, fire, epoch, state: recordedState(fire, request.nowMs) })),
       );
-      const recorded = await client.query<{ id: number; job_id: number; scheduled_at: number }>({
+      const recorded = await tx.queryAndCommit<{ id: number; job_id: number; scheduled_at: number }>({
         name: 'tw_claim_advance_and_record',
         text: PG_ADVANCE_AND_RECORD,
         values: [

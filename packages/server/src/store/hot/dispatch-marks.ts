@@ -13,7 +13,6 @@
  */
 import {
   inMysqlTransaction,
-  inPostgresTransaction,
   inSqliteHot,
   type MysqlConnection,
   type PostgresConnection,
@@ -94,22 +93,21 @@ const PG_MARK = `WITH locked AS (
 SELECT count(*) AS changed FROM marked WHERE status_before = 'pending'`;
 
 async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMark[], to: MarkStatus) {
-  return inPostgresTransaction(conn, async (client) => {
-    const result = await client.query<{ changed: number }>({
-      name: 'tw_mark_dispatch_instance',
-      text: PG_MARK,
-      values: [
-        to,
-        pgArray(marks.map((m) => m.fireId)),
-        pgArray(marks.map((m) => m.triggerAt)),
-        pgArray(marks.map((m) => m.executorAddress)),
-        pgArray(marks.map((m) => m.triggerCode)),
-        pgArray(marks.map((m) => m.triggerMsg)),
-        pgArray(marks.map((m) => m.executorInstance ?? null)),
-      ],
-    });
-    return Number(result.rows[0]?.changed ?? 0);
+  // One statement on its own (its own transaction): no BEGIN and COMMIT round trips around it.
+  const result = await conn.pool.query<{ changed: number }>({
+    name: 'tw_mark_dispatch_instance',
+    text: PG_MARK,
+    values: [
+      to,
+      pgArray(marks.map((m) => m.fireId)),
+      pgArray(marks.map((m) => m.triggerAt)),
+      pgArray(marks.map((m) => m.executorAddress)),
+      pgArray(marks.map((m) => m.triggerCode)),
+      pgArray(marks.map((m) => m.triggerMsg)),
+      pgArray(marks.map((m) => m.executorInstance ?? null)),
+    ],
   });
+  return Number(result.rows[0]?.changed ?? 0);
 }
 
 function mysqlMarkStatement(count: number): string {

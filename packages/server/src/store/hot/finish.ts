@@ -16,7 +16,6 @@
 import type { PoolConnection as MysqlPoolConnection, RowDataPacket } from 'mysql2/promise';
 import {
   inMysqlTransaction,
-  inPostgresTransaction,
   inSqliteHot,
   type MysqlConnection,
   type PostgresConnection,
@@ -212,6 +211,9 @@ function toFinishedFire(row: FinishedFireRow): FinishedFire {
 // OF l` locks the records only: the job rows are read, never locked, so a finish never waits on a
 // claim that holds them. A record whose job is gone gets fix_delay NULL and owes no children, as
 // with the subqueries.
+//
+// It is one statement, run on its own (its own transaction, its locks held until it ends): in an
+// explicit BEGIN … COMMIT it took three round trips instead of one.
 export const PG_FINISH = `WITH locked AS (
   SELECT l.id,
     CASE WHEN j.id IS NULL THEN NULL ELSE ${JOB_FIX_DELAY('j')} END AS fix_delay,
@@ -242,29 +244,27 @@ async function finishPostgres(
   results: readonly FireResult[],
   statuses: readonly string[],
 ) {
-  return inPostgresTransaction(conn, async (client) => {
-    const updated = await client.query<FinishedFireRow>({
-      name: 'tw_finish_fires_mark',
-      text: PG_FINISH,
-      values: [
-        pgArray(results.map((r) => r.fireId)),
-        pgArray(statuses),
-        pgArray(results.map((r) => r.handleCode)),
-        pgArray(results.map((r) => r.handleMsg)),
-        pgArray(results.map((r) => r.handleAt)),
-        pgArray(results.map(lostAtOf)),
-        pgArray(results.map((r) => r.fromApp ?? null)),
-        pgArray(results.map((r) => r.fromAddress ?? null)),
-        pgArray(results.map((r) => r.output ?? null)),
-        pgArray(results.map((r) => r.dispatch?.triggerAt ?? null)),
-        pgArray(results.map((r) => r.dispatch?.executorAddress ?? null)),
-        pgArray(results.map((r) => r.dispatch?.triggerCode ?? null)),
-        pgArray(results.map((r) => r.dispatch?.triggerMsg ?? null)),
-        pgArray(results.map((r) => r.dispatch?.executorInstance ?? null)),
-      ],
-    });
-    return updated.rows;
+  const updated = await conn.pool.query<FinishedFireRow>({
+    name: 'tw_finish_fires_mark',
+    text: PG_FINISH,
+    values: [
+      pgArray(results.map((r) => r.fireId)),
+      pgArray(statuses),
+      pgArray(results.map((r) => r.handleCode)),
+      pgArray(results.map((r) => r.handleMsg)),
+      pgArray(results.map((r) => r.handleAt)),
+      pgArray(results.map(lostAtOf)),
+      pgArray(results.map((r) => r.fromApp ?? null)),
+      pgArray(results.map((r) => r.fromAddress ?? null)),
+      pgArray(results.map((r) => r.output ?? null)),
+      pgArray(results.map((r) => r.dispatch?.triggerAt ?? null)),
+      pgArray(results.map((r) => r.dispatch?.executorAddress ?? null)),
+      pgArray(results.map((r) => r.dispatch?.triggerCode ?? null)),
+      pgArray(results.map((r) => r.dispatch?.triggerMsg ?? null)),
+      pgArray(results.map((r) => r.dispatch?.executorInstance ?? null)),
+    ],
   });
+  return updated.rows;
 }
 
 // MySQL has no RETURNING: lock the rows first (a locking read sees the newest committed
