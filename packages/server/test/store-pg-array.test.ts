@@ -17,6 +17,8 @@ const TEXTS = [
   'a,b',
   '{braces}',
   'say "hi"',
+  // The same text again: written from the one before it.
+  'say "hi"',
   'back\\slash',
   '\\"',
   'trailing\\',
@@ -24,7 +26,9 @@ const TEXTS = [
   'unicode ✓ 定时 🚀',
   "it's",
   'http://127.0.0.1:9999/',
+  'http://127.0.0.1:9999/',
   null,
+  'http://127.0.0.1:9999/',
   undefined,
 ];
 const BIGINTS = [0, 1, -1, 1_700_000_000_123, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, null];
