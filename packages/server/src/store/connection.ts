@@ -141,11 +141,13 @@ export function sqliteHotParts<T>(conn: SqliteConnection, items: readonly T[]): 
 }
 
 /**
- * A PostgreSQL transaction whose BEGIN and COMMIT take no round trip of their own: the BEGIN goes
- * out with the first statement, the COMMIT with the last (node-postgres sends a client's queued
- * queries one after another as each is answered, so neither waits for this process's event loop
- * in between). On a busy node each round trip is a wait for the event loop as well as for the
- * database: the claim, one transaction at a time, took four of them for its two statements.
+ * A PostgreSQL transaction whose BEGIN and COMMIT this process does not wait for: the BEGIN is
+ * queued with the first statement and the COMMIT with the last. node-postgres sends a client's
+ * queued statements one after another, each from its socket handler as the one before is
+ * answered, so the next goes out without a turn of the event loop, and the COMMIT without waiting
+ * for the code that reads the last answer. On a busy node each wait for an answer is a wait for
+ * the event loop as well as for the database: the claim, one transaction at a time, waited four
+ * times for its two statements, and now twice.
  */
 export interface PostgresTransaction {
   /**

@@ -17,9 +17,10 @@ export type PgArrayElement = number | string | null | undefined;
  * The array literal of `values` (see the file comment), for a parameter cast to an array type.
  *
  * Built by one `join` of the elements' texts: appending element by element made a string object
- * for every `+=` (two an element), which was a tenth of a busy node's allocations, and each
- * such string object was copied again when the literal was sent. A string element the same as
- * the one before it (a batch's statuses, trigger types, addresses) reuses its quoted text.
+ * for every `+=` (two an element), copied again when the literal was sent; with them the literals
+ * were 11 % of a busy node's allocations, 8.6 % without (the literal itself and the numbers'
+ * texts; bench/fire, docs/benchmarks.md). A string element the same as the one before it (a
+ * batch's statuses, trigger types, addresses) reuses its quoted text.
  */
 export function pgArray(values: readonly PgArrayElement[]): string {
   const texts: (string | number)[] = new Array(values.length);
