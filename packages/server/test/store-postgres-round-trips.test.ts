@@ -1,8 +1,8 @@
 /**
- * The hot statements' round trips on PostgreSQL. On a busy node each one is a wait for the
- * database and for the event loop, so:
+ * The hot statements' waits on PostgreSQL. On a busy node each wait for an answer is a wait for
+ * the database and for the event loop, so:
  *
- * - a transaction's BEGIN goes out with its first statement and its COMMIT with its last
+ * - a transaction's BEGIN is queued with its first statement and its COMMIT with its last
  *   (`inPostgresTransaction`): the claim's two statements are committed as the second one's
  *   answer comes, before the code after it runs — and nothing of a transaction that failed, at
  *   its BEGIN or at its last statement, is kept;
@@ -58,7 +58,7 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   return texts;
 }
 
-describe('a PostgreSQL transaction without round trips of its own', () => {
+describe('a PostgreSQL transaction whose BEGIN and COMMIT are queued with its statements', () => {
   it('is committed as its last statement is answered, before the code after it runs', async () => {
     const { conn } = await probeStore();
     let seenBeforeReturn: number[] = [];
