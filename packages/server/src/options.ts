@@ -219,12 +219,6 @@ export interface ServerInternalOptions {
    * 500 on PostgreSQL and MySQL.
    */
   claimBatchSize?: number;
-  /**
-   * Claim transactions run at once, each over its own share of the held shards. Default by
-   * database: 2 on PostgreSQL; 1 on SQLite (one writer) and on MySQL (InnoDB locks every row a
-   * claim's look examines, the other lanes' too, so lanes skip each other's rows and end early).
-   */
-  claimLanes?: number;
   /** Shard lease lifetime (scheduling/options.ts has the default and what it trades). */
   leaseTtlMs?: number;
   /** Time between two shard lease renewal rounds. Default a fifth of `leaseTtlMs`. */
@@ -322,7 +316,6 @@ export interface ResolvedServerOptions {
   shardCount: number;
   tickIntervalMs: number;
   claimBatchSize: number;
-  claimLanes: number;
   leaseTtlMs: number;
   leaseRenewalIntervalMs: number;
   registryMonitorIntervalMs: number;
@@ -460,12 +453,11 @@ export const SERVER_OPTIONS_SCHEMA = Type.Object({
     clockOffsetMs: boundedInteger(-DAY, DAY, 0),
     sqliteHotThread: booleanWithDefault(true),
     sendAsClaimed: booleanWithDefault(false),
-    // The scheduling engine checks these six (scheduling/options.ts: its ranges depend on each other);
+    // The scheduling engine checks these five (scheduling/options.ts: its ranges depend on each other);
     // the claim batch's default on SQLite is SCHEDULING_DEFAULTS.sqliteClaimBatchSize.
     shardCount: schedulingInteger(SCHEDULING_DEFAULTS.shardCount),
     tickIntervalMs: schedulingInteger(SCHEDULING_DEFAULTS.tickIntervalMs),
     claimBatchSize: schedulingInteger(SCHEDULING_DEFAULTS.claimBatchSize),
-    claimLanes: schedulingInteger(SCHEDULING_DEFAULTS.claimLanes),
     leaseTtlMs: schedulingInteger(SCHEDULING_DEFAULTS.leaseTtlMs),
     leaseRenewalIntervalMs: Type.Integer({ description: 'Default a fifth of leaseTtlMs' }),
     databaseConnectTimeoutMs: boundedInteger(100, 10 * MINUTE, SERVER_DEFAULTS.databaseConnectTimeoutMs),
@@ -584,7 +576,6 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     claimBatchSize:
       internal.claimBatchSize ??
       (dialect === 'sqlite' ? SCHEDULING_DEFAULTS.sqliteClaimBatchSize : INTERNAL.claimBatchSize.default),
-    claimLanes: internal.claimLanes ?? (dialect === 'postgres' ? SCHEDULING_DEFAULTS.postgresClaimLanes : 1),
     leaseTtlMs,
     leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs ?? defaultLeaseRenewalIntervalMs(leaseTtlMs),
     databaseConnectTimeoutMs: internalInt('databaseConnectTimeoutMs'),

@@ -230,7 +230,6 @@ async function startOnStore(
     leaseRenewalIntervalMs: o.leaseRenewalIntervalMs,
     tickIntervalMs: o.tickIntervalMs,
     claimBatchSize: o.claimBatchSize,
-    claimLanes: o.claimLanes,
     leaseTtlMs: o.leaseTtlMs,
   });
   // The shard leases: which jobs this node schedules, and the fencing token of every send.

@@ -66,13 +66,6 @@ export interface SchedulingOptions {
   /** Jobs claimed per transaction (a tick runs as many as are due). Default 500. */
   claimBatchSize?: number;
   /**
-   * Claim transactions a tick runs at once, each over its own share of the held shards (shard
-   * index modulo the lanes): the claim is one database session at a time per lane, so one lane
-   * bounds a node's claim to what one database backend does. Default 1 (SQLite has one writer
-   * and gains nothing from more).
-   */
-  claimLanes?: number;
-  /**
    * Pending records read per query when a node recovers the shards it starts holding; it pages
    * until it has read them all. Default 10,000.
    */
@@ -101,7 +94,6 @@ export interface ResolvedSchedulingOptions {
   misfireWindowMs: number;
   wheelResolutionMs: number;
   claimBatchSize: number;
-  claimLanes: number;
   recoveryPageSize: number;
   maxBacklog: number;
   /** The engine's clock: with `databaseClock`, a `DatabaseClock` over the one given. */
@@ -119,9 +111,6 @@ export const SCHEDULING_DEFAULTS = {
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
   wheelResolutionMs: 5,
   claimBatchSize: 500,
-  claimLanes: 1,
-  /** The server's claim lanes on PostgreSQL (options.ts says why not on the others). */
-  postgresClaimLanes: 2,
   /**
    * The server's claim batch on SQLite, which claims on the event loop (a synchronous driver):
    * about 2–4 ms of it each, so each stall stays short.
@@ -189,7 +178,6 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
       1_000,
     ),
     claimBatchSize: integerIn('claimBatchSize', options.claimBatchSize, d.claimBatchSize, 1, 10_000),
-    claimLanes: integerIn('claimLanes', options.claimLanes, d.claimLanes, 1, 16),
     recoveryPageSize: integerIn('recoveryPageSize', options.recoveryPageSize, d.recoveryPageSize, 1, 100_000),
     maxBacklog: integerIn('maxBacklog', options.maxBacklog, d.maxBacklog, 1, 10_000_000),
     // With databaseClock the engine runs on the local clock corrected to the database's: one

@@ -43,7 +43,6 @@ export type PlannerOptions = Pick<
   | 'misfireWindowMs'
   | 'wheelResolutionMs'
   | 'claimBatchSize'
-  | 'claimLanes'
   | 'recoveryPageSize'
   | 'maxBacklog'
   | 'clock'
@@ -149,8 +148,6 @@ export class Planner {
   private lastOrphanSweepAt: number;
   private running = false;
   private behind = false;
-  /** Whether each claim lane is behind (`claimBehind`). */
-  private readonly laneBehind: boolean[] = [];
 
   constructor(options: PlannerOptions) {
     this.options = options;
@@ -195,7 +192,6 @@ export class Planner {
     this.timer = undefined;
     await this.ticking;
     this.behind = false;
-    this.laneBehind.length = 0;
     this.armed.clear();
     this.recoveredEpoch.clear();
     return this.wheel.stop();
@@ -283,44 +279,22 @@ export class Planner {
   }
 
   /**
-   * Claims in `claimLanes` lanes at once, each over its own share of the held shards (shard index
-   * modulo the lanes), so no job is in two lanes and each lane's batches follow each other as one
-   * lane's did. On PostgreSQL and MySQL a claim transaction is one database session, running on
-   * one of the database's cores: one lane bounds a node's claim to what that session does (at
-   * 10,000 fires a second on a 2-core machine it fell behind its fires' times and stayed there).
-   * The claim is behind while any lane is.
+   * Claims batch after batch until a batch comes back short, no shard is held, or the pipeline
+   * is `maxBacklog` behind. Between two batches the event loop gets a turn, so a long claim
+   * (an aligned burst, a synchronous SQLite store) never holds up dispatches and callbacks.
    */
   private async claimDue(): Promise<void> {
-    const { claimLanes: lanes, leases } = this.options;
-    if (lanes === 1) return this.claimLane(() => leases.ownedShards(), 0);
-    // Every lane is waited for, even after one failed: a tick ends with no claim in flight.
-    const settled = await Promise.allSettled(
-      Array.from({ length: lanes }, (_, lane) =>
-        this.claimLane(() => leases.ownedShards().filter((shard) => shard.index % lanes === lane), lane),
-      ),
-    );
-    const failed = settled.find((outcome) => outcome.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-  }
-
-  /**
-   * One lane: claims batch after batch of `shardsOf()` until a batch comes back short, no shard is
-   * held, or the pipeline is `maxBacklog` behind. Between two batches the event loop gets a turn,
-   * so a long claim (an aligned burst, a synchronous SQLite store) never holds up dispatches and
-   * callbacks.
-   */
-  private async claimLane(shardsOf: () => OwnedShard[], lane: number): Promise<void> {
     const { fires, clock, nodeId, lookAheadMs, shardCount, claimBatchSize, maxBacklog, pipeline } =
       this.options;
     for (let batch = 0; ; batch++) {
       if (batch > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      const shards = shardsOf();
+      const shards = this.options.leases.ownedShards();
       const backlog = pipeline.backlog ?? 0;
       const limit = Math.min(claimBatchSize, maxBacklog - backlog);
       if (limit < claimBatchSize && backlog > 0) this.options.onHeldBack?.(backlog);
       if (shards.length === 0 || limit <= 0) {
         // Nothing to claim, or the send side is what is behind: the claim needs no room.
-        this.setLaneBehind(lane, false);
+        this.behind = false;
         return;
       }
       const now = clock.now();
@@ -336,7 +310,7 @@ export class Planner {
         firedNow: [...this.firedNow],
       });
       const latestFirstDueAt = this.applyPlans(result.planned, dueAts);
-      this.setLaneBehind(lane, result.scanned >= limit && latestFirstDueAt - clock.now() < lookAheadMs / 2);
+      this.behind = result.scanned >= limit && latestFirstDueAt - clock.now() < lookAheadMs / 2;
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
       for (const fire of result.fires) {
         const dueAt = dueAts.get(timeKey(fire.job.id, fire.scheduledAt));
@@ -356,12 +330,6 @@ export class Planner {
       }
       if (result.scanned < limit) return;
     }
-  }
-
-  /** Notes whether `lane` is behind; the claim is behind while any lane is. */
-  private setLaneBehind(lane: number, behind: boolean): void {
-    this.laneBehind[lane] = behind;
-    this.behind = this.laneBehind.some((b) => b);
   }
 
   /**
