@@ -219,6 +219,8 @@ export interface ServerInternalOptions {
    * 500 on PostgreSQL and MySQL.
    */
   claimBatchSize?: number;
+  /** How much further than the look-ahead a claim records a recurring job's times (scheduling/options.ts). */
+  recordAheadMs?: number;
   /** Shard lease lifetime (scheduling/options.ts has the default and what it trades). */
   leaseTtlMs?: number;
   /** Time between two shard lease renewal rounds. Default a fifth of `leaseTtlMs`. */
@@ -316,6 +318,7 @@ export interface ResolvedServerOptions {
   shardCount: number;
   tickIntervalMs: number;
   claimBatchSize: number;
+  recordAheadMs: number | undefined;
   leaseTtlMs: number;
   leaseRenewalIntervalMs: number;
   registryMonitorIntervalMs: number;
@@ -453,11 +456,12 @@ export const SERVER_OPTIONS_SCHEMA = Type.Object({
     clockOffsetMs: boundedInteger(-DAY, DAY, 0),
     sqliteHotThread: booleanWithDefault(true),
     sendAsClaimed: booleanWithDefault(false),
-    // The scheduling engine checks these five (scheduling/options.ts: its ranges depend on each other);
+    // The scheduling engine checks these six (scheduling/options.ts: its ranges depend on each other);
     // the claim batch's default on SQLite is SCHEDULING_DEFAULTS.sqliteClaimBatchSize.
     shardCount: schedulingInteger(SCHEDULING_DEFAULTS.shardCount),
     tickIntervalMs: schedulingInteger(SCHEDULING_DEFAULTS.tickIntervalMs),
     claimBatchSize: schedulingInteger(SCHEDULING_DEFAULTS.claimBatchSize),
+    recordAheadMs: Type.Integer({ description: 'Default half of lookAheadMs' }),
     leaseTtlMs: schedulingInteger(SCHEDULING_DEFAULTS.leaseTtlMs),
     leaseRenewalIntervalMs: Type.Integer({ description: 'Default a fifth of leaseTtlMs' }),
     databaseConnectTimeoutMs: boundedInteger(100, 10 * MINUTE, SERVER_DEFAULTS.databaseConnectTimeoutMs),
@@ -576,6 +580,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     claimBatchSize:
       internal.claimBatchSize ??
       (dialect === 'sqlite' ? SCHEDULING_DEFAULTS.sqliteClaimBatchSize : INTERNAL.claimBatchSize.default),
+    recordAheadMs: internal.recordAheadMs,
     leaseTtlMs,
     leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs ?? defaultLeaseRenewalIntervalMs(leaseTtlMs),
     databaseConnectTimeoutMs: internalInt('databaseConnectTimeoutMs'),

@@ -230,6 +230,7 @@ async function startOnStore(
     leaseRenewalIntervalMs: o.leaseRenewalIntervalMs,
     tickIntervalMs: o.tickIntervalMs,
     claimBatchSize: o.claimBatchSize,
+    recordAheadMs: o.recordAheadMs,
     leaseTtlMs: o.leaseTtlMs,
   });
   // The shard leases: which jobs this node schedules, and the fencing token of every send.

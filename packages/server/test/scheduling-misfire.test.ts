@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MISFIRE_WINDOW_MS,
   decideFire,
+  MAX_TIMES_PER_CLAIM,
   nextFixDelayFireAt,
   planClaimedTimes,
 } from '../src/scheduling/misfire.js';
@@ -50,6 +51,35 @@ describe('misfire', () => {
       times: [{ scheduledAt: T, decision: fire }],
       nextFireAt: T + 1_000,
     });
+  });
+
+  it('records every time up to the claim’s reach ahead in one claim, and continues after the last', () => {
+    const planned = planClaimedTimes(everySecond, T, T - 4_000, 'DO_NOTHING', 5_000, T + 2_500);
+    expect(planned.times.map((t) => [t.scheduledAt, t.decision])).toEqual(
+      [T, T + 1_000, T + 2_000].map((at) => [at, { action: 'fire', triggerType: 'CRON', dueAt: at }]),
+    );
+    expect(planned.nextFireAt).toBe(T + 3_000);
+    // A reach short of the due time still records the due time, and only it.
+    expect(planClaimedTimes(everySecond, T, T - 4_000, 'DO_NOTHING', 5_000, T - 1).times).toHaveLength(1);
+    // FIX_RATE keeps its grid.
+    const rate = planClaimedTimes(everyTenSeconds, T, T - 1_000, 'DO_NOTHING', 5_000, T + 25_000);
+    expect(rate.times.map((t) => t.scheduledAt)).toEqual([T, T + 10_000, T + 20_000]);
+    expect(rate.nextFireAt).toBe(T + 30_000);
+  });
+
+  it('records at most MAX_TIMES_PER_CLAIM times of one job in one claim, however far it reaches', () => {
+    const planned = planClaimedTimes(everySecond, T, T - 1_000, 'DO_NOTHING', 5_000, T + 3_600_000);
+    expect(planned.times).toHaveLength(MAX_TIMES_PER_CLAIM);
+    expect(planned.nextFireAt).toBe(T + MAX_TIMES_PER_CLAIM * 1_000);
+  });
+
+  it('records a FIX_DELAY or ONCE job’s due time only, whatever the reach', () => {
+    for (const schedule of [delayThirty, once]) {
+      expect(planClaimedTimes(schedule, T, T - 4_000, 'DO_NOTHING', 5_000, T + 100_000)).toEqual({
+        times: [{ scheduledAt: T, decision: fire }],
+        nextFireAt: null,
+      });
+    }
   });
 
   it('fires every time a late claim finds inside the window, each at its own time', () => {

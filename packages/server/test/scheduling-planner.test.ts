@@ -92,6 +92,34 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(node.logger.errors()).toEqual([]);
   });
 
+  it('claims an every-second job once for several of its fires: each claim records its times up to the look-ahead and the record-ahead', async () => {
+    const job = await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const claims: number[] = [];
+    const fires = new Proxy(store.fires, {
+      get(target, key) {
+        if (key === 'claimDueFires') {
+          return async (request: Parameters<Store['fires']['claimDueFires']>[0]) => {
+            const result = await target.claimDueFires(request);
+            if (result.scanned > 0) claims.push(result.fires.length);
+            return result;
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const node = await startNode('node-a', { store: Object.assign(Object.create(store), { fires }) });
+    await clock.advance(10_000);
+    expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 1_000, T0 + 10_000));
+    // Look-ahead 5 s, record-ahead 2.5 s: the first claim records 1 s to 7 s, each later one the
+    // three seconds that came into reach since (one claim a fire with no record-ahead).
+    expect(claims).toEqual([7, 3, 3, 3]);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    expect(records.map((r) => r.scheduled_at)).toEqual(seconds(T0 + 1_000, T0 + 16_000));
+    expect(records.every((r) => r.job_id === job.id)).toBe(true);
+  });
+
   it('keeps no claim with the armed fires for a pipeline that loads every fire', async () => {
     await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
     const node = createTestNode(store, clock, { nodeId: 'node-a', shardCount: 8 });
@@ -468,7 +496,8 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(pages.length).toBeGreaterThan(pendingAtCrash.length / 4);
     expect(pages.slice(0, -1).every((n) => n === 4)).toBe(true);
     expect(pages.reduce((a, b) => a + b, 0)).toBe(pendingAtCrash.length + 1);
-    await clock.advance(6_000);
+    // Past the last record the claim made: the look-ahead (5 s) and the record-ahead (2.5 s).
+    await clock.advance(8_000);
     const handed = after.pipeline.ids();
     expect(new Set(handed).size).toBe(handed.length);
     for (const record of pendingAtCrash) expect(handed).toContain(record.id);
@@ -679,6 +708,26 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     const records = await claimedFires(store);
     expectNoDuplicateRecords(records);
     expect(records.filter((r) => r.status === 'pending' && r.scheduled_at <= clock.now())).toEqual([]);
+  });
+
+  it('recovers a dead node’s records up to its claims’ whole reach, past the look-ahead, each fired once at its time', async () => {
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const a = await startNode('node-a', { leaseTtlMs: 1_000, store: await db.open() });
+    const b = await startNode('node-b', { leaseTtlMs: 1_000, store: await db.open() });
+    // a's claim at T0 recorded 1 s to 7 s: beyond b's look-ahead when it takes the shard over.
+    const atCrash = await claimedFires(store);
+    expect(atCrash.map((r) => r.scheduled_at)).toEqual(seconds(T0 + 1_000, T0 + 7_000));
+    a.crash();
+    await clock.advance(12_000);
+    expect(b.leases.ownedShards()).toHaveLength(8);
+    const records = await claimedFires(store);
+    expectNoDuplicateRecords(records);
+    const scheduledAt = new Map(records.map((r) => [r.id, r.scheduled_at]));
+    const handed = b.pipeline.handed.map((h) => scheduledAt.get(h.fireId));
+    expect(handed).toEqual(seconds(T0 + 1_000, T0 + 12_000));
+    // Each at its time, the first once b held the shard.
+    expect(b.pipeline.handed.slice(2).map((h) => h.at)).toEqual(seconds(T0 + 3_000, T0 + 12_000));
+    expect(a.pipeline.handed).toEqual([]);
   });
 
   it('leaves the due fires of a shard it can no longer renew to the node that takes it over', async () => {

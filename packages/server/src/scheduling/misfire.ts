@@ -71,8 +71,9 @@ export interface ClaimedTimes {
  * What a claim at `now` of a job due at `scheduledAt` records, and the `next_fire_at` it leaves.
  *
  * - CRON, FIX_RATE: every scheduled time that is not older than the misfire window is a fire of
- *   its own — the due one when the claim is ahead, and every time up to `now` when it is late —
- *   at most {@link MAX_TIMES_PER_CLAIM} (the rest stay due for the next claim). The times older
+ *   its own — the due one, every further one up to `recordUntil` (the claim's reach ahead; by
+ *   default the due one only), and every time up to `now` when it is late — at most
+ *   {@link MAX_TIMES_PER_CLAIM} (the rest stay due for the next claim). The times older
  *   than the window become one record, under the oldest of them, by the policy: DO_NOTHING
  *   skips it, FIRE_ONCE_NOW fires it once now; its `missed` says how many times it stands for.
  *   So a late claim never drops a time silently and never turns into a burst of stale fires.
@@ -90,11 +91,12 @@ export function planClaimedTimes(
   now: number,
   strategy: MisfireStrategy | string,
   windowMs: number,
+  recordUntil = now,
 ): ClaimedTimes {
   switch (schedule.scheduleType) {
     case 'CRON':
     case 'FIX_RATE':
-      return planRecurringTimes(schedule, scheduledAt, now, strategy, windowMs);
+      return planRecurringTimes(schedule, scheduledAt, now, strategy, windowMs, recordUntil);
     case 'FIX_DELAY': {
       const decision = decideFire(scheduledAt, now, strategy, windowMs);
       const nextFireAt = decision.action === 'skip' ? nextFixDelayFireAt(schedule, now) : null;
@@ -116,6 +118,7 @@ function planRecurringTimes(
   now: number,
   strategy: MisfireStrategy | string,
   windowMs: number,
+  recordUntil: number,
 ): ClaimedTimes {
   const times: ClaimedTime[] = [];
   let next = scheduledAt;
@@ -128,8 +131,8 @@ function planRecurringTimes(
       missed: countMissed(schedule, scheduledAt, next),
     });
   }
-  // A claim ahead of time records the due time only; a late one every time up to now.
-  const last = Math.max(scheduledAt, now);
+  // The due time, and every time up to now (a late claim) or up to the claim's reach ahead.
+  const last = Math.max(scheduledAt, now, recordUntil);
   while (next <= last && times.length < MAX_TIMES_PER_CLAIM) {
     times.push({ scheduledAt: next, decision: { action: 'fire', triggerType: 'CRON', dueAt: next } });
     next = timeAfter(schedule, next);

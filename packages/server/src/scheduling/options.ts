@@ -52,6 +52,14 @@ export interface SchedulingOptions {
   databaseClock?: boolean;
   /** Jobs due within this much of now are claimed into the wheel. Default 5,000 ms. */
   lookAheadMs?: number;
+  /**
+   * How much further than `lookAheadMs` a claim records a CRON or FIX_RATE job's times: a job is
+   * claimed once its next time is within the look-ahead, and that claim records each of its times
+   * up to `lookAheadMs + recordAheadMs` ahead, so a job that fires every second has its row
+   * locked, read and advanced once for two or three fires rather than once for each. 0 records the
+   * due time only. Default half of `lookAheadMs`.
+   */
+  recordAheadMs?: number;
   /** Time between two planner ticks. Default 500 ms; less than `lookAheadMs`. */
   tickIntervalMs?: number;
   /** A fire claimed later than this after its time follows the job's misfire policy. Default 5,000 ms. */
@@ -90,6 +98,7 @@ export interface ResolvedSchedulingOptions {
   leaseSafetyMarginMs: number;
   databaseClock: boolean;
   lookAheadMs: number;
+  recordAheadMs: number;
   tickIntervalMs: number;
   misfireWindowMs: number;
   wheelResolutionMs: number;
@@ -162,6 +171,7 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
     ),
     databaseClock,
     lookAheadMs,
+    recordAheadMs: integerIn('recordAheadMs', options.recordAheadMs, Math.floor(lookAheadMs / 2), 0, 600_000),
     tickIntervalMs: integerIn(
       'tickIntervalMs',
       options.tickIntervalMs,

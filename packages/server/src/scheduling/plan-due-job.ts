@@ -16,7 +16,8 @@ export interface DueJobPlan extends PlanOutcome {
 
 /**
  * Plans `job` (misfire.ts `planClaimedTimes`: every time inside the misfire window fires, the
- * older ones become one record by the policy). A job in `firedNow` already got a fire-now misfire
+ * older ones become one record by the policy; a recurring job's times up to `recordUntil` are
+ * recorded together). A job in `firedNow` already got a fire-now misfire
  * this tick and gets a skip instead. A skipped misfire is recorded `skipped` by the claim's own
  * transaction, so the log shows it and no crash leaves it pending. A schedule that no longer
  * reads would fail every batch it is in: the job is stopped instead (`error` says why).
@@ -26,6 +27,7 @@ export function planDueJob(
   now: number,
   misfireWindowMs: number,
   firedNow: ReadonlySet<number>,
+  recordUntil = now,
 ): DueJobPlan {
   const outcome: DueJobPlan = {
     jobId: job.id,
@@ -42,6 +44,7 @@ export function planDueJob(
       now,
       strategy,
       misfireWindowMs,
+      recordUntil,
     );
     const fires = planned.times.map((time) => plannedFire(time, outcome));
     outcome.plan = { fires, nextFireAt: planned.nextFireAt };

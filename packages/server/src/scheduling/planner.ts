@@ -39,6 +39,7 @@ export type PlannerOptions = Pick<
   | 'nodeId'
   | 'shardCount'
   | 'lookAheadMs'
+  | 'recordAheadMs'
   | 'tickIntervalMs'
   | 'misfireWindowMs'
   | 'wheelResolutionMs'
@@ -303,6 +304,7 @@ export class Planner {
         nodeId,
         nowMs: now,
         horizonMs: now + lookAheadMs,
+        recordUntilMs: now + lookAheadMs + this.options.recordAheadMs,
         shardTotal: shardCount,
         shards,
         limit,
@@ -363,7 +365,8 @@ export class Planner {
   private async recover(shards: readonly OwnedShard[], orphansBefore?: number): Promise<void> {
     const { fires, clock, shardCount, lookAheadMs, recoveryPageSize, logger } = this.options;
     const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
-    const scheduledBefore = orphansBefore ?? clock.now() + lookAheadMs;
+    // Every record a claim may have made: its reach is the look-ahead and the record-ahead.
+    const scheduledBefore = orphansBefore ?? clock.now() + lookAheadMs + this.options.recordAheadMs;
     const counts = { rearmed: 0, skipped: 0 };
     let after: { scheduledAt: number; id: number } | undefined;
     for (;;) {

@@ -149,6 +149,12 @@ export interface ClaimRequest {
   nowMs: number;
   /** Claim jobs whose next_fire_at is at or before this instant (epoch ms): now + look-ahead. */
   horizonMs: number;
+  /**
+   * A claimed CRON or FIX_RATE job has each of its times up to this instant recorded by the one
+   * claim (at least its due time; at most MAX_TIMES_PER_CLAIM): its row is locked, read and
+   * advanced once for them all. Default: the due time only (and every time up to now, late).
+   */
+  recordUntilMs?: number;
   /** The number of shards the job space is split into (shard of a job = id % shardTotal). */
   shardTotal: number;
   /** The shards to claim from, each with this node's lease epoch. */
@@ -232,7 +238,13 @@ function planJobs(jobs: readonly ClaimedJob[], request: ClaimRequest): PlannedJo
   const firedNow = new Set(request.firedNow);
   return jobs.map((job) => {
     const index = job.id % request.shardTotal;
-    const { plan, ...outcome } = planDueJob(job, request.nowMs, request.misfireWindowMs, firedNow);
+    const { plan, ...outcome } = planDueJob(
+      job,
+      request.nowMs,
+      request.misfireWindowMs,
+      firedNow,
+      request.recordUntilMs ?? request.nowMs,
+    );
     if (outcome.firedNow) firedNow.add(job.id);
     return { job, plan, outcome, lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
   });
