@@ -95,20 +95,12 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
   it('claims an every-second job once for several of its fires: each claim records its times up to the look-ahead and the record-ahead', async () => {
     const job = await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
     const claims: number[] = [];
-    const fires = new Proxy(store.fires, {
-      get(target, key) {
-        if (key === 'claimDueFires') {
-          return async (request: Parameters<Store['fires']['claimDueFires']>[0]) => {
-            const result = await target.claimDueFires(request);
-            if (result.scanned > 0) claims.push(result.fires.length);
-            return result;
-          };
-        }
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const watched = watchClaims(store, async (claim) => {
+      const result = await claim();
+      if (result.scanned > 0) claims.push(result.fires.length);
+      return result;
     });
-    const node = await startNode('node-a', { store: Object.assign(Object.create(store), { fires }) });
+    const node = await startNode('node-a', { store: watched });
     await clock.advance(10_000);
     expect(node.pipeline.handed.map((h) => h.at)).toEqual(seconds(T0 + 1_000, T0 + 10_000));
     // Look-ahead 5 s, record-ahead 2.5 s: the first claim records 1 s to 7 s, each later one the
@@ -157,19 +149,10 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     // What the planner says before each batch of a tick (the batch before it decided it).
     const before: boolean[] = [];
     let node: TestNode | undefined;
-    const fires = new Proxy(store.fires, {
-      get(target, key) {
-        if (key === 'claimDueFires') {
-          return (request: Parameters<Store['fires']['claimDueFires']>[0]) => {
-            before.push(node!.planner.claimBehind);
-            return target.claimDueFires(request);
-          };
-        }
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const watched = watchClaims(store, (claim) => {
+      before.push(node!.planner.claimBehind);
+      return claim();
     });
-    const watched: Store = Object.assign(Object.create(store), { fires });
     node = createTestNode(watched, clock, { nodeId: 'node-a', shardCount: 8, claimBatchSize: 10 });
     nodes.push(node);
     await node.leases.start();
@@ -835,6 +818,26 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(records.every((r) => r.status === 'skipped')).toBe(true);
   });
 });
+
+type ClaimResult = Awaited<ReturnType<Store['fires']['claimDueFires']>>;
+
+/** `store`, its claims made through `around` (which runs `claim` and may look before and after). */
+function watchClaims(
+  store: Store,
+  around: (claim: () => Promise<ClaimResult>) => Promise<ClaimResult>,
+): Store {
+  const fires = new Proxy(store.fires, {
+    get(target, key) {
+      if (key === 'claimDueFires') {
+        return (request: Parameters<Store['fires']['claimDueFires']>[0]) =>
+          around(() => target.claimDueFires(request));
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return Object.assign(Object.create(store), { fires });
+}
 
 async function insertJobs(
   store: Store,

@@ -27,7 +27,7 @@ export function planDueJob(
   now: number,
   misfireWindowMs: number,
   firedNow: ReadonlySet<number>,
-  recordUntil = now,
+  recordUntil?: number,
 ): DueJobPlan {
   const outcome: DueJobPlan = {
     jobId: job.id,

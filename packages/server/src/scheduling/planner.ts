@@ -160,6 +160,11 @@ export class Planner {
     });
   }
 
+  /** How far ahead of now a claim records fires: the look-ahead and the record-ahead. */
+  private get reachMs(): number {
+    return this.options.lookAheadMs + this.options.recordAheadMs;
+  }
+
   /** How many claimed fires are waiting in the wheel. */
   get waiting(): number {
     return this.wheel.size;
@@ -304,7 +309,7 @@ export class Planner {
         nodeId,
         nowMs: now,
         horizonMs: now + lookAheadMs,
-        recordUntilMs: now + lookAheadMs + this.options.recordAheadMs,
+        recordUntilMs: now + this.reachMs,
         shardTotal: shardCount,
         shards,
         limit,
@@ -363,10 +368,10 @@ export class Planner {
    * hands over (and the pipeline marks) meanwhile drop out of later pages without shifting them.
    */
   private async recover(shards: readonly OwnedShard[], orphansBefore?: number): Promise<void> {
-    const { fires, clock, shardCount, lookAheadMs, recoveryPageSize, logger } = this.options;
+    const { fires, clock, shardCount, recoveryPageSize, logger } = this.options;
     const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
-    // Every record a claim may have made: its reach is the look-ahead and the record-ahead.
-    const scheduledBefore = orphansBefore ?? clock.now() + lookAheadMs + this.options.recordAheadMs;
+    // Every record a claim may have made.
+    const scheduledBefore = orphansBefore ?? clock.now() + this.reachMs;
     const counts = { rearmed: 0, skipped: 0 };
     let after: { scheduledAt: number; id: number } | undefined;
     for (;;) {

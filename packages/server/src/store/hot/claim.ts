@@ -243,7 +243,7 @@ function planJobs(jobs: readonly ClaimedJob[], request: ClaimRequest): PlannedJo
       request.nowMs,
       request.misfireWindowMs,
       firedNow,
-      request.recordUntilMs ?? request.nowMs,
+      request.recordUntilMs,
     );
     if (outcome.firedNow) firedNow.add(job.id);
     return { job, plan, outcome, lease: shardLeaseName(index), epoch: epochs.get(index) ?? -1 };
