@@ -34,6 +34,8 @@ export interface ExecutorConfig {
 export interface Usage {
   type: 'usage';
   cpu: NodeJS.CpuUsage;
+  /** The main thread's share of `cpu` (µs), where the platform tells it (Linux); the rest is the process's other threads. */
+  mainThreadCpuUs?: number;
   rss: number;
   loopDelay: { p99Ms: number; maxMs: number };
 }

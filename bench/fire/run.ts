@@ -423,6 +423,11 @@ interface ChildUsage {
   cpuPercent: number;
   userPercent: number;
   systemPercent: number;
+  /**
+   * The main threads' part of `cpuPercent` (NaN where unknown); the rest is the other threads':
+   * V8's garbage-collection helpers above all (usage.ts).
+   */
+  mainThreadPercent: number;
   rssMaxMb: number;
   /** The worst one-second p99 of the event loop's timer delay, and the worst single delay. */
   loopDelayP99Ms: number;
@@ -443,8 +448,8 @@ interface UsageSample {
  * measures; and every sample, for the window second by second.
  */
 class UsageMeter {
-  private first: { at: number; cpu: NodeJS.CpuUsage } | undefined;
-  private last: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+  private first: { at: number; cpu: NodeJS.CpuUsage; mainUs: number } | undefined;
+  private last: { at: number; cpu: NodeJS.CpuUsage; mainUs: number } | undefined;
   private rssMax = 0;
   private loopP99 = 0;
   private loopMax = 0;
@@ -465,8 +470,9 @@ class UsageMeter {
       this.loopP99 = Math.max(this.loopP99, usage.loopDelay.p99Ms);
       this.loopMax = Math.max(this.loopMax, usage.loopDelay.maxMs);
     }
-    this.first ??= { at, cpu: usage.cpu };
-    this.last = { at, cpu: usage.cpu };
+    const mainUs = usage.mainThreadCpuUs ?? Number.NaN;
+    this.first ??= { at, cpu: usage.cpu, mainUs };
+    this.last = { at, cpu: usage.cpu, mainUs };
     this.rssMax = Math.max(this.rssMax, usage.rss);
     const cpuMicros = previous
       ? usage.cpu.user - previous.cpu.user + usage.cpu.system - previous.cpu.system
@@ -494,6 +500,7 @@ class UsageMeter {
       cpuPercent: user + system,
       userPercent: user,
       systemPercent: system,
+      mainThreadPercent: percent((last?.mainUs ?? Number.NaN) - (first?.mainUs ?? Number.NaN)),
       rssMaxMb: this.rssMax / 2 ** 20,
       loopDelayP99Ms: this.loopP99,
       loopDelayMaxMs: this.loopMax,
@@ -509,6 +516,7 @@ function sumOf(usages: readonly ChildUsage[]): ChildUsage {
     cpuPercent: total((u) => u.cpuPercent),
     userPercent: total((u) => u.userPercent),
     systemPercent: total((u) => u.systemPercent),
+    mainThreadPercent: total((u) => u.mainThreadPercent),
     rssMaxMb: total((u) => u.rssMaxMb),
     loopDelayP99Ms: worst((u) => u.loopDelayP99Ms),
     loopDelayMaxMs: worst((u) => u.loopDelayMaxMs),
@@ -660,8 +668,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire | server main thread / other threads CPU |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -692,6 +700,9 @@ function tableRow(r: CaseResult): string {
     Number.isNaN(r.databaseCpuPercent) ? '–' : `${Math.round(r.databaseCpuPercent)} %`,
     whole(r.databaseUsPerFire),
     whole(r.walBytesPerFire),
+    Number.isNaN(r.server.mainThreadPercent)
+      ? '–'
+      : `${Math.round(r.server.mainThreadPercent)} / ${Math.round(r.server.cpuPercent - r.server.mainThreadPercent)} %`,
   ];
   return `| ${cells.join(' | ')} |`;
 }

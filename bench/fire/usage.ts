@@ -3,10 +3,31 @@
  * The delay is sampled by Node's own histogram (`monitorEventLoopDelay`), which costs a timer
  * every 10 ms, the same in every process measured.
  */
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Usage } from './messages.js';
 
 const NS_PER_MS = 1e6;
+/** /proc counts a thread's CPU in clock ticks of 1/100 s (USER_HZ, fixed by the kernel's ABI). */
+const US_PER_TICK = 10_000;
+
+/**
+ * CPU time of this process's main thread (user + system, µs), from Linux's
+ * `/proc/self/task/<pid>/stat`; undefined where there is none. The rest of `process.cpuUsage()` is
+ * the other threads': V8's garbage-collection helpers above all, libuv's pool, worker threads
+ * (a SQLite hot thread, an executor's log-file thread).
+ */
+function mainThreadCpuUs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold blanks: state is
+    // field 3, utime 14 and stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * US_PER_TICK;
+  } catch {
+    return undefined;
+  }
+}
 
 export function createUsageReporter(): () => Usage {
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -15,6 +36,7 @@ export function createUsageReporter(): () => Usage {
     const usage: Usage = {
       type: 'usage',
       cpu: process.cpuUsage(),
+      mainThreadCpuUs: mainThreadCpuUs(),
       rss: process.memoryUsage().rss,
       loopDelay: { p99Ms: loop.percentile(99) / NS_PER_MS, maxMs: loop.max / NS_PER_MS },
     };

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
+import { clickUntilGone } from './helpers/click-until-gone.js';
 import { APP_NAME, type Platform, startPlatform, waitFor } from './helpers/platform.js';
 import { screenshot, screenshotBothLanguages } from './helpers/screenshot.js';
 import { tick } from './helpers/tick.js';
@@ -149,20 +150,7 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     // Under a full suite's load a click on Save was once lost (the dialog stayed open 30 s with
     // nothing sent): it is made again while the dialog is there. Saving the same role twice
     // changes nothing.
-    await expect
-      .poll(
-        async () => {
-          if ((await dialog().count()) > 0) {
-            await dialog()
-              .getByRole('button', { name: 'Save' })
-              .click({ timeout: 1_000 })
-              .catch(() => {});
-          }
-          return dialog().count();
-        },
-        { timeout: 30_000, intervals: [2_000] },
-      )
-      .toBe(0);
+    await clickUntilGone(dialog(), { name: 'Save' });
     await page.getByRole('row').filter({ hasText: BOB }).getByText('All apps').waitFor();
     expect((await users()).find((user) => user.username === BOB)?.role).toBe('ADMIN');
 

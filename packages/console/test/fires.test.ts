@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPage, signIn } from './helpers/browser.js';
 import { choose } from './helpers/choose.js';
+import { clickUntilGone } from './helpers/click-until-gone.js';
 import {
   createJob,
   getFire,
@@ -292,20 +293,7 @@ describe('console: fire records', () => {
       );
       // The question's text comes after it opened and redraws it: a click that landed on the
       // redrawn button is made again until the question is gone.
-      await expect
-        .poll(
-          async () => {
-            if ((await confirm.count()) > 0) {
-              await confirm
-                .getByRole('button', { name: 'Cancel' })
-                .click({ timeout: 1_000 })
-                .catch(() => {});
-            }
-            return confirm.count();
-          },
-          { timeout: 15_000 },
-        )
-        .toBe(0);
+      await clickUntilGone(confirm, { name: 'Cancel' }, { timeoutMs: 15_000, intervalMs: 100 });
       // Nothing was killed: the question was only asked.
       expect(xxl.calls).not.toContain('/kill');
       expect((await getFire(platform, fireId)).status).toBe('dispatched');
