@@ -36,6 +36,10 @@ export interface Usage {
   cpu: NodeJS.CpuUsage;
   /** The main thread's share of `cpu` (µs), where the platform tells it (Linux); the rest is the process's other threads. */
   mainThreadCpuUs?: number;
+  /** Bytes the main thread's heap took in since the process started measuring (usage.ts). */
+  allocatedBytes: number;
+  /** Time of the main thread's garbage collections since then, µs. */
+  gcPauseUs: number;
   rss: number;
   loopDelay: { p99Ms: number; maxMs: number };
 }

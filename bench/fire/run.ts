@@ -194,6 +194,9 @@ interface CaseResult extends CaseSpec {
    */
   serverUsPerFire: number;
   executorsUsPerRun: number;
+  /** The server's main thread: KB its heap took in a fire, and its collections' ms a second. */
+  serverKbPerFire: number;
+  serverGcMsPerSecond: number;
   /**
    * The database server's processes over the window (PostgreSQL, MySQL; NaN, in JSON null, for
    * SQLite, which runs in the server), % of one core, and per run started, µs (database-cpu.ts).
@@ -395,6 +398,8 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       executors: executorsUsage,
       serverUsPerFire: microsPerRun(server.cpuPercent),
       executorsUsPerRun: microsPerRun(executorsUsage.cpuPercent),
+      serverKbPerFire: startsInWindow > 0 ? server.allocatedBytes / 1024 / startsInWindow : Number.NaN,
+      serverGcMsPerSecond: server.gcPauseMs / seconds,
       databaseCpuPercent,
       databaseUsPerFire: microsPerRun(databaseCpuPercent),
       walBytesPerFire:
@@ -428,6 +433,10 @@ interface ChildUsage {
    * V8's garbage-collection helpers above all (usage.ts).
    */
   mainThreadPercent: number;
+  /** Bytes the main threads' heaps took in over the window (usage.ts). */
+  allocatedBytes: number;
+  /** Time of the main threads' garbage collections over the window, ms. */
+  gcPauseMs: number;
   rssMaxMb: number;
   /** The worst one-second p99 of the event loop's timer delay, and the worst single delay. */
   loopDelayP99Ms: number;
@@ -448,8 +457,12 @@ interface UsageSample {
  * measures; and every sample, for the window second by second.
  */
 class UsageMeter {
-  private first: { at: number; cpu: NodeJS.CpuUsage; mainUs: number } | undefined;
-  private last: { at: number; cpu: NodeJS.CpuUsage; mainUs: number } | undefined;
+  private first:
+    | { at: number; cpu: NodeJS.CpuUsage; mainUs: number; allocated: number; gcUs: number }
+    | undefined;
+  private last:
+    | { at: number; cpu: NodeJS.CpuUsage; mainUs: number; allocated: number; gcUs: number }
+    | undefined;
   private rssMax = 0;
   private loopP99 = 0;
   private loopMax = 0;
@@ -471,8 +484,9 @@ class UsageMeter {
       this.loopMax = Math.max(this.loopMax, usage.loopDelay.maxMs);
     }
     const mainUs = usage.mainThreadCpuUs ?? Number.NaN;
-    this.first ??= { at, cpu: usage.cpu, mainUs };
-    this.last = { at, cpu: usage.cpu, mainUs };
+    const reading = { at, cpu: usage.cpu, mainUs, allocated: usage.allocatedBytes, gcUs: usage.gcPauseUs };
+    this.first ??= reading;
+    this.last = reading;
     this.rssMax = Math.max(this.rssMax, usage.rss);
     const cpuMicros = previous
       ? usage.cpu.user - previous.cpu.user + usage.cpu.system - previous.cpu.system
@@ -501,6 +515,8 @@ class UsageMeter {
       userPercent: user,
       systemPercent: system,
       mainThreadPercent: percent((last?.mainUs ?? Number.NaN) - (first?.mainUs ?? Number.NaN)),
+      allocatedBytes: (last?.allocated ?? 0) - (first?.allocated ?? 0),
+      gcPauseMs: ((last?.gcUs ?? 0) - (first?.gcUs ?? 0)) / 1000,
       rssMaxMb: this.rssMax / 2 ** 20,
       loopDelayP99Ms: this.loopP99,
       loopDelayMaxMs: this.loopMax,
@@ -517,6 +533,8 @@ function sumOf(usages: readonly ChildUsage[]): ChildUsage {
     userPercent: total((u) => u.userPercent),
     systemPercent: total((u) => u.systemPercent),
     mainThreadPercent: total((u) => u.mainThreadPercent),
+    allocatedBytes: total((u) => u.allocatedBytes),
+    gcPauseMs: total((u) => u.gcPauseMs),
     rssMaxMb: total((u) => u.rssMaxMb),
     loopDelayP99Ms: worst((u) => u.loopDelayP99Ms),
     loopDelayMaxMs: worst((u) => u.loopDelayMaxMs),
@@ -668,8 +686,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire | server main thread / other threads CPU |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire | server main thread / other threads CPU | server KB allocated/fire, GC ms/s |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -703,6 +721,7 @@ function tableRow(r: CaseResult): string {
     Number.isNaN(r.server.mainThreadPercent)
       ? '–'
       : `${Math.round(r.server.mainThreadPercent)} / ${Math.round(r.server.cpuPercent - r.server.mainThreadPercent)} %`,
+    `${Number.isFinite(r.serverKbPerFire) ? r.serverKbPerFire.toFixed(1) : '–'}, ${whole(r.serverGcMsPerSecond)}`,
   ];
   return `| ${cells.join(' | ')} |`;
 }

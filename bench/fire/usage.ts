@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { GCProfiler } from 'node:v8';
 import type { Usage } from './messages.js';
 
 const NS_PER_MS = 1e6;
@@ -29,14 +30,44 @@ function mainThreadCpuUs(): number | undefined {
   }
 }
 
+/**
+ * What the main thread's heap took in since the meter started, from V8's record of each
+ * collection (`GCProfiler`): `allocatedBytes` adds up, collection by collection, the heap's used
+ * size before it less its used size after the one before (what was allocated in between; the
+ * bytes allocated since the last collection are counted at the next), and `gcPauseUs` the
+ * collections' time on the thread. A worker thread's heap (a SQLite hot thread) is its own and
+ * not counted.
+ */
+function createGcMeter(): () => { allocatedBytes: number; gcPauseUs: number } {
+  let profiler = new GCProfiler();
+  profiler.start();
+  let allocatedBytes = 0;
+  let gcPauseUs = 0;
+  let usedAfterLast: number | undefined;
+  return () => {
+    const { statistics } = profiler.stop();
+    profiler = new GCProfiler();
+    profiler.start();
+    for (const gc of statistics) {
+      const usedBefore = gc.beforeGC.heapStatistics.usedHeapSize;
+      if (usedAfterLast !== undefined) allocatedBytes += Math.max(0, usedBefore - usedAfterLast);
+      usedAfterLast = gc.afterGC.heapStatistics.usedHeapSize;
+      gcPauseUs += gc.cost;
+    }
+    return { allocatedBytes, gcPauseUs };
+  };
+}
+
 export function createUsageReporter(): () => Usage {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const gc = createGcMeter();
   return () => {
     const usage: Usage = {
       type: 'usage',
       cpu: process.cpuUsage(),
       mainThreadCpuUs: mainThreadCpuUs(),
+      ...gc(),
       rss: process.memoryUsage().rss,
       loopDelay: { p99Ms: loop.percentile(99) / NS_PER_MS, maxMs: loop.max / NS_PER_MS },
     };
