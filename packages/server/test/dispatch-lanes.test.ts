@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
+import { DispatchLanes } from '../src/dispatch/lanes.js';
 import type { DispatchOptions } from '../src/dispatch/options.js';
 import { fire, TOKEN, target } from './helpers/dispatch-fixtures.js';
 import { startMimic, type XxlMimic } from './helpers/xxl-mimic.js';
@@ -79,6 +80,27 @@ describe('fast and slow dispatch lanes', () => {
     expect(m.requests).toHaveLength(2);
     await Promise.all(pending);
     expect(d.laneStats().fast).toEqual({ running: 0, queued: 0 });
+  });
+
+  it('frees the slot of a task that fails, by rejecting or by throwing, for the next in line', async () => {
+    const lanes = new DispatchLanes({
+      fastConcurrency: 1,
+      slowConcurrency: 1,
+      slowDispatchMs: 500,
+      slowDispatchLimit: 10,
+      slowWindowMs: WINDOW,
+      now: clock().now,
+    });
+    const rejected = lanes.run(1, () => Promise.reject(new Error('refused')));
+    const thrown = lanes.run(2, () => {
+      throw new Error('thrown');
+    });
+    const next = lanes.run(3, async (lane) => `ran in the ${lane} lane`);
+    expect(lanes.stats().fast).toEqual({ running: 1, queued: 2 });
+    await expect(rejected).rejects.toThrow('refused');
+    await expect(thrown).rejects.toThrow('thrown');
+    await expect(next).resolves.toBe('ran in the fast lane');
+    expect(lanes.stats().fast).toEqual({ running: 0, queued: 0 });
   });
 
   it('lets a stalled job hold up others while it is still in the fast lane (what the slow lane prevents)', async () => {

@@ -397,10 +397,16 @@ export class FirePipeline implements DueFireSink {
       const { fire, job, app, readAt } = this.ready[this.readyHead]!;
       this.readyHead++;
       this.dispatches++;
-      void this.track(this.dispatchOne(fire, job, app, { leased: true }, false, readAt)).finally(() => {
+      // Tracked for `drain` and its slot freed with one reaction (dispatchOne never rejects):
+      // `track(…).finally(…)` cost three promises and three closures a fire.
+      const dispatch = this.dispatchOne(fire, job, app, { leased: true }, false, readAt);
+      this.inFlight.add(dispatch);
+      const done = () => {
+        this.inFlight.delete(dispatch);
         this.dispatches--;
         this.pump();
-      });
+      };
+      dispatch.then(done, done);
     }
     if (this.readyHead === this.ready.length) {
       this.ready = [];

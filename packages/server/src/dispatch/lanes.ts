@@ -43,16 +43,19 @@ export class DispatchLanes {
     this.slow = new BoundedLane(options.slowConcurrency);
   }
 
-  /** Runs `task` for `jobId` in the job's lane once a slot is free; the lane is passed to the task. */
+  /**
+   * Runs `task` for `jobId` in the job's lane once a slot is free; the lane is passed to the task.
+   * No async function wraps a dispatch here (nor in BoundedLane): each costs a promise and a
+   * suspended frame a dispatch, and the send path makes one a fire (bench/fire's allocation a fire).
+   */
   run<T>(jobId: number, task: (lane: LaneName) => Promise<T>): Promise<T> {
     const lane = this.laneOf(jobId);
-    return (lane === 'slow' ? this.slow : this.fast).run(async () => {
+    return (lane === 'slow' ? this.slow : this.fast).run(() => {
       const started = performance.now();
-      try {
-        return await task(lane);
-      } finally {
-        this.recordDuration(jobId, performance.now() - started);
-      }
+      const running = task(lane);
+      const timed = () => this.recordDuration(jobId, performance.now() - started);
+      running.then(timed, timed);
+      return running;
     });
   }
 
@@ -92,15 +95,29 @@ class BoundedLane {
 
   constructor(private readonly limit: number) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running += 1;
-    try {
-      return await task();
-    } finally {
-      this.release();
+  /** Runs `task` once a slot is free; the slot is freed (or handed on) once its promise settles. */
+  run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running < this.limit) {
+      this.running += 1;
+      return this.inSlot(task);
     }
+    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.inSlot(task));
   }
+
+  /** Runs `task` in a slot this caller holds, and lets the slot go when it settles (or throws). */
+  private inSlot<T>(task: () => Promise<T>): Promise<T> {
+    let running: Promise<T>;
+    try {
+      running = task();
+    } catch (err) {
+      this.release();
+      return Promise.reject(err);
+    }
+    running.then(this.released, this.released);
+    return running;
+  }
+
+  private readonly released = (): void => this.release();
 
   stats(): LaneStats {
     return { running: this.running, queued: this.waiting.length - this.head };
