@@ -452,17 +452,22 @@ interface UsageSample {
   cpuPercent: number;
 }
 
+/** A child's running totals at one sample: CPU (all threads, the main thread's µs), allocated bytes, GC µs. */
+interface UsageReading {
+  at: number;
+  cpu: NodeJS.CpuUsage;
+  mainUs: number;
+  allocated: number;
+  gcUs: number;
+}
+
 /**
  * CPU, peak RSS and event-loop delay of one child over the window, from the child's own
  * measures; and every sample, for the window second by second.
  */
 class UsageMeter {
-  private first:
-    | { at: number; cpu: NodeJS.CpuUsage; mainUs: number; allocated: number; gcUs: number }
-    | undefined;
-  private last:
-    | { at: number; cpu: NodeJS.CpuUsage; mainUs: number; allocated: number; gcUs: number }
-    | undefined;
+  private first: UsageReading | undefined;
+  private last: UsageReading | undefined;
   private rssMax = 0;
   private loopP99 = 0;
   private loopMax = 0;
@@ -484,7 +489,13 @@ class UsageMeter {
       this.loopMax = Math.max(this.loopMax, usage.loopDelay.maxMs);
     }
     const mainUs = usage.mainThreadCpuUs ?? Number.NaN;
-    const reading = { at, cpu: usage.cpu, mainUs, allocated: usage.allocatedBytes, gcUs: usage.gcPauseUs };
+    const reading: UsageReading = {
+      at,
+      cpu: usage.cpu,
+      mainUs,
+      allocated: usage.allocatedBytes,
+      gcUs: usage.gcPauseUs,
+    };
     this.first ??= reading;
     this.last = reading;
     this.rssMax = Math.max(this.rssMax, usage.rss);

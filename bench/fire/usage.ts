@@ -1,7 +1,8 @@
 /**
- * A child's answer to `usage`: its CPU time, RSS and event-loop delay since the previous answer.
- * The delay is sampled by Node's own histogram (`monitorEventLoopDelay`), which costs a timer
- * every 10 ms, the same in every process measured.
+ * A child's answer to `usage`: its CPU time (all threads, and its main thread's), what its main
+ * thread's heap has allocated and collected, its RSS, and its event-loop delay since the previous
+ * answer. The delay is sampled by Node's own histogram (`monitorEventLoopDelay`), which costs a
+ * timer every 10 ms, the same in every process measured.
  */
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
