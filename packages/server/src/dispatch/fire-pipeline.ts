@@ -397,16 +397,10 @@ export class FirePipeline implements DueFireSink {
       const { fire, job, app, readAt } = this.ready[this.readyHead]!;
       this.readyHead++;
       this.dispatches++;
-      // Tracked for `drain` and its slot freed with one reaction (dispatchOne never rejects):
-      // `track(…).finally(…)` cost three promises and three closures a fire.
-      const dispatch = this.dispatchOne(fire, job, app, { leased: true }, false, readAt);
-      this.inFlight.add(dispatch);
-      const done = () => {
-        this.inFlight.delete(dispatch);
+      this.track(this.dispatchOne(fire, job, app, { leased: true }, false, readAt), () => {
         this.dispatches--;
         this.pump();
-      };
-      dispatch.then(done, done);
+      });
     }
     if (this.readyHead === this.ready.length) {
       this.ready = [];
@@ -421,7 +415,7 @@ export class FirePipeline implements DueFireSink {
       const ids = this.queue.splice(0, batchSize);
       this.loads++;
       this.loading += ids.length;
-      void this.track(this.load(ids)).finally(() => {
+      this.track(this.load(ids), () => {
         this.loads--;
         this.loading -= ids.length;
         this.pump();
@@ -429,9 +423,18 @@ export class FirePipeline implements DueFireSink {
     }
   }
 
-  private track<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Keeps `work` in flight for `drain` until it settles, then calls `settled`: one reaction (a
+   * promise and a closure) a call — `catch(…).finally(…)` and a `finally` of the caller's cost
+   * three of each, once a fire on the send path.
+   */
+  private track<T>(work: Promise<T>, settled?: () => void): Promise<T> {
     this.inFlight.add(work);
-    void work.catch(() => {}).finally(() => this.inFlight.delete(work));
+    const forget = () => {
+      this.inFlight.delete(work);
+      settled?.();
+    };
+    work.then(forget, forget);
     return work;
   }
 
