@@ -101,9 +101,13 @@ describe.each(DIALECTS)('retention end to end on %s', (dialect) => {
     const fires = all.slice(0, all.findIndex((f) => f.scheduled_at > sweepTo) + 1);
     const during = fires.filter((f) => f.scheduled_at >= sweepFrom && f.scheduled_at <= sweepTo);
     expect(during.length).toBeGreaterThanOrEqual(2);
+    // Keeping its time: every fire sent before the next one is due. A sweep that held the fires
+    // table or the event loop for its length (60 batches) would hold a fire back for seconds;
+    // a tighter bound than the period measures the host's load (the suite runs beside it), not
+    // the retention monitor.
     for (const fire of fires) {
       expect(fire.status).toBe('succeeded');
-      expect(fire.trigger_at! - fire.scheduled_at).toBeLessThan(400);
+      expect(fire.trigger_at! - fire.scheduled_at).toBeLessThan(1_000);
     }
   }, 40_000);
 });
