@@ -9,6 +9,7 @@
  *   executor-process '{"serverUrls":["http://127.0.0.1:…/"],"accessToken":"…","logDir":"/dev/shm/…"}'
  */
 import { createExecutor } from '@tickwheel/executor';
+import { startHeapProfiler } from './heap-profiler.js';
 import { Histogram } from './histogram.js';
 import type { ExecutorConfig, ExecutorMessage, ExecutorStats, HarnessMessage, Window } from './messages.js';
 import { createUsageReporter } from './usage.js';
@@ -53,6 +54,7 @@ executor.handle('noop', (ctx) => {
   return undefined;
 });
 await executor.start();
+const heapProfiler = await startHeapProfiler(process.env.TW_BENCH_EXECUTOR_HEAP_PROFILE, 'executor');
 send({ type: 'ready', address: executor.address ?? '' });
 
 process.on('message', (message: HarnessMessage) => {
@@ -60,10 +62,12 @@ process.on('message', (message: HarnessMessage) => {
   else if (message.type === 'usage') send(usage());
   else if (message.type === 'stats') send({ type: 'stats', stats: stats() });
   else if (message.type === 'stop')
-    executor.stop({ timeoutMs: 5_000 }).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    Promise.resolve(heapProfiler?.())
+      .then(() => executor.stop({ timeoutMs: 5_000 }))
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
 });
 
 function stats(): ExecutorStats {

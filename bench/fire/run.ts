@@ -67,8 +67,8 @@ const USAGE = `bench/fire — the scheduler under cron load (the comment at the 
     [--log-layout file-per-run|file-per-day]
 
   TW_BENCH_PROFILE=<folder> profiles the children; TW_BENCH_HEAP_PROFILE=<folder> samples the
-  server's allocations (with TW_BENCH_HEAP_PROFILE_PROMOTED=1 only what it promotes;
-  heap-summary.js sums them); TW_BENCH_SERVER_INTERNAL='{…}' sets the server's internal options;
+  server's allocations (TW_BENCH_EXECUTOR_HEAP_PROFILE=<folder> the executors'; with
+  TW_BENCH_HEAP_PROFILE_PROMOTED=1 only what they promote; heap-summary.js sums them); TW_BENCH_SERVER_INTERNAL='{…}' sets the server's internal options;
   TW_BENCH_SERVER_NODE_FLAGS='--trace-gc …' gives the server processes Node flags (their output
   goes to the child log, which --keep keeps).`;
 
@@ -196,6 +196,9 @@ interface CaseResult extends CaseSpec {
   executorsUsPerRun: number;
   /** The server's main thread: KB its heap took in a fire, and its collections' ms a second. */
   serverKbPerFire: number;
+  /** The executors' main threads' allocation a run started in the window (KB), and their collections' pause a second (ms, summed). */
+  executorsKbPerRun: number;
+  executorsGcMsPerSecond: number;
   serverGcMsPerSecond: number;
   /**
    * The database server's processes over the window (PostgreSQL, MySQL; NaN, in JSON null, for
@@ -400,6 +403,9 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       executorsUsPerRun: microsPerRun(executorsUsage.cpuPercent),
       serverKbPerFire: startsInWindow > 0 ? server.allocatedBytes / 1024 / startsInWindow : Number.NaN,
       serverGcMsPerSecond: server.gcPauseMs / seconds,
+      executorsKbPerRun:
+        startsInWindow > 0 ? executorsUsage.allocatedBytes / 1024 / startsInWindow : Number.NaN,
+      executorsGcMsPerSecond: executorsUsage.gcPauseMs / seconds,
       databaseCpuPercent,
       databaseUsPerFire: microsPerRun(databaseCpuPercent),
       walBytesPerFire:
@@ -697,8 +703,8 @@ async function dropQuietly(database: BenchDatabase): Promise<void> {
 
 function tableHeader(): string {
   return [
-    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire | server main thread / other threads CPU | server KB allocated/fire, GC ms/s |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| store | shape | jobs due/s | not due | runs/s started | results stored | lateness p50 / p99 / max ms | skipped | lost | dup | server CPU | server RSS | server loop delay p99 / max ms | executors CPU | machine busy | load 1m | server µs/fire | executors µs/run | hogs | p99 first/last 10 s ms | server RSS first/last MB | database CPU | database µs/fire | WAL bytes/fire | server main thread / other threads CPU | server KB allocated/fire, GC ms/s | executors KB allocated/run, GC ms/s |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ].join('\n');
 }
 
@@ -733,6 +739,7 @@ function tableRow(r: CaseResult): string {
       ? '–'
       : `${Math.round(r.server.mainThreadPercent)} / ${Math.round(r.server.cpuPercent - r.server.mainThreadPercent)} %`,
     `${Number.isFinite(r.serverKbPerFire) ? r.serverKbPerFire.toFixed(1) : '–'}, ${whole(r.serverGcMsPerSecond)}`,
+    `${Number.isFinite(r.executorsKbPerRun) ? r.executorsKbPerRun.toFixed(1) : '–'}, ${whole(r.executorsGcMsPerSecond)}`,
   ];
   return `| ${cells.join(' | ')} |`;
 }

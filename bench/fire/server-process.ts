@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { createServer } from '@tickwheel/server';
+import { startHeapProfiler } from './heap-profiler.js';
 import type { HarnessMessage, ServerConfig, ServerMessage } from './messages.js';
 import { createUsageReporter } from './usage.js';
 
@@ -39,7 +40,7 @@ const server = await createServer({
 });
 send({ type: 'ready', url: server.url });
 const profiler = await startProfiler();
-const heapProfiler = await startHeapProfiler();
+const heapProfiler = await startHeapProfiler(process.env.TW_BENCH_HEAP_PROFILE, 'server-main');
 
 process.on('message', (message: HarnessMessage) => {
   if (message.type === 'usage') {
@@ -76,33 +77,6 @@ async function startProfiler(): Promise<(() => Promise<void>) | undefined> {
     const { profile } = await session.post('Profiler.stop');
     mkdirSync(folder, { recursive: true });
     writeFileSync(path.join(folder, `server-main-${process.pid}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
-/**
- * `TW_BENCH_HEAP_PROFILE=<folder>`: the main thread's allocations are sampled (one in every 32 KiB
- * allocated) from the start to the stop and written to `server-main-<pid>.heapprofile` there.
- * Every sample is kept, whether or not a collection took it since: where the server allocates.
- * With `TW_BENCH_HEAP_PROFILE_PROMOTED=1` a sample a minor collection took is dropped, so what is
- * left is what lived long enough to be promoted to the old generation (or lives at the stop):
- * what the major collections have to mark and sweep. `heap-summary.js` sums a profile per function.
- */
-async function startHeapProfiler(): Promise<(() => Promise<void>) | undefined> {
-  const folder = process.env.TW_BENCH_HEAP_PROFILE;
-  if (!folder) return undefined;
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 32_768,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: process.env.TW_BENCH_HEAP_PROFILE_PROMOTED !== '1',
-  });
-  return async () => {
-    const { profile } = await session.post('HeapProfiler.stopSampling');
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(path.join(folder, `server-main-${process.pid}.heapprofile`), JSON.stringify(profile));
     session.disconnect();
   };
 }
