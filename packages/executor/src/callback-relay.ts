@@ -149,12 +149,18 @@ export class CallbackRelay {
    * spilled for the periodic re-send. Never rejects.
    */
   push(result: HandleCallbackParam): Promise<CallbackDelivery> {
-    return new Promise((settle) => {
-      this.queue.push({ result, bytes: encodedBytes(result), settle, at: performance.now() });
-      // The drain waiting beside requests in flight: a first result sets its overlap timer, a whole batch goes.
-      if (this.queue.length === 1 || this.queue.length >= this.maxBatch) this.wake?.();
-      this.scheduleDrain();
-    });
+    return new Promise((settle) => this.send(result, settle));
+  }
+
+  /**
+   * Queues one result, and calls `settled` once its first attempt is settled, as `push` resolves
+   * (without a promise a result: a run's result takes this path). `settled` must not throw.
+   */
+  send(result: HandleCallbackParam, settled: (delivery: CallbackDelivery) => void): void {
+    this.queue.push({ result, bytes: encodedBytes(result), settle: settled, at: performance.now() });
+    // The drain waiting beside requests in flight: a first result sets its overlap timer, a whole batch goes.
+    if (this.queue.length === 1 || this.queue.length >= this.maxBatch) this.wake?.();
+    this.scheduleDrain();
   }
 
   /** Re-sends the spilled results now, then every `retryIntervalMs`; the timer does not keep the process alive. */

@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   GLUE_TYPES,
@@ -80,6 +81,8 @@ interface RegisteredHandler {
   hooks: HandlerHooks;
   /** Set for worker isolation. */
   moduleUrl: string | undefined;
+  /** Its runs' runner choice, made at its first run. */
+  choice?: RunnerChoice;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -108,6 +111,10 @@ export class Executor {
   private readonly answerCall: CallAnswerer;
   private readonly endpoint: Endpoint;
   private readonly reports = new Set<Promise<void>>();
+  /** Runs whose results are being reported, and who waits for them to be (`reported`). */
+  private reporting = 0;
+  private reportWaiters: Array<() => void> = [];
+  private readonly logHolds = new LogHolds(LOG_HOLD_FOR_CALLBACK_MS);
   private state: State = 'new';
   private ownServer: http.Server | undefined;
   private mountPrefix: string | undefined;
@@ -340,6 +347,7 @@ export class Executor {
     // Stopped runs settle a moment after their abort; their results must be among the flushed ones.
     await this.lanes.whenIdle(1_000);
     await Promise.all([...this.reports]);
+    await this.reported();
     await this.lanes.close();
     await this.relay?.stop();
     this.serverClient?.close();
@@ -540,7 +548,12 @@ export class Executor {
     if (glueType === 'BEAN') {
       const registered = this.handlers.get(trigger.executorHandler);
       if (!registered) return { refusal: WireMessages.handlerNotFound(trigger.executorHandler) };
-      return { identity: `BEAN:${registered.name}`, create: () => this.handlerRunner(registered) };
+      // One choice a handler, not one a run.
+      registered.choice ??= {
+        identity: `BEAN:${registered.name}`,
+        create: () => this.handlerRunner(registered),
+      };
+      return registered.choice;
     }
     if (!this.options.enableScripts) {
       return {
@@ -601,54 +614,107 @@ export class Executor {
     this.reports.add(done);
   }
 
-  /** Sends a run's result; the run's log gets a line saying whether it was delivered, then closes. */
+  /**
+   * Sends a run's result; the run's log gets a line saying whether it was delivered, then closes.
+   * While the servers answer quickly the run's file stays open for that line (one open a run);
+   * when they are slow or down, thousands of runs could each hold a descriptor for the whole call
+   * timeout, so a log still waiting after LOG_HOLD_FOR_CALLBACK_MS is closed then, and the line is
+   * appended when the delivery settles. No promise or timer a run: the relay calls back, and one
+   * timer closes the logs held too long.
+   */
   private report(trigger: TriggerParam, outcome: RunOutcome, log: JobLogWriter): void {
-    const done: Promise<void> = this.deliver(trigger, outcome, log)
-      .catch((err: unknown) =>
-        this.options.logger.error({ err, logId: trigger.logId }, 'reporting a result failed'),
-      )
-      .finally(() => this.reports.delete(done));
-    this.reports.add(done);
+    const relay = this.relay;
+    if (!relay) {
+      log.log('----------- result not reported: no serverAddresses configured');
+      void log.close();
+      return;
+    }
+    const result: HandleCallbackParam = {
+      logId: trigger.logId,
+      logDateTim: trigger.logDateTime,
+      handleCode: outcome.code,
+      handleMsg: outcome.msg,
+    };
+    if (outcome.output !== undefined) result.output = outcome.output;
+    const hold = this.logHolds.hold(log);
+    this.reporting++;
+    relay.send(result, (delivery) => {
+      hold.settled = true;
+      try {
+        log.log(deliveryLine(delivery, this.options.callbackRetryIntervalMs));
+        void log.close();
+      } catch (err) {
+        this.options.logger.error({ err, logId: trigger.logId }, 'reporting a result failed');
+      }
+      if (--this.reporting === 0) for (const wake of this.reportWaiters.splice(0)) wake();
+    });
   }
 
-  private async deliver(trigger: TriggerParam, outcome: RunOutcome, log: JobLogWriter): Promise<void> {
-    try {
-      if (!this.relay) {
-        log.log('----------- result not reported: no serverAddresses configured');
-        return;
-      }
-      const result: HandleCallbackParam = {
-        logId: trigger.logId,
-        logDateTim: trigger.logDateTime,
-        handleCode: outcome.code,
-        handleMsg: outcome.msg,
-      };
-      if (outcome.output !== undefined) result.output = outcome.output;
-      const pushed = this.relay.push(result);
-      // While the servers answer quickly the run's file stays open for the delivery line (one
-      // open per run). When they are slow or down, thousands of runs could each hold a
-      // descriptor for the whole call timeout: close now, and append the line when it settles.
-      if (!(await settlesWithin(pushed, LOG_HOLD_FOR_CALLBACK_MS))) await log.close();
-      log.log(deliveryLine(await pushed, this.options.callbackRetryIntervalMs));
-    } finally {
-      await log.close();
-    }
+  /** Resolves once every run's result reported so far has had its first attempt (delivered or kept). */
+  private reported(): Promise<void> {
+    if (this.reporting === 0) return Promise.resolve();
+    return new Promise((resolve) => this.reportWaiters.push(resolve));
   }
 }
 
 /** How long a run's log file is kept open waiting for its callback to settle. */
 const LOG_HOLD_FOR_CALLBACK_MS = 250;
 
-/** True when `promise` settles within `ms`; never rejects. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const settle = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    promise.then(settle, settle);
-  });
+/** A run's log held open for its delivery line. */
+interface LogHold {
+  log: JobLogWriter;
+  /** `performance.now()` when the hold began. */
+  at: number;
+  /** The delivery settled (its line written, the log closed): nothing left to do. */
+  settled: boolean;
+}
+
+/**
+ * The logs held for their delivery lines, oldest first (all are held equally long), with one
+ * timer for the oldest: a log whose delivery has not settled by then is closed.
+ */
+class LogHolds {
+  private holds: LogHold[] = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly holdMs: number) {}
+
+  hold(log: JobLogWriter): LogHold {
+    const hold: LogHold = { log, at: performance.now(), settled: false };
+    this.holds.push(hold);
+    if (this.timer === undefined) this.schedule(this.holdMs);
+    return hold;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => this.expire(), ms);
+    this.timer.unref();
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    const holds = this.holds;
+    let head = this.head;
+    for (; head < holds.length; head++) {
+      const hold = holds[head]!;
+      if (hold.settled) continue;
+      if (now - hold.at < this.holdMs) break;
+      void hold.log.close();
+    }
+    if (head === holds.length) {
+      this.holds = [];
+      this.head = 0;
+      return;
+    }
+    if (head > 1024 && head * 2 > holds.length) {
+      this.holds = holds.slice(head);
+      head = 0;
+    }
+    this.head = head;
+    this.schedule(Math.max(1, this.holds[head]!.at + this.holdMs - now));
+  }
 }
 
 function deliveryLine(delivery: CallbackDelivery, retryIntervalMs: number): string {

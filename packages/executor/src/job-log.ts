@@ -58,6 +58,14 @@ export const DEFAULT_LOG_SOURCE = 'job';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DATE_FOLDER = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** A local day's folder: `[start, end)` in epoch ms (23 or 25 hours on a DST change), its path, and its shared file. */
+interface DayFolder {
+  start: number;
+  end: number;
+  folder: string;
+  dayFile: string;
+}
+
 /**
  * The job log files of one executor.
  *
@@ -79,6 +87,8 @@ export class JobLogs {
   private readonly thread: LogFileThread;
   readonly layout: JobLogLayout;
   private stopSweeping: (() => void) | undefined;
+  /** The date folder of the last run opened. */
+  private lastDay: DayFolder | undefined;
 
   /**
    * `now` stamps the lines and dates the sweep (default `Date.now`); `clock` times the daily sweep
@@ -103,8 +113,24 @@ export class JobLogs {
    * the file.
    */
   logFilePath(logId: number, logDateTime: number): string {
-    const file = this.layout === 'file-per-day' ? DAY_LOG_FILE : `${logId}.log`;
-    return path.join(this.logDir, localDate(logDateTime), file);
+    const day = this.dayOf(logDateTime);
+    return this.layout === 'file-per-day' ? day.dayFile : `${day.folder}${path.sep}${logId}.log`;
+  }
+
+  /** The date folder of `logDateTime`, kept for the runs of the same local day (nearly all of them). */
+  private dayOf(logDateTime: number): DayFolder {
+    const last = this.lastDay;
+    if (last !== undefined && logDateTime >= last.start && logDateTime < last.end) return last;
+    const start = localDayStart(logDateTime);
+    const folder = path.join(this.logDir, localDate(logDateTime));
+    const day: DayFolder = {
+      start: start.getTime(),
+      end: new Date(start.getFullYear(), start.getMonth(), start.getDate() + 1).getTime(),
+      folder,
+      dayFile: path.join(folder, DAY_LOG_FILE),
+    };
+    this.lastDay = day;
+    return day;
   }
 
   /** The writer of one run's log; the file (and its date folder) is created on the first line. */
@@ -363,7 +389,9 @@ class FileJobLogWriter implements JobLogWriter, LogFileSource {
   ) {}
 
   log(...args: unknown[]): void {
-    this.enqueue((this.atLineStart ? '' : '\n') + formatLine(this.now(), this.source, format(...args)));
+    // One string is its own format (`format` returns it as it is, `%` and all), and most lines are one.
+    const message = args.length === 1 && typeof args[0] === 'string' ? args[0] : format(...args);
+    this.enqueue((this.atLineStart ? '' : '\n') + formatLine(this.now(), this.source, message));
     this.atLineStart = true;
   }
 
@@ -410,11 +438,25 @@ class FileJobLogWriter implements JobLogWriter, LogFileSource {
   }
 }
 
-/** `yyyy-MM-dd HH:mm:ss.SSS [source] message\n`, in local time like the file's date folder. */
+/** The second `stampOfSecond` was made for (epoch seconds), and its `yyyy-MM-dd HH:mm:ss.`. */
+let stampSecond = Number.NaN;
+let stampOfSecond = '';
+
+/**
+ * `yyyy-MM-dd HH:mm:ss.SSS [source] message\n`, in local time like the file's date folder. The
+ * stamp up to the second is kept for the next line of the same second: a busy executor writes
+ * thousands of lines a second, and each made a Date, a date and four padded numbers. (Zone offsets
+ * are whole seconds, so a local second starts where an epoch second does.)
+ */
 function formatLine(epochMs: number, source: string, message: string): string {
-  const d = new Date(epochMs);
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
-  return `${localDate(epochMs)} ${time} [${source}] ${message}\n`;
+  const second = Math.floor(epochMs / 1000);
+  if (second !== stampSecond) {
+    const d = new Date(second * 1000);
+    stampOfSecond = `${localDate(second * 1000)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.`;
+    stampSecond = second;
+  }
+  const ms = Math.floor(epochMs) - second * 1000;
+  return `${stampOfSecond}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms} [${source}] ${message}\n`;
 }
 
 function localDate(epochMs: number): string {
