@@ -87,6 +87,42 @@ describe('JobLogs files', () => {
     expect(await readFile(writer.path, 'utf8')).toBe('2024-01-02 03:04:05.006 [job] tick\n');
   });
 
+  it('stamps each line with its own second and day, across midnight and a clock that steps back', async () => {
+    const times = [
+      new Date(2024, 0, 2, 23, 59, 58, 7).getTime(),
+      new Date(2024, 0, 2, 23, 59, 58, 999).getTime(),
+      new Date(2024, 0, 2, 23, 59, 59, 50).getTime(),
+      new Date(2024, 0, 3, 0, 0, 0, 0).getTime(),
+      new Date(2024, 0, 2, 23, 59, 58, 500).getTime(),
+    ];
+    let i = 0;
+    const writer = jobLogs({ now: () => times[i++]! }).open(1, times[0]!);
+    for (let n = 0; n < times.length; n++) writer.log('%s', `line ${n}`);
+    await writer.close();
+    expect((await readFile(writer.path, 'utf8')).split('\n')).toEqual([
+      '2024-01-02 23:59:58.007 [job] line 0',
+      '2024-01-02 23:59:58.999 [job] line 1',
+      '2024-01-02 23:59:59.050 [job] line 2',
+      '2024-01-03 00:00:00.000 [job] line 3',
+      '2024-01-02 23:59:58.500 [job] line 4',
+      '',
+    ]);
+  });
+
+  it("puts the runs of each local day in that day's folder, however they alternate", () => {
+    const logs = jobLogs();
+    const lastOfDay = new Date(2024, 2, 30, 23, 59, 59, 999).getTime();
+    const nextDay = new Date(2024, 2, 31, 0, 0, 0, 0).getTime();
+    const endOfNextDay = new Date(2024, 2, 31, 23, 59, 59, 999).getTime();
+    expect(logs.logFilePath(1, lastOfDay)).toBe(path.join(logDir, '2024-03-30', '1.log'));
+    expect(logs.logFilePath(2, nextDay)).toBe(path.join(logDir, '2024-03-31', '2.log'));
+    expect(logs.logFilePath(3, lastOfDay)).toBe(path.join(logDir, '2024-03-30', '3.log'));
+    expect(logs.logFilePath(4, endOfNextDay)).toBe(path.join(logDir, '2024-03-31', '4.log'));
+    expect(jobLogs({ layout: 'file-per-day' }).logFilePath(5, nextDay)).toBe(
+      path.join(logDir, '2024-03-31', DAY_LOG_FILE),
+    );
+  });
+
   it('appends raw output as it comes and starts the next logged line on a new line', async () => {
     const writer = jobLogs().open(1, Date.now(), 'script');
     writer.write('partial ');
