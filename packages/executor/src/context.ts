@@ -99,67 +99,124 @@ export interface HandlerRun {
 }
 
 /**
- * Builds the context of one run; `writeLog` receives each `ctx.log(...)` call's arguments.
- * `signal` is the run's AbortSignal, or a function giving it: the lane makes one only for a run
- * that reads `ctx.signal` (most never do, and each costs an AbortController).
+ * Where a run's AbortSignal comes from: the signal itself, or something that makes it when read
+ * (the lane's run request: it makes one only for a run that reads `ctx.signal`; most never do,
+ * and each costs an AbortController).
  */
+export type SignalSource = AbortSignal | { readonly signal: AbortSignal };
+
+/** Builds the context of one run; `writeLog` receives each `ctx.log(...)` call's arguments. */
 export function createHandlerRun(
   trigger: TriggerParam,
   writeLog: (...args: unknown[]) => void,
-  signal: AbortSignal | (() => AbortSignal),
+  signal: SignalSource,
 ): HandlerRun {
-  let explicit: RunOutcome | undefined;
-  let setOutput: { value: unknown } | undefined;
-  const signalOf = typeof signal === 'function' ? signal : () => signal;
-  const workflow = trigger.workflow;
-  const context: JobContext = {
-    jobId: trigger.jobId,
-    logId: trigger.logId,
-    param: trigger.executorParams,
-    shardIndex: trigger.broadcastIndex,
-    shardTotal: trigger.broadcastTotal,
-    logDateTime: trigger.logDateTime,
-    log: writeLog,
-    get signal() {
-      return signalOf();
-    },
-    success(msg?: string) {
-      explicit = { code: HandleCode.SUCCESS, msg: capHandleMsg(msg ?? null) };
-    },
-    fail(msg?: string) {
-      explicit = { code: HandleCode.FAIL, msg: capHandleMsg(msg ?? null) };
-    },
-    ...(workflow === undefined
-      ? {}
-      : { workflow: { runId: workflow.runId, nodeKey: workflow.nodeKey, param: workflow.param } }),
-    upstream: workflow?.upstream ?? NO_UPSTREAM,
-    setOutput(value: unknown) {
-      setOutput = { value };
-    },
-  };
+  return new OneHandlerRun(trigger, writeLog, signal);
+}
+
+/**
+ * One run's context and its outcome. Classes, not a literal with closures for every member: a busy
+ * executor makes thousands a second. The context's `log`, `success`, `fail` and `setOutput` stay
+ * functions of their own, so a handler may take them out of `ctx` and call them alone.
+ */
+class OneHandlerRun implements HandlerRun {
+  readonly context: JobContext;
+  /** What `success()`/`fail()` set. */
+  explicit: RunOutcome | undefined;
+  /** What `setOutput()` set. */
+  output: { value: unknown } | undefined;
+
+  constructor(
+    private readonly trigger: TriggerParam,
+    private readonly writeLog: (...args: unknown[]) => void,
+    signal: SignalSource,
+  ) {
+    this.context = new RunContext(trigger, writeLog, signal, this);
+  }
+
+  // An explicit success()/fail() wins over the return value: the handler said so on purpose.
+  outcomeOfReturn(value: unknown): RunOutcome {
+    return this.withOutput(
+      this.explicit ?? { code: HandleCode.SUCCESS, msg: capHandleMsg(messageOf(value)) },
+      value,
+    );
+  }
+
+  // A thrown error always fails the run, even after success(): the handler did not finish. An
+  // output it set before throwing still goes downstream (a FAILURE edge may want to read it).
+  outcomeOfError(err: unknown): RunOutcome {
+    return this.withOutput({ code: HandleCode.FAIL, msg: capHandleMsg(errorMessage(err)) }, undefined);
+  }
+
   /**
    * The outcome with the run's output: what `setOutput` set, else `returned`. Only a workflow
    * node's run has one: outside a workflow nothing is downstream, and sending every return value
    * would double the callback of every job that returns its message.
    */
-  const withOutput = (outcome: RunOutcome, returned: unknown): RunOutcome => {
-    if (workflow === undefined) {
-      if (setOutput !== undefined) writeLog(`${OUTPUT_LINE} not sent: this run is not a workflow node's`);
+  private withOutput(outcome: RunOutcome, returned: unknown): RunOutcome {
+    if (this.trigger.workflow === undefined) {
+      if (this.output !== undefined)
+        this.writeLog(`${OUTPUT_LINE} not sent: this run is not a workflow node's`);
       return outcome;
     }
-    const output = outputOf(setOutput === undefined ? returned : setOutput.value, writeLog);
+    const output = outputOf(this.output === undefined ? returned : this.output.value, this.writeLog);
     return output === undefined ? outcome : { ...outcome, output };
-  };
-  return {
-    context,
-    // An explicit success()/fail() wins over the return value: the handler said so on purpose.
-    outcomeOfReturn: (value) =>
-      withOutput(explicit ?? { code: HandleCode.SUCCESS, msg: capHandleMsg(messageOf(value)) }, value),
-    // A thrown error always fails the run, even after success(): the handler did not finish. An
-    // output it set before throwing still goes downstream (a FAILURE edge may want to read it).
-    outcomeOfError: (err) =>
-      withOutput({ code: HandleCode.FAIL, msg: capHandleMsg(errorMessage(err)) }, undefined),
-  };
+  }
+}
+
+class RunContext implements JobContext {
+  readonly jobId: number;
+  readonly logId: number;
+  readonly param: string;
+  readonly shardIndex: number;
+  readonly shardTotal: number;
+  readonly logDateTime: number;
+  readonly log: (...args: unknown[]) => void;
+  readonly success: (msg?: string) => void;
+  readonly fail: (msg?: string) => void;
+  declare readonly workflow?: JobWorkflow;
+  readonly upstream: JobContext['upstream'];
+  readonly setOutput: (value: unknown) => void;
+  readonly #signal: SignalSource;
+
+  constructor(
+    trigger: TriggerParam,
+    writeLog: (...args: unknown[]) => void,
+    signal: SignalSource,
+    run: OneHandlerRun,
+  ) {
+    this.jobId = trigger.jobId;
+    this.logId = trigger.logId;
+    this.param = trigger.executorParams;
+    this.shardIndex = trigger.broadcastIndex;
+    this.shardTotal = trigger.broadcastTotal;
+    this.logDateTime = trigger.logDateTime;
+    this.log = writeLog;
+    this.success = (msg) => {
+      run.explicit = { code: HandleCode.SUCCESS, msg: capHandleMsg(msg ?? null) };
+    };
+    this.fail = (msg) => {
+      run.explicit = { code: HandleCode.FAIL, msg: capHandleMsg(msg ?? null) };
+    };
+    const workflow = trigger.workflow;
+    if (workflow !== undefined) {
+      (this as { workflow?: JobWorkflow }).workflow = {
+        runId: workflow.runId,
+        nodeKey: workflow.nodeKey,
+        param: workflow.param,
+      };
+    }
+    this.upstream = workflow?.upstream ?? NO_UPSTREAM;
+    this.setOutput = (value) => {
+      run.output = { value };
+    };
+    this.#signal = signal;
+  }
+
+  get signal(): AbortSignal {
+    const source = this.#signal;
+    return source instanceof AbortSignal ? source : source.signal;
+  }
 }
 
 const NO_UPSTREAM: JobContext['upstream'] = Object.freeze({});

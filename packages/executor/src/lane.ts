@@ -31,15 +31,9 @@ export interface LaneDeps {
   clock: Clock;
 }
 
-interface CurrentRun {
-  trigger: TriggerParam;
-  /** Aborts the run's signal and settles the run with the outcome of `reason`, whatever the runner does. */
-  stop(reason: StopReason): void;
-}
-
 export class Lane {
   private readonly queue: TriggerParam[] = [];
-  private current: CurrentRun | undefined;
+  private current: LaneRun | undefined;
   private idleTimer: TimerHandle | undefined;
   private closed = false;
   /** True while the next trigger waits for its logId to be on disk. */
@@ -130,54 +124,28 @@ export class Lane {
     void this.execute(trigger);
   }
 
-  private async execute(trigger: TriggerParam): Promise<void> {
+  private execute(trigger: TriggerParam): void {
     const log = this.deps.openLog(trigger);
     log.log(startLine(trigger, this.runner.description));
-    const outcome = await this.outcomeOf(trigger, log);
-    log.log(endLine(outcome));
-    this.current = undefined;
-    this.deps.report(trigger, outcome, log);
-    this.startNext();
-    if (!this.busy) this.becomeIdle();
+    const run = new LaneRun(trigger, log, this);
+    this.current = run;
+    run.start(this.runner);
   }
 
   /**
-   * Starts the run as the lane's current one and resolves with the runner's outcome, or with the
-   * stop's outcome as soon as the run is stopped. Only the lane stops its runs (kill, cover-early
-   * and shutdown through `current.stop`, the timeout through its timer), so a stop settles the
-   * run directly rather than through a listener on the signal.
+   * The end of the lane's current run, with the runner's outcome or the stop's, whichever came
+   * first (LaneRun): the run's log gets its end line and goes to the report, and the lane goes on.
    */
-  private async outcomeOf(trigger: TriggerParam, log: JobLogWriter): Promise<RunOutcome> {
-    const abort = new RunAbort();
-    const runLog = new RunLog(log);
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await new Promise<RunOutcome>((settle) => {
-      const stop = (reason: StopReason) => {
-        if (!abort.abort(reason)) return;
-        settle(outcomeOfStop(reason));
-      };
-      this.current = { trigger, stop };
-      // A timer only for runs that have a timeout: most runs have none.
-      if (trigger.executorTimeout > 0) {
-        timer = setTimeout(() => stop({ kind: 'timeout' }), trigger.executorTimeout * 1000);
-      }
-      const request: RunRequest = {
-        trigger,
-        log: runLog,
-        get signal() {
-          return abort.signal;
-        },
-      };
-      this.runner.run(request).then(settle, (err: unknown) => {
-        settle({ code: HandleCode.FAIL, msg: errorMessage(err) });
-      });
-    });
-    clearTimeout(timer);
+  finished(run: LaneRun, outcome: RunOutcome): void {
     // A handler still running after its stop must not write into a log that is being closed.
-    runLog.detach();
+    run.log.detach();
     const capped: RunOutcome = { code: outcome.code, msg: capHandleMsg(outcome.msg) };
     if (outcome.output !== undefined) capped.output = outcome.output;
-    return capped;
+    run.target.log(endLine(capped));
+    if (this.current === run) this.current = undefined;
+    this.deps.report(run.trigger, capped, run.target);
+    this.startNext();
+    if (!this.busy) this.becomeIdle();
   }
 
   private reportNotExecuted(trigger: TriggerParam, msg: string): void {
@@ -225,12 +193,29 @@ function endLine(outcome: RunOutcome): string {
 }
 
 /**
- * A run's abort, with its AbortController made only when someone reads the signal: a signal
- * read after the stop is made already aborted, with the stop's reason.
+ * The lane's current run: the runner's request (the run's log, through a RunLog, and its signal)
+ * and its stop. It ends once, with the runner's outcome or with the stop's as soon as the run is
+ * stopped, whatever the runner does then. Only the lane stops its runs (kill, cover-early and
+ * shutdown through `stop`, the timeout through its timer), so a stop settles the run directly
+ * rather than through a listener on the signal. Its AbortController is made only when someone
+ * reads the signal (most runs never do): a signal read after the stop is made already aborted,
+ * with the stop's reason.
  */
-class RunAbort {
+class LaneRun implements RunRequest {
+  readonly log: RunLog;
   private controller: AbortController | undefined;
   private reason: StopReason | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  constructor(
+    readonly trigger: TriggerParam,
+    /** The run's log file, which the lane writes the end line to and hands to the report. */
+    readonly target: JobLogWriter,
+    private readonly lane: Lane,
+  ) {
+    this.log = new RunLog(target);
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {
@@ -240,12 +225,35 @@ class RunAbort {
     return this.controller.signal;
   }
 
-  /** Aborts with `reason`; false when the run was stopped already. */
-  abort(reason: StopReason): boolean {
-    if (this.reason !== undefined) return false;
+  start(runner: Runner): void {
+    // A timer only for runs that have a timeout: most runs have none.
+    if (this.trigger.executorTimeout > 0) {
+      this.timer = setTimeout(() => this.stop({ kind: 'timeout' }), this.trigger.executorTimeout * 1000);
+    }
+    runner.run(this).then(
+      (outcome) => this.end(outcome),
+      (err: unknown) => this.end({ code: HandleCode.FAIL, msg: errorMessage(err) }),
+    );
+  }
+
+  /** Aborts the run's signal and ends the run with the outcome of `reason`, whatever the runner does. */
+  stop(reason: StopReason): void {
+    if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
-    return true;
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.timer);
+    // The lane goes on a moment later, as after a settled promise: the caller (a kill, a
+    // cover-early, the shutdown) finishes what it does first.
+    queueMicrotask(() => this.lane.finished(this, outcomeOfStop(reason)));
+  }
+
+  private end(outcome: RunOutcome): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.timer);
+    this.lane.finished(this, outcome);
   }
 }
 

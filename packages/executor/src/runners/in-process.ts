@@ -35,11 +35,7 @@ export class InProcessRunner implements Runner {
       if (initFailure) return initFailure;
     }
     // The signal is read only if the handler reads `ctx.signal`.
-    const run = createHandlerRun(
-      trigger,
-      (...args) => log.log(...args),
-      () => request.signal,
-    );
+    const run = createHandlerRun(trigger, (...args) => log.log(...args), request);
     try {
       return run.outcomeOfReturn(await this.handler(run.context));
     } catch (err) {
