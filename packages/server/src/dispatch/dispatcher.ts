@@ -247,7 +247,7 @@ export class Dispatcher {
   ): Promise<DispatchOutcome[]> {
     const overridden = fire.addressOverride !== undefined && fire.addressOverride.length > 0;
     const candidates = candidatesOf(fire, addresses);
-    let header = `trigger ${fire.triggerType}`;
+    let header = triggerHeader(fire.triggerType);
     if (overridden) header += `\naddress override: ${candidates.map((c) => c.address).join(', ')}`;
     const delivery: Delivery = { fire, candidates, lane, header };
     if (fire.resendTo !== undefined) {
@@ -274,7 +274,9 @@ export class Dispatcher {
     if (route === undefined) return [this.unrouted(delivery, `unknown route strategy ${fire.routeStrategy}`)];
     try {
       if (fire.shard !== undefined) return [await this.sendOneShard(delivery, candidates, fire.shard)];
-      const pick = await route.pick({ jobId: fire.jobId, candidates });
+      // Only the routes that ask executors first answer with a promise: the others are not awaited.
+      const picking = route.pick({ jobId: fire.jobId, candidates });
+      const pick = picking instanceof Promise ? await picking : picking;
       if (pick.picked.length === 0) return [this.unrouted(delivery, pick.message)];
       if (fire.routeStrategy === 'SHARDING_BROADCAST') return await this.sendShards(delivery, pick);
       const run: RunSend = {
@@ -480,7 +482,7 @@ function triggerParamOf(
   shardIndex: number,
   shardTotal: number,
 ): TriggerParam {
-  return {
+  const trigger: TriggerParam = {
     jobId: fire.jobId,
     executorHandler: fire.executorHandler,
     executorParams: fire.executorParam,
@@ -493,8 +495,20 @@ function triggerParamOf(
     glueUpdatetime: fire.glueUpdatedAt,
     broadcastIndex: shardIndex,
     broadcastTotal: shardTotal,
-    ...(fire.workflow === undefined ? {} : { workflow: fire.workflow }),
   };
+  if (fire.workflow !== undefined) trigger.workflow = fire.workflow;
+  return trigger;
+}
+
+/** `trigger <type>`, the first line of every trigger message: one string a type, not one a fire. */
+const TRIGGER_HEADERS = new Map<string, string>();
+function triggerHeader(type: TriggerType): string {
+  let header = TRIGGER_HEADERS.get(type);
+  if (header === undefined) {
+    header = `trigger ${type}`;
+    TRIGGER_HEADERS.set(type, header);
+  }
+  return header;
 }
 
 /** `run http://a/: code 200` / `run http://a/: code 500, <msg>` / `run http://a/: timeout after 3000 ms`. */

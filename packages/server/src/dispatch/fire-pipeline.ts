@@ -43,7 +43,7 @@ import type { ExecutorAddress } from './executor-client.js';
 import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
 import type { GiveWay } from './give-way.js';
 import { KeptBackReport } from './kept-back.js';
-import { MarkBatcher } from './mark-batcher.js';
+import { MarkBatcher, type MarkKind } from './mark-batcher.js';
 import { marksOf } from './outcome-marks.js';
 import { overrideTargets, toDispatch, withStoredOverride } from './send-request.js';
 
@@ -522,9 +522,13 @@ export class FirePipeline implements DueFireSink {
       // The override list replaces the online ones, so the online list is not even read then;
       // each override address is spoken to in the generation known for it (a 3.5 executor
       // refuses the 2.x `run`).
-      const addresses = sending.addressOverride?.length
-        ? overrideTargets(app, sending.addressOverride, executors)
-        : await executors.addressesOf(app);
+      let addresses: readonly ExecutorAddress[];
+      if (sending.addressOverride?.length) {
+        addresses = overrideTargets(app, sending.addressOverride, executors);
+      } else {
+        const online = executors.addressesOf(app);
+        addresses = online instanceof Promise ? await online : online;
+      }
       // A record sent before without a recorded outcome goes back to the executor it went to.
       const resendTo =
         fire.sent_to === null || fire.sent_to === undefined
@@ -541,23 +545,40 @@ export class FirePipeline implements DueFireSink {
       const outcomes = await dispatcher.dispatch(toSend, addresses);
       // A stop that ran out of time closed the connections under this send: it did not happen.
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
-      const sent = outcomes.filter((o) => o.notSent === undefined);
       this.notSentAgain(fire, outcomes, sending);
-      // A scheduled run's mark may wait for its result when its executor refuses a repeat.
-      const written = marksOf(fire, outcomes).map((mark) =>
-        this.marks.add(mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed', mark, {
-          holdable: !awaitMarks && refusesRepeats(mark),
-        }),
-      );
-      for (const outcome of sent) onDispatched?.(fire, outcome);
-      const failed = sent.filter((o) => o.triggerCode !== 200).map((o) => o.fireId);
-      if (failed.length > 0) void Promise.all(written).then(() => this.keepDispatchFailures(failed));
-      if (awaitMarks || this.marks.queued > MARKS_BEHIND) await Promise.all(written);
+      let sent = 0;
+      let failed: number[] | undefined;
+      for (const outcome of outcomes) {
+        if (outcome.notSent !== undefined) continue;
+        sent++;
+        onDispatched?.(fire, outcome);
+        if (outcome.triggerCode === 200) continue;
+        failed ??= [];
+        failed.push(outcome.fireId);
+      }
+      const marks = marksOf(fire, outcomes);
+      const behind = this.marks.queued + marks.length > MARKS_BEHIND;
+      if (!awaitMarks && !behind && failed === undefined) {
+        // Nobody waits for these marks: no promise a mark. A scheduled run's mark may wait for its
+        // result when its executor refuses a repeat.
+        for (const mark of marks) this.marks.put(kindOf(mark), mark, refusesRepeats(mark));
+      } else {
+        const written = Promise.all(
+          marks.map((mark) =>
+            this.marks.add(kindOf(mark), mark, { holdable: !awaitMarks && refusesRepeats(mark) }),
+          ),
+        );
+        if (failed !== undefined) {
+          const failures = failed;
+          void written.then(() => this.keepDispatchFailures(failures));
+        }
+        if (awaitMarks || behind) await written;
+      }
       if (
         fire.claim_job_id !== null &&
         job.schedule_type === 'FIX_DELAY' &&
-        sent.length > 0 &&
-        sent.every((o) => o.triggerCode !== 200)
+        sent > 0 &&
+        failed?.length === sent
       ) {
         // No run happened, so no run end will set the next time: continue from the failed dispatch.
         await this.fixDelay.continueFrom([job], outcomes[0]?.triggerAt ?? this.options.clock.now());
@@ -637,6 +658,10 @@ function groupByMessage(byId: Map<number, string>): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   for (const [id, message] of byId) groups.set(message, [...(groups.get(message) ?? []), id]);
   return groups;
+}
+
+function kindOf(mark: DispatchMark): MarkKind {
+  return mark.triggerCode === 200 ? 'dispatched' : 'dispatch_failed';
 }
 
 /**

@@ -59,6 +59,9 @@ export type TakenMarks = ReadonlyMap<number, DispatchMark>;
 
 export const DEFAULT_MAX_HELD = 20_000;
 
+/** The `written` of a mark nobody waits for. */
+const nothing = (): void => {};
+
 interface QueuedMark {
   kind: MarkKind;
   mark: DispatchMark;
@@ -95,19 +98,24 @@ export class MarkBatcher {
    * it); resolves once it is written (or given up, which is logged).
    */
   add(kind: MarkKind, mark: DispatchMark, options: AddOptions = {}): Promise<void> {
-    return new Promise((written) => {
-      const queued: QueuedMark = { kind, mark, written, at: performance.now() };
-      if (
-        options.holdable === true &&
-        kind === 'dispatched' &&
-        this.holdMs > 0 &&
-        this.held.size < this.maxHeld
-      ) {
-        this.hold(queued);
-      } else {
-        this.enqueue(queued);
-      }
-    });
+    return new Promise((written) => this.place({ kind, mark, written, at: 0 }, options.holdable === true));
+  }
+
+  /**
+   * Queues or holds a mark as `add` does, for a caller that does not wait for it to be written:
+   * no promise a mark (the due fires' path, ten thousand a second).
+   */
+  put(kind: MarkKind, mark: DispatchMark, holdable = false): void {
+    this.place({ kind, mark, written: nothing, at: 0 }, holdable);
+  }
+
+  private place(queued: QueuedMark, holdable: boolean): void {
+    queued.at = performance.now();
+    if (holdable && queued.kind === 'dispatched' && this.holdMs > 0 && this.held.size < this.maxHeld) {
+      this.hold(queued);
+    } else {
+      this.enqueue(queued);
+    }
   }
 
   /** Marks queued and not written yet (the batch being written included; held ones are not). */

@@ -11,6 +11,10 @@ import type { DispatchOutcome } from './dispatcher.js';
  * (its result comes once every shard has settled), else `dispatch_failed`.
  */
 export function marksOf(fire: DueFire, outcomes: readonly DispatchOutcome[]): DispatchMark[] {
+  // One run of the fire's own record (nearly every fire): its mark, unless it was not sent.
+  const only = outcomes.length === 1 ? outcomes[0]! : undefined;
+  if (only !== undefined && only.parentFireId === null)
+    return only.notSent === undefined ? [markOf(only)] : [];
   // A run the send fence kept back leaves its record as it is; a broadcast with a shard kept
   // back leaves the fire's own record pending, to be sent again (its sent shards are re-sent to
   // their executors, which refuse them as repeats).
