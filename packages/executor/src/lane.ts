@@ -230,7 +230,14 @@ class LaneRun implements RunRequest {
     if (this.trigger.executorTimeout > 0) {
       this.timer = setTimeout(() => this.stop({ kind: 'timeout' }), this.trigger.executorTimeout * 1000);
     }
-    runner.run(this).then(
+    let running: Promise<RunOutcome>;
+    try {
+      running = runner.run(this);
+    } catch (err) {
+      // A runner that throws before it returns its promise fails the run like one that rejects.
+      running = Promise.reject(err);
+    }
+    running.then(
       (outcome) => this.end(outcome),
       (err: unknown) => this.end({ code: HandleCode.FAIL, msg: errorMessage(err) }),
     );
