@@ -115,6 +115,23 @@ describe('held dispatch marks', () => {
     expect(none.writes).toEqual([{ kind: 'dispatched', ids: [5] }]);
   });
 
+  it('put places a mark as add does, for nobody to wait on: written at once, held when holdable, a failed one never held', async () => {
+    const { marks, writes, announced } = batcher(10_000);
+    marks.put('dispatched', mark(1));
+    marks.put('dispatch_failed', { ...mark(2), triggerCode: 500 }, true);
+    marks.put('dispatched', mark(3), true);
+    expect(marks.holding).toBe(1);
+    await sleep(30);
+    // Only the held one is not written yet.
+    expect(writes.flatMap((w) => w.ids).sort()).toEqual([1, 2]);
+    await marks.idle();
+    const idsOf = (kind: string) => writes.filter((w) => w.kind === kind).flatMap((w) => w.ids);
+    expect(idsOf('dispatched')).toEqual([1, 3]);
+    expect(idsOf('dispatch_failed')).toEqual([2]);
+    expect([...announced].sort()).toEqual([1, 2, 3]);
+    expect(marks.holding).toBe(0);
+  });
+
   it('a taken mark settled as written is done without a statement of its own; one not written is queued', async () => {
     const { marks, writes, announced } = batcher(10_000);
     const first = marks.add('dispatched', mark(1), { holdable: true });
