@@ -37,6 +37,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { HotStage } from '../store/index.js';
 import type { WalCheckpoint } from '../store/sqlite-checkpointer.js';
+import { asMetric, TalliedCounter, TalliedHistogram } from './tally.js';
 
 /** One fire handed to an executor (or given up on), as the dispatcher's outcome tells it. */
 export interface DispatchedFire {
@@ -132,37 +133,38 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     };
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'tickwheel_' });
 
-  const fires = new Counter({
+  // The series a fire updates are tallied (tally.ts): prom-client's own update costs a few µs.
+  const fires = new TalliedCounter({
     name: 'tickwheel_fires_total',
     help: 'Fires dispatched, by trigger type',
-    labelNames: ['trigger_type'] as const,
-    registers: [registry],
+    labelName: 'trigger_type',
   });
-  const dispatchFailures = new Counter({
+  registry.registerMetric(fires);
+  const dispatchFailures = new TalliedCounter({
     name: 'tickwheel_dispatch_failures_total',
     help: 'Fires no executor accepted, by trigger type',
-    labelNames: ['trigger_type'] as const,
-    registers: [registry],
+    labelName: 'trigger_type',
   });
-  const lateness = new Histogram({
+  registry.registerMetric(dispatchFailures);
+  const lateness = new TalliedHistogram({
     name: 'tickwheel_fire_lateness_seconds',
     help: 'Time from when a fire was due to when it was dispatched',
     buckets: LATENESS_BUCKETS,
-    registers: [registry],
   });
-  const latency = new Histogram({
+  registry.registerMetric(asMetric(lateness));
+  const latency = new TalliedHistogram({
     name: 'tickwheel_dispatch_latency_seconds',
     help: "Duration of the executor's run call, by dispatch lane",
-    labelNames: ['lane'] as const,
+    labelName: 'lane',
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
   });
-  const results = new Counter({
+  registry.registerMetric(asMetric(latency));
+  const results = new TalliedCounter({
     name: 'tickwheel_results_total',
     help: 'Run results recorded, by handle code',
-    labelNames: ['handle_code'] as const,
-    registers: [registry],
+    labelName: 'handle_code',
   });
+  registry.registerMetric(results);
   const executorAuthFailures = new Counter({
     name: 'tickwheel_executor_auth_failures_total',
     help: 'Executor API calls refused for a wrong access token, by path',
@@ -212,12 +214,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['written'] as const,
     registers: [registry],
   });
-  const claimLead = new Histogram({
+  const claimLead = new TalliedHistogram({
     name: 'tickwheel_claim_lead_seconds',
     help: 'How far ahead of its time each fire was claimed (le="0": claimed late)',
     buckets: [0, 0.1, 0.25, 0.5, 1, 2, 3, 4, 5, 10],
-    registers: [registry],
   });
+  registry.registerMetric(asMetric(claimLead));
   new Gauge({
     name: 'tickwheel_claim_behind',
     help: "1 while the claim is behind its fires' times (the send fence then leaves it the database), else 0",
@@ -263,7 +265,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       marksWritten.inc({ written: withResults ? 'with_result' : 'alone' }, count);
     },
     fireClaimed(leadMs) {
-      claimLead.observe(leadMs / 1000);
+      claimLead.add(leadMs / 1000);
     },
     claimsHeldBack() {
       heldBack.inc();
@@ -273,13 +275,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       walFrames.set(checkpoint.walFrames);
     },
     fireDispatched(fire) {
-      fires.inc({ trigger_type: fire.triggerType });
-      if (fire.triggerCode !== 200) dispatchFailures.inc({ trigger_type: fire.triggerType });
-      lateness.observe(Math.max(0, fire.triggerAt - fire.dueAt) / 1000);
-      if (fire.latencyMs > 0) latency.observe({ lane: fire.lane ?? 'fast' }, fire.latencyMs / 1000);
+      fires.add(fire.triggerType);
+      if (fire.triggerCode !== 200) dispatchFailures.add(fire.triggerType);
+      lateness.add(Math.max(0, fire.triggerAt - fire.dueAt) / 1000);
+      if (fire.latencyMs > 0) latency.add(fire.latencyMs / 1000, fire.lane ?? 'fast');
     },
     resultRecorded(handleCode) {
-      results.inc({ handle_code: String(handleCode) });
+      results.add(handleCode);
     },
     executorAuthFailed(path) {
       executorAuthFailures.inc({ path });
