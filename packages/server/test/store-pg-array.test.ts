@@ -33,6 +33,20 @@ const TEXTS = [
 ];
 const BIGINTS = [0, 1, -1, 1_700_000_000_123, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, null];
 const INTS = [200, 500, -1, 2_147_483_647, null, 0];
+/** Epoch milliseconds and the edges of the large numbers' own printing (pg-array.ts, largeNumberText). */
+const LARGE = [
+  2_147_483_647,
+  2_147_483_648,
+  1_796_607_000_003,
+  1_796_607_643_303,
+  1_790_000_000_000,
+  1_799_999_999_999,
+  10_000_000_000,
+  10_000_000_001,
+  999_999_999_999_999,
+  1e15,
+  Number.MAX_SAFE_INTEGER,
+];
 
 describe('PostgreSQL array literals of the hot statements', () => {
   let database: TestDatabase;
@@ -70,6 +84,16 @@ describe('PostgreSQL array literals of the hot statements', () => {
     expect(await readBack(pgArray(INTS), 'int')).toEqual(INTS);
     expect(await readBack(pgArray([]), 'bigint')).toEqual([]);
     expect(await readBack(pgArray([]), 'text')).toEqual([]);
+  });
+
+  it('writes a large number as it prints, and PostgreSQL reads it back as given', async () => {
+    expect(pgArray(LARGE)).toBe(`{${LARGE.map(String).join(',')}}`);
+    expect(pgArray([2_147_483_648.5, 1e21, -1_796_607_643_303])).toBe('{2147483648.5,1e+21,-1796607643303}');
+    for (let value = 1_796_607_000_000; value < 1_796_607_000_000 + 20_000_000; value += 999_983) {
+      expect(pgArray([value])).toBe(`{${value}}`);
+    }
+    const read = await readBack(pgArray(LARGE), 'bigint');
+    expect(read.map(Number)).toEqual(LARGE);
   });
 
   it('gives one element per value, unnested beside another array in order', async () => {
