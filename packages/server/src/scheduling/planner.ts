@@ -304,7 +304,7 @@ export class Planner {
         return;
       }
       const now = clock.now();
-      const dueAts = new Map<string, number>();
+      const dueAts: DueTimes = new Map();
       const result = await fires.claimDueFires({
         nodeId,
         nowMs: now,
@@ -320,7 +320,7 @@ export class Planner {
       this.behind = result.scanned >= limit && latestFirstDueAt - clock.now() < lookAheadMs / 2;
       const epochs = new Map(shards.map((shard) => [shard.index, shard.epoch]));
       for (const fire of result.fires) {
-        const dueAt = dueAts.get(timeKey(fire.job.id, fire.scheduledAt));
+        const dueAt = dueAtOf(dueAts, fire.job.id, fire.scheduledAt);
         if (dueAt === undefined) continue;
         if (pipeline.sendsAsClaimed !== true) {
           this.arm(fire.fireId, dueAt, fire.job.id, epochs);
@@ -344,7 +344,7 @@ export class Planner {
    * schedule that no longer reads. Returns the latest of the jobs' first due times (-Infinity
    * when no job has one).
    */
-  private applyPlans(outcomes: readonly PlanOutcome[], dueAts: Map<string, number>): number {
+  private applyPlans(outcomes: readonly PlanOutcome[], dueAts: DueTimes): number {
     let latestFirst = Number.NEGATIVE_INFINITY;
     for (const { jobId, dueAts: times, firedNow, error } of outcomes) {
       if (error !== undefined) {
@@ -352,8 +352,9 @@ export class Planner {
       }
       if (firedNow) this.firedNow.add(jobId);
       let first = Number.POSITIVE_INFINITY;
-      for (const [scheduledAt, dueAt] of times) {
-        dueAts.set(timeKey(jobId, scheduledAt), dueAt);
+      const before = dueAts.get(jobId);
+      dueAts.set(jobId, before === undefined ? times : [...before, ...times]);
+      for (const [, dueAt] of times) {
         if (dueAt < first) first = dueAt;
       }
       if (first !== Number.POSITIVE_INFINITY && first > latestFirst) latestFirst = first;
@@ -567,4 +568,17 @@ export class Planner {
   }
 }
 
-const timeKey = (jobId: number, scheduledAt: number) => `${jobId}:${scheduledAt}`;
+/**
+ * The [scheduled time, time to send] pairs of a claim's plans, by job: the plan's own array (one to
+ * three pairs), not a key a fire — a text of the job and the time made for each fire twice cost
+ * the printing of an epoch millisecond each time.
+ */
+type DueTimes = Map<number, readonly [number, number][]>;
+
+/** The time to send the job's fire scheduled at `scheduledAt`, when the claim's plans arm it. */
+function dueAtOf(dueAts: DueTimes, jobId: number, scheduledAt: number): number | undefined {
+  const times = dueAts.get(jobId);
+  if (times === undefined) return undefined;
+  for (const [at, dueAt] of times) if (at === scheduledAt) return dueAt;
+  return undefined;
+}
