@@ -46,7 +46,7 @@ const ZEROS = ['', '0', '00', '000', '0000', '00000', '000000'];
 /**
  * A number at or above 2^31 as it prints. An epoch millisecond (a fire's time, a result's) is past
  * the small integers V8 keeps their texts of, and its own printing is its general one for doubles:
- * written as two small integers (the millions of seconds, and the seven digits below them) it
+ * written as two small integers (its digits but the last seven, and those seven) it
  * costs a third as much — five or six such numbers a fire go into the statements' arrays. Others
  * (not integers, 10^15 and above) print as they do.
  */
