@@ -1,6 +1,7 @@
 /**
- * The server's Prometheus metrics. This is the only module that knows prom-client: the engine
- * reports events through the typed methods of `Metrics`, and `/metrics` renders the registry.
+ * The server's Prometheus metrics. This module and its tallies (tally.ts: the series a fire
+ * updates, counted in plain numbers until a scrape) are the only ones that know prom-client: the
+ * engine reports events through the typed methods of `Metrics`, and `/metrics` renders the registry.
  * Each server has its own registry (not prom-client's global one), so two servers in one
  * process — as in tests — do not share series.
  *
