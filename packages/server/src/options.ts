@@ -202,6 +202,13 @@ export interface ServerInternalOptions {
    * (docs/benchmarks.md, an eighteenth session).
    */
   sendAsClaimed?: boolean;
+  /**
+   * Dispatch the due fires loaded together as a batch: the common fires (one executor picked by a
+   * route that asks none, no address list, no re-send, no broadcast, fast lane) routed, fenced and
+   * sent together (dispatch/dispatcher.ts, `dispatchMany`). Default true; false sends each fire
+   * through its own chain, as before.
+   */
+  batchSends?: boolean;
   /** Shards of the job space (every node of a cluster must agree). Default 64. */
   shardCount?: number;
   /** Time between two planner ticks. Default 500 ms. */
@@ -315,6 +322,7 @@ export interface ResolvedServerOptions {
   clockOffsetMs: number;
   sqliteHotThread: boolean;
   sendAsClaimed: boolean;
+  batchSends: boolean;
   shardCount: number;
   tickIntervalMs: number;
   claimBatchSize: number;
@@ -456,6 +464,7 @@ export const SERVER_OPTIONS_SCHEMA = Type.Object({
     clockOffsetMs: boundedInteger(-DAY, DAY, 0),
     sqliteHotThread: booleanWithDefault(true),
     sendAsClaimed: booleanWithDefault(false),
+    batchSends: booleanWithDefault(true),
     // The scheduling engine checks these six (scheduling/options.ts: its ranges depend on each other);
     // the claim batch's default on SQLite is SCHEDULING_DEFAULTS.sqliteClaimBatchSize.
     shardCount: schedulingInteger(SCHEDULING_DEFAULTS.shardCount),
@@ -575,6 +584,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       internal.sendAsClaimed,
       INTERNAL.sendAsClaimed.default,
     ),
+    batchSends: booleanOption('internal.batchSends', internal.batchSends, INTERNAL.batchSends.default),
     shardCount: internalDefault('shardCount'),
     tickIntervalMs: internalDefault('tickIntervalMs'),
     claimBatchSize:

@@ -284,6 +284,7 @@ async function startOnStore(
     callTimeoutMs: o.executorCallTimeoutMs,
     now: () => clock.now(),
     fence: (send) => sendFence.admit(send),
+    fenceMany: (sends) => sendFence.admitMany(sends),
     networkRules,
     pull: pulls,
     ...(streams === undefined ? {} : { stream: streams }),
@@ -304,6 +305,7 @@ async function startOnStore(
     dispatchesInFlight: dispatcher.capacity + 100,
     markHoldMs: o.dispatchMarkHoldMs,
     sendAsClaimed: o.sendAsClaimed,
+    batchSends: o.batchSends,
     onMarksWritten: (count, withResults) => metrics.marksWritten(withResults, count),
     onLoaded: (ms, records) => metrics.stageDone('load', ms, records),
     // What this process is dispatching, which the planner's recovery leaves alone; the pipeline

@@ -451,6 +451,40 @@ describe('runs of one turn, batched', () => {
     expect(m.requestsTo('/runBatch')).toHaveLength(0);
   });
 
+  it('runMany: one promise for several runs, their outcomes in order, in one request with the turn’s other runs there', async () => {
+    const e = await batching();
+    e.refused.add(641);
+    const c = client();
+    await c.beat(target(e.address));
+    const [many, alone] = await Promise.all([
+      c.runMany(target(e.address), [trigger(640), trigger(641), trigger(642)]),
+      c.run(target(e.address), trigger(643)),
+    ]);
+    expect(many.map((a) => [a.ok, a.msg])).toEqual([
+      [true, 'Success'],
+      [false, 'refused 641'],
+      [true, 'Success'],
+    ]);
+    expect(alone.ok).toBe(true);
+    expect(
+      e.requestsTo('/runBatch').map((r) => (r.body as Array<{ logId: number }>).map((t) => t.logId)),
+    ).toEqual([[640, 641, 642, 643]]);
+    expect(await c.runMany(target(e.address), [])).toEqual([]);
+  });
+
+  it('runMany to an executor that announced nothing: one run call each, each with its own outcome', async () => {
+    const m = await mimic('3.x');
+    const c = client();
+    const answers = await c.runMany(target(m.address), [trigger(650), trigger(651)]);
+    expect(answers.map((a) => a.ok)).toEqual([true, true]);
+    expect(
+      m
+        .requestsTo('/run')
+        .map((r) => (r.body as { logId: number }).logId)
+        .sort(),
+    ).toEqual([650, 651]);
+  });
+
   it('send a run alone in its turn as a plain run call', async () => {
     const e = await batching();
     const c = client();

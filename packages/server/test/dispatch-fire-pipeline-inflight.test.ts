@@ -5,7 +5,7 @@
  * behind; the default keeps the dispatcher's lanes (2,000 fast + 500 slow) busy.
  */
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchOutcome, FireToDispatch } from '../src/dispatch/dispatcher.js';
 import { FirePipeline } from '../src/dispatch/fire-pipeline.js';
 import { SERVER_DEFAULTS } from '../src/options.js';
@@ -57,6 +57,29 @@ class HeldDispatcher {
   }
 }
 
+/** The same, taking the due fires together (`dispatchMany`), each answered on its own as the test says. */
+class HeldBatchDispatcher extends HeldDispatcher {
+  readonly batches: number[] = [];
+
+  dispatchMany(
+    items: readonly { fire: FireToDispatch }[],
+    onOutcomes?: (index: number, outcomes: DispatchOutcome[]) => void,
+  ): Promise<DispatchOutcome[][]> {
+    this.batches.push(items.length);
+    return Promise.all(
+      items.map(({ fire }, i) =>
+        this.dispatch(fire).then((outcomes) => {
+          onOutcomes?.(i, outcomes);
+          return outcomes;
+        }),
+      ),
+    );
+  }
+}
+
+/** Whether this run of the tests hands the pipeline a dispatcher that takes fires together. */
+let together = false;
+
 /**
  * `count` pending API fires of one app, due now, and a pipeline over them whose dispatcher holds
  * every send until the test answers it.
@@ -91,7 +114,7 @@ async function heldPipeline(
     }));
     ids.push(...(await store.fires.createFires(fires, now)));
   }
-  const dispatcher = new HeldDispatcher();
+  const dispatcher = together ? new HeldBatchDispatcher() : new HeldDispatcher();
   const pipeline = new FirePipeline({
     store,
     dispatcher,
@@ -108,7 +131,29 @@ async function heldPipeline(
   return { store, dispatcher, pipeline, ids };
 }
 
-describe('the fire pipeline in flight', () => {
+describe.each([
+  ['one dispatch a fire', false],
+  ['the due fires together (dispatchMany)', true],
+])('the fire pipeline in flight, %s', (_name, batched) => {
+  beforeEach(() => {
+    together = batched;
+  });
+
+  it('hands the dispatcher the loaded fires together only when it takes them so', async () => {
+    const { store, dispatcher, pipeline, ids } = await heldPipeline('together', 300, 1_000);
+    pipeline.onDue(ids);
+    await waitFor(async () => dispatcher.held.length === 300, { what: '300 dispatches in flight' });
+    if (dispatcher instanceof HeldBatchDispatcher) {
+      // Loaded 100 a statement, each load handed over as one batch.
+      expect(dispatcher.batches.reduce((a, b) => a + b, 0)).toBe(300);
+      expect(dispatcher.batches.every((n) => n > 1)).toBe(true);
+    }
+    expect(pipeline.backlog).toBe(300);
+    dispatcher.answerAll();
+    expect(await pipeline.drain(5_000)).toBe(true);
+    expect(await store.fires.countFires({ status: 'dispatched' })).toBe(300);
+  });
+
   it('forgets a record in the in-flight registry once its mark is written, not before', async () => {
     const inFlight = new InFlightFires(systemClock);
     const { store, dispatcher, pipeline, ids } = await heldPipeline('registry', 200, 1_000, inFlight);

@@ -155,4 +155,34 @@ describe('fast and slow dispatch lanes', () => {
     const stalledOutcomes = await Promise.all(stalledBurst);
     expect(stalledOutcomes.every(([o]) => o!.lane === 'slow')).toBe(true);
   });
+
+  it('lends a batch the free fast slots at once, none while dispatches wait, and counts a slow batch for each of its jobs', async () => {
+    const time = clock();
+    const lanes = new DispatchLanes({
+      fastConcurrency: 3,
+      slowConcurrency: 1,
+      slowDispatchMs: 40,
+      slowDispatchLimit: 0,
+      slowWindowMs: WINDOW,
+      now: time.now,
+    });
+    expect(lanes.takeFast(5)).toBe(3);
+    // A dispatch now waits for a slot, and a later batch takes none ahead of it.
+    let ran = false;
+    const waiting = lanes.run(9, async () => {
+      ran = true;
+      return 'done';
+    });
+    expect(lanes.takeFast(1)).toBe(0);
+    expect(lanes.stats().fast).toEqual({ running: 3, queued: 1 });
+    // The batch of jobs 1 and 2 took 50 ms: one slow dispatch each; its slots go on to the waiting dispatch.
+    lanes.releaseFast(1, 50);
+    lanes.releaseFast(2, 50);
+    expect(await waiting).toBe('done');
+    expect(ran).toBe(true);
+    expect([lanes.laneOf(1), lanes.laneOf(2), lanes.laneOf(3)]).toEqual(['slow', 'slow', 'fast']);
+    lanes.releaseFast(3, 10);
+    expect(lanes.laneOf(3)).toBe('fast');
+    expect(lanes.stats().fast).toEqual({ running: 0, queued: 0 });
+  });
 });

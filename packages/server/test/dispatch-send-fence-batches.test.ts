@@ -85,4 +85,61 @@ describe('send fence batches', () => {
     }
     expect((await verdicts).every((v) => v.admitted)).toBe(true);
   });
+
+  it('admitMany: one promise, the verdicts in the asks’ order across statements, a shard not held refused without asking', async () => {
+    const statements: SendFenceRequest[][] = [];
+    const fence = new SendFence({
+      fenceSends: async (_now, sends) => {
+        statements.push([...sends]);
+        return sends.map((s) =>
+          s.fireId % 2 === 0
+            ? { fireId: s.fireId, admitted: true }
+            : { fireId: s.fireId, admitted: false, reason: 'not-pending' },
+        );
+      },
+      // Job 3's shard is not held here.
+      leases: { shardOf: (jobId) => jobId, epochOf: (shard) => (shard === 3 ? undefined : 1) },
+      now: () => 0,
+      batchSize: 2,
+    });
+    const send = (fireId: number, jobId: number) => ({
+      fireId,
+      jobId,
+      address: 'http://127.0.0.1:1/',
+      leased: true,
+    });
+    const verdicts = await fence.admitMany([send(10, 1), send(11, 2), send(12, 3), send(14, 4), send(15, 5)]);
+    expect(verdicts).toEqual([
+      { admitted: true },
+      { admitted: false, reason: 'not-pending' },
+      { admitted: false, reason: 'not-owner' },
+      { admitted: true },
+      { admitted: false, reason: 'not-pending' },
+    ]);
+    expect(statements.map((s) => s.map((r) => r.fireId))).toEqual([
+      [10, 11],
+      [14, 15],
+    ]);
+    expect(await fence.admitMany([send(16, 3)])).toEqual([{ admitted: false, reason: 'not-owner' }]);
+  });
+
+  it('admitMany rejects once when a statement of its asks fails, and the asks of others are answered', async () => {
+    let calls = 0;
+    const fence = new SendFence({
+      fenceSends: async (_now, sends) => {
+        calls++;
+        if (sends.some((s) => s.fireId === 21)) throw new Error('connection terminated');
+        return sends.map((s) => ({ fireId: s.fireId, admitted: true }));
+      },
+      leases: { shardOf: () => 0, epochOf: () => 1 },
+      now: () => 0,
+      batchSize: 1,
+    });
+    const send = (fireId: number) => ({ fireId, jobId: 1, address: 'http://127.0.0.1:1/', leased: false });
+    const many = fence.admitMany([send(20), send(21), send(22)]);
+    const other = fence.admit(send(30));
+    await expect(many).rejects.toThrow('connection terminated');
+    expect(await other).toEqual({ admitted: true });
+    expect(calls).toBe(4);
+  });
 });

@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import {
   type BlockStrategy,
   isStreamAddress,
+  ROUTE_STRATEGIES,
   type RouteStrategy,
   type TriggerParam,
   type TriggerType,
@@ -32,7 +33,7 @@ import { DispatchLanes, type LaneName, type LaneStats } from './lanes.js';
 import { type LogRead, readRunLog } from './logs.js';
 import { type DispatchOptions, type ResolvedDispatchOptions, resolveDispatchOptions } from './options.js';
 import { createRoutes, type RoutePick, type Routes } from './routes/index.js';
-import type { FenceVerdict } from './send-fence.js';
+import type { FenceVerdict, SendToFence } from './send-fence.js';
 
 /** What the dispatcher needs of one claimed fire. */
 export interface FireToDispatch {
@@ -155,6 +156,15 @@ interface RunSend {
   shardTotal: number;
 }
 
+/** A fire of a batch (`dispatchMany`) routed to its run, until its outcome is known. */
+interface BatchedRun {
+  /** Its place among the batch's fires. */
+  index: number;
+  delivery: Delivery;
+  run: RunSend;
+  settled: boolean;
+}
+
 interface Delivery {
   fire: FireToDispatch;
   /** The executors the fire could go to (a record sent before goes back to its own). */
@@ -169,10 +179,19 @@ export class Dispatcher {
   private readonly client: ExecutorClient;
   private readonly routes: Partial<Routes>;
   private readonly lanes: DispatchLanes;
+  /** The fence for one run (`fence`, or `fenceMany` of one); undefined: runs go unfenced. */
+  private readonly fenceOne: ((send: SendToFence) => Promise<FenceVerdict>) | undefined;
+  /** The fence for a batch's runs (`fenceMany`, or `fence` for each). */
+  private readonly fenceBatch: ((sends: readonly SendToFence[]) => Promise<FenceVerdict[]>) | undefined;
 
   constructor(options: DispatchOptions) {
     this.options = resolveDispatchOptions(options);
     const o = this.options;
+    const { fence, fenceMany } = o;
+    this.fenceOne =
+      fence ?? (fenceMany === undefined ? undefined : (send) => fenceMany([send]).then((v) => v[0]!));
+    this.fenceBatch =
+      fenceMany ?? (fence === undefined ? undefined : (sends) => Promise.all(sends.map((s) => fence(s))));
     this.client = new ExecutorClient({
       accessToken: o.accessToken,
       ...(o.tokenFor === undefined ? {} : { tokenFor: o.tokenFor }),
@@ -199,6 +218,158 @@ export class Dispatcher {
    */
   dispatch(fire: FireToDispatch, addresses: readonly ExecutorAddress[]): Promise<DispatchOutcome[]> {
     return this.lanes.run(fire.jobId, (lane) => this.deliver(fire, addresses, lane));
+  }
+
+  /**
+   * Dispatches several fires, each among its `addresses` as `dispatch` would, and resolves with
+   * their outcomes in their order; `onOutcomes`, when given, is called with each fire's outcomes
+   * as soon as they are known (the runs to one executor are answered together, those to another
+   * on their own time). The common fire — a fast-lane job routed by a route that asks no
+   * executor, to one executor, no override, no re-send, no shard — goes as part of a batch: its
+   * route picked here, the batch's runs fenced together and sent per executor together (one
+   * promise a statement and a `runBatch`, where a fire of its own costs a chain of them). A
+   * batched fire holds a fast-lane slot until its outcome is known; the other fires, and those
+   * past the fast lane's free slots, go as `dispatch`. Never rejects.
+   */
+  dispatchMany(
+    items: readonly { fire: FireToDispatch; addresses: readonly ExecutorAddress[] }[],
+    onOutcomes?: (index: number, outcomes: DispatchOutcome[]) => void,
+  ): Promise<DispatchOutcome[][]> {
+    const results: DispatchOutcome[][] = new Array(items.length);
+    const settle = (index: number, outcomes: DispatchOutcome[]) => {
+      results[index] = outcomes;
+      onOutcomes?.(index, outcomes);
+    };
+    const batchable = items.map(({ fire }) => this.batchable(fire));
+    let count = 0;
+    for (const b of batchable) if (b) count++;
+    let slots = count === 0 ? 0 : this.lanes.takeFast(count);
+    const batch: BatchedRun[] = [];
+    const pending: Promise<unknown>[] = [];
+    for (let index = 0; index < items.length; index++) {
+      const { fire, addresses } = items[index]!;
+      if (slots === 0 || !batchable[index]) {
+        pending.push(this.dispatch(fire, addresses).then((outcomes) => settle(index, outcomes)));
+        continue;
+      }
+      slots--;
+      const candidates = sortedByAddress(addresses);
+      const delivery: Delivery = { fire, candidates, lane: 'fast', header: triggerHeader(fire.triggerType) };
+      const routed = this.routeInBatch(delivery);
+      if ('triggerCode' in routed) {
+        this.lanes.releaseFast(fire.jobId, 0);
+        settle(index, [routed]);
+      } else {
+        batch.push({ index, delivery, run: routed, settled: false });
+      }
+    }
+    if (batch.length > 0) pending.push(this.sendBatch(batch, settle));
+    return Promise.all(pending).then(() => results);
+  }
+
+  /**
+   * Whether `fire` may go in a batch (`dispatchMany`): routed by a route that answers at once, to
+   * one executor, in the fast lane, with nothing of a trigger's or a retry's to it.
+   */
+  private batchable(fire: FireToDispatch): boolean {
+    return (
+      BATCH_ROUTES.has(fire.routeStrategy) &&
+      fire.resendTo === undefined &&
+      fire.shard === undefined &&
+      (fire.addressOverride === undefined || fire.addressOverride.length === 0) &&
+      this.lanes.laneOf(fire.jobId) === 'fast'
+    );
+  }
+
+  /** The run a batched fire goes out as, or its outcome when it goes nowhere. */
+  private routeInBatch(delivery: Delivery): RunSend | DispatchOutcome {
+    const { fire, candidates } = delivery;
+    if (candidates.length === 0) return this.unrouted(delivery, `no executor online for app ${fire.appName}`);
+    if (this.options.stream?.available === false && candidates.every((c) => isStreamAddress(c.address))) {
+      return this.keptUnrouted(delivery, `not sent: ${NOT_SENT_MESSAGES['transport-down']}`);
+    }
+    try {
+      const pick = this.routes[fire.routeStrategy]!.pick({ jobId: fire.jobId, candidates }) as RoutePick;
+      if (pick.picked.length === 0) return this.unrouted(delivery, pick.message);
+      return runOfPick(fire, pick);
+    } catch (err) {
+      return this.unrouted(delivery, `dispatch failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /**
+   * Fences the batch's runs together and sends the admitted ones per executor together, settling
+   * each fire with its outcomes as they are known and giving back its fast-lane slot then (a
+   * re-send to where a record went before goes on its own). Never rejects.
+   */
+  private async sendBatch(
+    batch: readonly BatchedRun[],
+    settle: (index: number, outcomes: DispatchOutcome[]) => void,
+  ): Promise<void> {
+    const started = performance.now();
+    const finish = (entry: BatchedRun, outcome: DispatchOutcome) => {
+      if (entry.settled) return;
+      entry.settled = true;
+      this.lanes.releaseFast(entry.delivery.fire.jobId, performance.now() - started);
+      settle(entry.index, [outcome]);
+    };
+    try {
+      const fence = this.fenceBatch;
+      let verdicts: readonly FenceVerdict[] | undefined;
+      if (fence !== undefined) {
+        const sends = batch.map(({ delivery, run }) => ({
+          fireId: run.fireId,
+          jobId: delivery.fire.jobId,
+          address: run.target.address,
+          leased: delivery.fire.leased === true,
+          readAt: delivery.fire.readAt,
+        }));
+        try {
+          verdicts = await fence(sends);
+        } catch (err) {
+          const message = `not sent: the send fence failed (${(err as Error)?.message ?? String(err)})`;
+          for (const entry of batch)
+            finish(entry, this.notSent(entry.delivery, entry.run, 'fence-failed', message));
+          return;
+        }
+      }
+      // The admitted runs by executor address, in the batch's order.
+      const byAddress = new Map<string, BatchedRun[]>();
+      const sends: Promise<void>[] = [];
+      for (let i = 0; i < batch.length; i++) {
+        const entry = batch[i]!;
+        const verdict = verdicts?.[i];
+        if (verdict !== undefined && !verdict.admitted) {
+          const outcome = this.notAdmitted(entry.delivery, entry.run, verdict, false);
+          if (outcome instanceof Promise) sends.push(outcome.then((o) => finish(entry, o)));
+          else finish(entry, outcome);
+          continue;
+        }
+        const address = entry.run.target.address;
+        const runs = byAddress.get(address);
+        if (runs === undefined) byAddress.set(address, [entry]);
+        else runs.push(entry);
+      }
+      const triggerAt = this.options.now();
+      const sent = performance.now();
+      for (const runs of byAddress.values()) {
+        const triggers = runs.map(({ delivery, run }) => triggerParamOf(delivery.fire, run.fireId, 0, 1));
+        sends.push(
+          this.client.runMany(runs[0]!.run.target, triggers).then((answers) => {
+            const latencyMs = performance.now() - sent;
+            for (let i = 0; i < runs.length; i++) {
+              const entry = runs[i]!;
+              finish(entry, this.runOutcome(entry.delivery, entry.run, answers[i]!, triggerAt, latencyMs));
+            }
+          }),
+        );
+      }
+      await Promise.all(sends);
+    } catch (err) {
+      // Still an outcome for each, never a rejection.
+      const message = `dispatch failed: ${(err as Error)?.message ?? String(err)}`;
+      for (const entry of batch) finish(entry, this.unrouted(entry.delivery, message));
+    }
   }
 
   /** Dispatches the two lanes run at once: what a caller keeps in flight to keep them busy. */
@@ -279,15 +450,7 @@ export class Dispatcher {
       const pick = picking instanceof Promise ? await picking : picking;
       if (pick.picked.length === 0) return [this.unrouted(delivery, pick.message)];
       if (fire.routeStrategy === 'SHARDING_BROADCAST') return await this.sendShards(delivery, pick);
-      const run: RunSend = {
-        target: pick.picked[0]!,
-        routeMessage: pick.message,
-        fireId: fire.fireId,
-        parentFireId: null,
-        shardIndex: 0,
-        shardTotal: 1,
-      };
-      return [await this.sendRun(delivery, run)];
+      return [await this.sendRun(delivery, runOfPick(fire, pick))];
     } catch (err) {
       // A route failed unexpectedly: still an outcome, never a rejection.
       return [this.unrouted(delivery, `dispatch failed: ${(err as Error)?.message ?? String(err)}`)];
@@ -337,7 +500,7 @@ export class Dispatcher {
   }
 
   private async sendRun(delivery: Delivery, run: RunSend, refenced = false): Promise<DispatchOutcome> {
-    const { fence } = this.options;
+    const fence = this.fenceOne;
     if (fence !== undefined) {
       let verdict: FenceVerdict;
       try {
@@ -356,25 +519,23 @@ export class Dispatcher {
           `not sent: the send fence failed (${(err as Error)?.message ?? String(err)})`,
         );
       }
-      if (!verdict.admitted) {
-        if ('sentTo' in verdict && !refenced) {
-          // Sent there before (by a node that died or lost the shard): only there may it go again.
-          const target = delivery.candidates.find((c) => sameAddress(c.address, verdict.sentTo)) ?? {
-            address: verdict.sentTo,
-            protocol: 'G2' as const,
-            appName: delivery.fire.appName,
-          };
-          const routeMessage = `${run.routeMessage}\nre-sent to ${target.address}, where it was sent before without a recorded outcome`;
-          return this.sendRun(delivery, { ...run, target, routeMessage }, true);
-        }
-        const reason = 'reason' in verdict ? verdict.reason : 'not-pending';
-        return this.notSent(delivery, run, reason, `not sent: ${NOT_SENT_MESSAGES[reason]}`);
-      }
+      if (!verdict.admitted) return this.notAdmitted(delivery, run, verdict, refenced);
     }
     const triggerAt = this.options.now();
     const started = performance.now();
     const trigger = triggerParamOf(delivery.fire, run.fireId, run.shardIndex, run.shardTotal);
     const answer = await this.client.run(run.target, trigger);
+    return this.runOutcome(delivery, run, answer, triggerAt, performance.now() - started);
+  }
+
+  /** The outcome of a run sent at `triggerAt` and answered `answer` after `latencyMs`. */
+  private runOutcome(
+    delivery: Delivery,
+    run: RunSend,
+    answer: CallOutcome<null>,
+    triggerAt: number,
+    latencyMs: number,
+  ): DispatchOutcome {
     if (answer.failure === 'connection' && this.isTransportDown(run.target.address)) {
       return this.notSent(
         delivery,
@@ -396,9 +557,33 @@ export class Dispatcher {
       triggerMsg: `${delivery.header}\n${run.routeMessage}\n${runLine(run.target, answer)}${repeat ? REPEAT_NOTE : ''}`,
       // A repeat was taken by whichever process served the address then, maybe not this one.
       executorInstance: repeat ? null : (answer.instance ?? null),
-      latencyMs: performance.now() - started,
+      latencyMs,
       lane: delivery.lane,
     };
+  }
+
+  /**
+   * A run the fence did not admit: one sent before by a node that died or lost the shard goes
+   * there again (fenced again, once); any other is not sent.
+   */
+  private notAdmitted(
+    delivery: Delivery,
+    run: RunSend,
+    verdict: Exclude<FenceVerdict, { admitted: true }>,
+    refenced: boolean,
+  ): DispatchOutcome | Promise<DispatchOutcome> {
+    if ('sentTo' in verdict && !refenced) {
+      // Sent there before (by a node that died or lost the shard): only there may it go again.
+      const target = delivery.candidates.find((c) => sameAddress(c.address, verdict.sentTo)) ?? {
+        address: verdict.sentTo,
+        protocol: 'G2' as const,
+        appName: delivery.fire.appName,
+      };
+      const routeMessage = `${run.routeMessage}\nre-sent to ${target.address}, where it was sent before without a recorded outcome`;
+      return this.sendRun(delivery, { ...run, target, routeMessage }, true);
+    }
+    const reason = 'reason' in verdict ? verdict.reason : 'not-pending';
+    return this.notSent(delivery, run, reason, `not sent: ${NOT_SENT_MESSAGES[reason]}`);
   }
 
   /** The outcome of a run the fence kept back: nothing was sent, and the record is left as it is. */
@@ -454,6 +639,26 @@ export class Dispatcher {
       lane: delivery.lane,
     };
   }
+}
+
+/**
+ * The routes that pick without asking an executor (all but FAILOVER's and BUSYOVER's beats and a
+ * broadcast's shards): a fire of one may go in a batch (`dispatchMany`).
+ */
+const BATCH_ROUTES: ReadonlySet<RouteStrategy> = new Set(
+  ROUTE_STRATEGIES.filter((s) => s !== 'FAILOVER' && s !== 'BUSYOVER' && s !== 'SHARDING_BROADCAST'),
+);
+
+/** The one run of a fire routed to the first executor of `pick`, under the fire's own record. */
+function runOfPick(fire: FireToDispatch, pick: RoutePick): RunSend {
+  return {
+    target: pick.picked[0]!,
+    routeMessage: pick.message,
+    fireId: fire.fireId,
+    parentFireId: null,
+    shardIndex: 0,
+    shardTotal: 1,
+  };
 }
 
 const NOT_SENT_MESSAGES = {

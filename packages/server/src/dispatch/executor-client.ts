@@ -199,7 +199,10 @@ interface QueuedRun {
   target: ExecutorAddress;
   body: string;
   started: number;
-  settle: (outcome: CallOutcome<null>) => void;
+  /** Settles its call: with the outcome alone (`run`), or into its place among a `runMany`'s. */
+  settle: (outcome: CallOutcome<null>, index: number) => void;
+  /** Its place among the runs of its `runMany` call (0 for a `run`). */
+  index: number;
 }
 
 export class ExecutorClient {
@@ -246,16 +249,37 @@ export class ExecutorClient {
   run(target: ExecutorAddress, trigger: TriggerParam): Promise<CallOutcome<null>> {
     const started = performance.now();
     const body = JSON.stringify(trigger);
-    return new Promise((settle) => {
-      const queue = this.queuedRuns.get(target.address);
-      const run = { target, body, started, settle };
-      if (queue === undefined) this.queuedRuns.set(target.address, [run]);
-      else queue.push(run);
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flushRuns());
+    return new Promise((settle) => this.queueRun({ target, body, started, settle, index: 0 }));
+  }
+
+  /**
+   * Queues several runs to one executor, as `run` each would, with one promise for them all: their
+   * outcomes in their order (a batch of fires routed to the same executor together).
+   */
+  runMany(target: ExecutorAddress, triggers: readonly TriggerParam[]): Promise<CallOutcome<null>[]> {
+    const started = performance.now();
+    return new Promise((resolve) => {
+      const outcomes: CallOutcome<null>[] = new Array(triggers.length);
+      let remaining = triggers.length;
+      if (remaining === 0) resolve(outcomes);
+      const settle = (outcome: CallOutcome<null>, index: number) => {
+        outcomes[index] = outcome;
+        if (--remaining === 0) resolve(outcomes);
+      };
+      for (let index = 0; index < triggers.length; index++) {
+        this.queueRun({ target, body: JSON.stringify(triggers[index]), started, settle, index });
       }
     });
+  }
+
+  private queueRun(run: QueuedRun): void {
+    const queue = this.queuedRuns.get(run.target.address);
+    if (queue === undefined) this.queuedRuns.set(run.target.address, [run]);
+    else queue.push(run);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushRuns());
+    }
   }
 
   /**
@@ -320,7 +344,7 @@ export class ExecutorClient {
 
   /** One run on its own: `run` (G4 `trigger`). */
   private async sendRun(run: QueuedRun): Promise<void> {
-    run.settle((await this.post(run.target, 'run', run.body, run.started)) as CallOutcome<null>);
+    run.settle((await this.post(run.target, 'run', run.body, run.started)) as CallOutcome<null>, run.index);
   }
 
   /**
@@ -368,7 +392,7 @@ export class ExecutorClient {
               ...(batch?.instance === undefined ? {} : { instance: batch.instance }),
             };
       this.options.onCall?.(outcome);
-      run.settle(outcome);
+      run.settle(outcome, run.index);
     }
   }
 

@@ -38,7 +38,12 @@ import { type DueFire, type DueJob, loadDueFires } from '../store/hot/due-load.j
 import type { SendFenceRequest } from '../store/hot/send-fence.js';
 import type { AppGroupRow, DispatchMark, FinishedFire, FireRow, Store } from '../store/index.js';
 import { broadcastShardRecords } from './broadcast-records.js';
-import { broadcastTargets, type Dispatcher, type DispatchOutcome } from './dispatcher.js';
+import {
+  broadcastTargets,
+  type Dispatcher,
+  type DispatchOutcome,
+  type FireToDispatch,
+} from './dispatcher.js';
 import type { ExecutorAddress } from './executor-client.js';
 import { FixDelayFollowUps, SCHEDULED_TRIGGERS } from './fix-delay.js';
 import type { GiveWay } from './give-way.js';
@@ -61,7 +66,8 @@ export interface AppExecutors {
 
 export interface FirePipelineOptions {
   store: Pick<Store, 'fires' | 'jobs' | 'apps' | 'connection'>;
-  dispatcher: Pick<Dispatcher, 'dispatch'>;
+  /** With `dispatchMany`, the due fires loaded together are dispatched together (`batchSends`). */
+  dispatcher: Pick<Dispatcher, 'dispatch'> & Partial<Pick<Dispatcher, 'dispatchMany'>>;
   executors: AppExecutors;
   clock: Pick<Clock, 'now'>;
   logger: Logger;
@@ -100,6 +106,12 @@ export interface FirePipelineOptions {
    * the send fence checks what it was read with. Default false: every due fire is loaded.
    */
   sendAsClaimed?: boolean;
+  /**
+   * Hand the due fires waiting to the dispatcher's `dispatchMany` together (a batch's common fires
+   * routed, fenced and sent together), not one `dispatch` each. Default true when the dispatcher
+   * has `dispatchMany`.
+   */
+  batchSends?: boolean;
   /** Called with the number of dispatch marks written, alone or with their runs' results (metrics). */
   onMarksWritten?: (count: number, withResults: boolean) => void;
 }
@@ -123,6 +135,8 @@ interface SendableFire {
   readAt?: SendFenceRequest['readAt'];
 }
 
+/** What the due-fire path asks of each dispatch: a fire of the planner, sent under its shard's lease. */
+const LEASED: DispatchRequest = { leased: true };
 const JOB_GONE = 'skipped: the job was stopped or deleted before the fire was dispatched';
 const APP_GONE = 'skipped: the job’s app was deleted before the fire was dispatched';
 /** Loads of due fires running at once. */
@@ -169,6 +183,8 @@ export class FirePipeline implements DueFireSink {
   private readyHead = 0;
   /** Dispatches handed to the dispatcher and not finished. */
   private dispatches = 0;
+  /** A pump is queued for the slots freed in this turn (freeSlot). */
+  private pumpQueued = false;
   /** Set when a stop ran out of time: what has not been sent stays `pending` for the next start. */
   private abandoned = false;
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -216,6 +232,11 @@ export class FirePipeline implements DueFireSink {
   /** The dispatch marks held for their runs' results, for the result recorder to write with them. */
   get heldMarks(): Pick<MarkBatcher, 'take' | 'settle'> {
     return this.marks;
+  }
+
+  /** Whether due fires go to the dispatcher together (`batchSends`). */
+  private get batchSends(): boolean {
+    return this.options.batchSends !== false && this.options.dispatcher.dispatchMany !== undefined;
   }
 
   /** Whether claimed fires are sent as read (`sendAsClaimed`): the planner keeps their claims only then. */
@@ -393,11 +414,12 @@ export class FirePipeline implements DueFireSink {
    */
   private pump(): void {
     if (this.abandoned) return;
+    if (this.batchSends) this.dispatchReady();
     while (this.dispatches < this.dispatchesInFlight && this.readyHead < this.ready.length) {
       const { fire, job, app, readAt } = this.ready[this.readyHead]!;
       this.readyHead++;
       this.dispatches++;
-      this.track(this.dispatchOne(fire, job, app, { leased: true }, false, readAt), () => {
+      this.track(this.dispatchOne(fire, job, app, LEASED, false, readAt), () => {
         this.dispatches--;
         this.pump();
       });
@@ -421,6 +443,91 @@ export class FirePipeline implements DueFireSink {
         this.pump();
       });
     }
+  }
+
+  /**
+   * Hands the loaded records that fit in the free dispatch slots to the dispatcher together
+   * (`dispatchMany`). Each frees its slot once its outcome is handled, as a dispatch of its own
+   * would: the runs to a slow executor do not hold the others' slots.
+   */
+  private dispatchReady(): void {
+    const count = Math.min(this.dispatchesInFlight - this.dispatches, this.ready.length - this.readyHead);
+    if (count <= 1) return;
+    const group = this.ready.slice(this.readyHead, this.readyHead + count);
+    this.readyHead += count;
+    this.dispatches += count;
+    this.track(this.dispatchGroup(group));
+  }
+
+  /** Frees one dispatch slot; the pump runs once for the slots freed in the same turn. */
+  private readonly freeSlot = (): void => {
+    this.dispatches--;
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    queueMicrotask(this.pumpAgain);
+  };
+
+  private readonly pumpAgain = (): void => {
+    this.pumpQueued = false;
+    this.pump();
+  };
+
+  /**
+   * Dispatches loaded due records together; through `dispatchOne` each with an address list, a
+   * record sent before, a broadcast, or executors not known at once. Resolves once every one's
+   * outcome is handled (its marks waited for where `dispatchOne` would wait).
+   */
+  private async dispatchGroup(group: readonly SendableFire[]): Promise<void> {
+    const { executors, logger } = this.options;
+    const failed = (err: unknown, fireId: number) =>
+      logger.error({ err, fireId }, 'dispatch of a fire failed before reaching an executor');
+    const waits: Promise<unknown>[] = [];
+    const together: SendableFire[] = [];
+    const items: { fire: FireToDispatch; addresses: readonly ExecutorAddress[] }[] = [];
+    for (const entry of group) {
+      const { fire, job, app, readAt } = entry;
+      const online =
+        (fire.address_override === null || fire.address_override === undefined) &&
+        (fire.sent_to === null || fire.sent_to === undefined) &&
+        job.executor_route_strategy !== 'SHARDING_BROADCAST'
+          ? executors.addressesOf(app)
+          : undefined;
+      if (online === undefined || online instanceof Promise) {
+        const alone = this.dispatchOne(fire, job, app, LEASED, false, readAt);
+        alone.then(this.freeSlot, this.freeSlot);
+        waits.push(alone);
+        continue;
+      }
+      try {
+        const toSend = toDispatch(fire, job, app, LEASED, undefined);
+        if (readAt !== undefined) toSend.readAt = readAt;
+        items.push({ fire: toSend, addresses: online });
+        together.push(entry);
+      } catch (err) {
+        failed(err, fire.id);
+        this.freeSlot();
+      }
+    }
+    if (items.length > 0) {
+      await this.options.dispatcher.dispatchMany!(items, (i, outcomes) => {
+        const { fire, job } = together[i]!;
+        let after: Promise<unknown> | undefined;
+        try {
+          after = this.afterDispatch(fire, job, outcomes, LEASED, false);
+        } catch (err) {
+          failed(err, fire.id);
+        }
+        if (after === undefined) {
+          this.freeSlot();
+          return;
+        }
+        // Many marks behind, or a FIX_DELAY job's next time: its slot waits for them, as in dispatchOne.
+        const handled = after.catch((err: unknown) => failed(err, fire.id));
+        handled.then(this.freeSlot, this.freeSlot);
+        waits.push(handled);
+      });
+    }
+    if (waits.length > 0) await Promise.all(waits);
   }
 
   /**
@@ -515,7 +622,7 @@ export class FirePipeline implements DueFireSink {
     awaitMarks: boolean,
     readAt?: SendFenceRequest['readAt'],
   ): Promise<DispatchOutcome[]> {
-    const { dispatcher, executors, logger, onDispatched, store, clock } = this.options;
+    const { dispatcher, executors, logger, store, clock } = this.options;
     // A trigger-once record sent by recovery (its server died before sending it) keeps its list.
     const sending = request.addressOverride?.length ? request : withStoredOverride(fire, request, logger);
     try {
@@ -545,44 +652,8 @@ export class FirePipeline implements DueFireSink {
       const outcomes = await dispatcher.dispatch(toSend, addresses);
       // A stop that ran out of time closed the connections under this send: it did not happen.
       if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return [];
-      this.notSentAgain(fire, outcomes, sending);
-      let sent = 0;
-      let failed: number[] | undefined;
-      for (const outcome of outcomes) {
-        if (outcome.notSent !== undefined) continue;
-        sent++;
-        onDispatched?.(fire, outcome);
-        if (outcome.triggerCode === 200) continue;
-        failed ??= [];
-        failed.push(outcome.fireId);
-      }
-      const marks = marksOf(fire, outcomes);
-      const behind = this.marks.queued + marks.length > MARKS_BEHIND;
-      if (!awaitMarks && !behind && failed === undefined) {
-        // Nobody waits for these marks: no promise a mark. A scheduled run's mark may wait for its
-        // result when its executor refuses a repeat.
-        for (const mark of marks) this.marks.put(kindOf(mark), mark, refusesRepeats(mark));
-      } else {
-        const written = Promise.all(
-          marks.map((mark) =>
-            this.marks.add(kindOf(mark), mark, { holdable: !awaitMarks && refusesRepeats(mark) }),
-          ),
-        );
-        if (failed !== undefined) {
-          const failures = failed;
-          void written.then(() => this.keepDispatchFailures(failures));
-        }
-        if (awaitMarks || behind) await written;
-      }
-      if (
-        fire.claim_job_id !== null &&
-        job.schedule_type === 'FIX_DELAY' &&
-        sent > 0 &&
-        failed?.length === sent
-      ) {
-        // No run happened, so no run end will set the next time: continue from the failed dispatch.
-        await this.fixDelay.continueFrom([job], outcomes[0]?.triggerAt ?? this.options.clock.now());
-      }
+      const after = this.afterDispatch(fire, job, outcomes, sending, awaitMarks);
+      if (after !== undefined) await after;
       return outcomes;
     } catch (err) {
       // The dispatcher never rejects; this is a store or directory failure. The record stays
@@ -590,6 +661,65 @@ export class FirePipeline implements DueFireSink {
       logger.error({ err, fireId: fire.id }, 'dispatch of a fire failed before reaching an executor');
       return [];
     }
+  }
+
+  /**
+   * What a fire's outcomes leave: its marks handed to the batcher (written on their own time
+   * unless `awaitMarks`, many behind or a dispatch failed), the runs not sent tried again, a
+   * FIX_DELAY job's next time after a failed dispatch. Returns what must be waited for, if anything.
+   */
+  private afterDispatch(
+    fire: DueFire,
+    job: DueJob,
+    outcomes: readonly DispatchOutcome[],
+    sending: DispatchRequest,
+    awaitMarks: boolean,
+  ): Promise<unknown> | undefined {
+    const { onDispatched } = this.options;
+    // A stop that ran out of time closed the connections under this send: it did not happen.
+    if (this.abandoned && outcomes.every((o) => o.triggerCode !== 200)) return undefined;
+    this.notSentAgain(fire, outcomes, sending);
+    let sent = 0;
+    let failed: number[] | undefined;
+    for (const outcome of outcomes) {
+      if (outcome.notSent !== undefined) continue;
+      sent++;
+      onDispatched?.(fire, outcome);
+      if (outcome.triggerCode === 200) continue;
+      failed ??= [];
+      failed.push(outcome.fireId);
+    }
+    const marks = marksOf(fire, outcomes);
+    const behind = this.marks.queued + marks.length > MARKS_BEHIND;
+    let written: Promise<unknown> | undefined;
+    if (!awaitMarks && !behind && failed === undefined) {
+      // Nobody waits for these marks: no promise a mark. A scheduled run's mark may wait for its
+      // result when its executor refuses a repeat.
+      for (const mark of marks) this.marks.put(kindOf(mark), mark, refusesRepeats(mark));
+    } else {
+      const all = Promise.all(
+        marks.map((mark) =>
+          this.marks.add(kindOf(mark), mark, { holdable: !awaitMarks && refusesRepeats(mark) }),
+        ),
+      );
+      if (failed !== undefined) {
+        const failures = failed;
+        void all.then(() => this.keepDispatchFailures(failures));
+      }
+      if (awaitMarks || behind) written = all;
+    }
+    if (
+      fire.claim_job_id !== null &&
+      job.schedule_type === 'FIX_DELAY' &&
+      sent > 0 &&
+      failed?.length === sent
+    ) {
+      // No run happened, so no run end will set the next time: continue from the failed dispatch.
+      const next = () =>
+        this.fixDelay.continueFrom([job], outcomes[0]?.triggerAt ?? this.options.clock.now());
+      return written === undefined ? next() : written.then(next);
+    }
+    return written;
   }
 
   private keepDispatchFailures(fireIds: readonly number[]): void {

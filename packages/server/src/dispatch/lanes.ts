@@ -59,6 +59,25 @@ export class DispatchLanes {
     });
   }
 
+  /**
+   * Takes up to `count` of the fast lane's free slots at once for a batch of dispatches sent
+   * together (Dispatcher.dispatchMany), without a promise a dispatch; none while dispatches wait
+   * for a slot, so a batch never overtakes them. Returns how many were taken: the batch's other
+   * dispatches go through `run`. Give them back with `releaseFast`.
+   */
+  takeFast(count: number): number {
+    return this.fast.take(count);
+  }
+
+  /**
+   * Gives back the fast-lane slot a batched dispatch of `jobId` took (`takeFast`), whose outcome
+   * took `ms`: a slow one counts for the job as its own dispatch would.
+   */
+  releaseFast(jobId: number, ms: number): void {
+    this.recordDuration(jobId, ms);
+    this.fast.release();
+  }
+
   /** The lane the job's next dispatch runs in. */
   laneOf(jobId: number): LaneName {
     this.rollWindow();
@@ -119,12 +138,20 @@ class BoundedLane {
 
   private readonly released = (): void => this.release();
 
+  /** Takes up to `count` free slots now (none while tasks wait); each is given back with `release`. */
+  take(count: number): number {
+    if (this.head < this.waiting.length) return 0;
+    const taken = Math.max(0, Math.min(count, this.limit - this.running));
+    this.running += taken;
+    return taken;
+  }
+
   stats(): LaneStats {
     return { running: this.running, queued: this.waiting.length - this.head };
   }
 
   /** Hands the slot to the next waiting task, or frees it. */
-  private release(): void {
+  release(): void {
     if (this.head < this.waiting.length) {
       const next = this.waiting[this.head]!;
       this.head += 1;

@@ -59,6 +59,11 @@ export interface DispatchOptions {
    * a record sent before to another executor is sent there instead. Without it every run is sent.
    */
   fence?: (send: SendToFence) => Promise<FenceVerdict>;
+  /**
+   * The fence asked for several runs at once (`Dispatcher.dispatchMany`), their verdicts in their
+   * order: one promise a batch. Without it a batch asks `fence` for each run.
+   */
+  fenceMany?: (sends: readonly SendToFence[]) => Promise<FenceVerdict[]>;
   /** Called after every executor call with its latency and result (for metrics). */
   onCall?: (record: CallRecord) => void;
   /** Where executors may be connected to (the server's `allowedNetworks`). Default: the rules' defaults. */
@@ -94,6 +99,7 @@ export interface ResolvedDispatchOptions {
   now: () => number;
   random: () => number;
   fence: DispatchOptions['fence'];
+  fenceMany: DispatchOptions['fenceMany'];
   onCall: DispatchOptions['onCall'];
   networkRules: NetworkRules;
   pull: PullTransport | undefined;
@@ -146,6 +152,7 @@ export function resolveDispatchOptions(options: DispatchOptions): ResolvedDispat
     now: optionalFunction('now', options.now, Date.now),
     random: optionalFunction('random', options.random, Math.random),
     fence: optionalFunction('fence', options.fence, undefined),
+    fenceMany: optionalFunction('fenceMany', options.fenceMany, undefined),
     onCall: optionalFunction('onCall', options.onCall, undefined),
     networkRules: options.networkRules ?? new NetworkRules(),
     pull: options.pull,

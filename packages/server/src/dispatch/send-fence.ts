@@ -52,10 +52,25 @@ export interface SendFenceOptions {
   claimBehind?: () => boolean;
 }
 
+type Settle = (value: FenceVerdict | FenceVerdict[]) => void;
+
+/** The asks of one `admit` or `admitMany` call: their verdicts, and what settles its one promise. */
+interface AskGroup {
+  verdicts: FenceVerdict[];
+  /** Verdicts still to come. */
+  remaining: number;
+  /** An `admit`: settled with its one verdict. */
+  one: boolean;
+  settle: Settle;
+  fail(err: unknown): void;
+  failed: boolean;
+}
+
 interface Waiting {
   request: SendFenceRequest;
-  settle(verdict: FenceVerdict): void;
-  fail(err: unknown): void;
+  group: AskGroup;
+  /** Where its verdict goes in the group's. */
+  index: number;
 }
 
 export class SendFence {
@@ -72,18 +87,57 @@ export class SendFence {
 
   /** Whether `send` may go out now. Rejects when the database cannot be asked (the fire is then not sent). */
   admit(send: SendToFence): Promise<FenceVerdict> {
-    let lease: SendFenceRequest['lease'] = null;
-    if (send.leased) {
-      const shard = this.options.leases.shardOf(send.jobId);
-      const epoch = this.options.leases.epochOf(shard);
-      if (epoch === undefined) return Promise.resolve({ admitted: false, reason: 'not-owner' });
-      lease = { name: shardLeaseName(shard), epoch };
-    }
     return new Promise((settle, fail) => {
-      const request = { fireId: send.fireId, address: send.address, lease, readAt: send.readAt };
-      this.queue.push({ request, settle, fail });
-      this.startFlush();
+      this.ask([send], {
+        verdicts: [],
+        remaining: 1,
+        one: true,
+        settle: settle as Settle,
+        fail,
+        failed: false,
+      });
     });
+  }
+
+  /**
+   * Whether each of `sends` may go out now, in their order: one promise for them all (a batch of
+   * sends routed together). Rejects when the database cannot be asked for any of them (none is
+   * then sent).
+   */
+  admitMany(sends: readonly SendToFence[]): Promise<FenceVerdict[]> {
+    return new Promise((settle, fail) => {
+      const verdicts: FenceVerdict[] = new Array(sends.length);
+      this.ask(sends, {
+        verdicts,
+        remaining: sends.length,
+        one: false,
+        settle: settle as Settle,
+        fail,
+        failed: false,
+      });
+    });
+  }
+
+  /** Queues the asks of `group` (a send whose shard this node does not hold is refused here). */
+  private ask(sends: readonly SendToFence[], group: AskGroup): void {
+    for (let index = 0; index < sends.length; index++) {
+      const send = sends[index]!;
+      let lease: SendFenceRequest['lease'] = null;
+      if (send.leased) {
+        const shard = this.options.leases.shardOf(send.jobId);
+        const epoch = this.options.leases.epochOf(shard);
+        if (epoch === undefined) {
+          group.verdicts[index] = NOT_OWNER;
+          group.remaining--;
+          continue;
+        }
+        lease = { name: shardLeaseName(shard), epoch };
+      }
+      const request = { fireId: send.fireId, address: send.address, lease, readAt: send.readAt };
+      this.queue.push({ request, group, index });
+    }
+    if (group.remaining === 0) settleGroup(group);
+    else this.startFlush();
   }
 
   /** Fence statements allowed at once now. */
@@ -116,15 +170,30 @@ export class SendFence {
         this.options.now(),
         batch.map((w) => w.request),
       );
-      for (const [i, waiting] of batch.entries()) waiting.settle(verdictOf(answers[i]!));
+      for (let i = 0; i < batch.length; i++) {
+        const { group, index } = batch[i]!;
+        group.verdicts[index] = verdictOf(answers[i]!);
+        if (--group.remaining === 0 && !group.failed) settleGroup(group);
+      }
     } catch (err) {
-      for (const waiting of batch) waiting.fail(err);
+      for (const { group } of batch) {
+        if (group.failed) continue;
+        group.failed = true;
+        group.fail(err);
+      }
     }
   }
 }
 
+const ADMITTED: FenceVerdict = { admitted: true };
+const NOT_OWNER: FenceVerdict = { admitted: false, reason: 'not-owner' };
+
+function settleGroup(group: AskGroup): void {
+  group.settle(group.one ? group.verdicts[0]! : group.verdicts);
+}
+
 function verdictOf(answer: SendFenceAnswer): FenceVerdict {
-  if (answer.admitted) return { admitted: true };
+  if (answer.admitted) return ADMITTED;
   if ('sentTo' in answer) return { admitted: false, sentTo: answer.sentTo };
   return { admitted: false, reason: answer.reason };
 }

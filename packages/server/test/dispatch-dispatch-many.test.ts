@@ -1,0 +1,155 @@
+/**
+ * `Dispatcher.dispatchMany`: the due fires of a load dispatched together. The common fire (a route
+ * that asks no executor, one executor, no override, no re-send, no shard, fast lane) is routed,
+ * fenced with the batch and sent with the batch's other runs to its executor; every other fire
+ * goes as `dispatch` would send it. Real Tickwheel executors on loopback.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Dispatcher, type DispatchOutcome } from '../src/dispatch/dispatcher.js';
+import type { DispatchOptions } from '../src/dispatch/options.js';
+import type { FenceVerdict, SendToFence } from '../src/dispatch/send-fence.js';
+import { APP, closeAll, fire, startExecutors, TOKEN, targetsOf } from './helpers/dispatch-fixtures.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+function dispatcher(options: Partial<DispatchOptions> = {}): Dispatcher {
+  const d = new Dispatcher({ accessToken: TOKEN, ...options });
+  cleanups.push(() => d.close());
+  return d;
+}
+
+async function twoExecutors() {
+  const executors = await startExecutors(2, (ex) => ex.handle('hello', (ctx) => `ran ${ctx.logId}`));
+  cleanups.push(() => closeAll(executors));
+  const sorted = [...executors].sort((a, b) => (a.address < b.address ? -1 : 1));
+  return { executors, targets: targetsOf(executors), first: sorted[0]!, last: sorted[1]! };
+}
+
+describe('Dispatcher.dispatchMany', () => {
+  it('routes a batch, asks the fence once for it, and gives each fire the outcome its own dispatch would', async () => {
+    const { targets, first, last } = await twoExecutors();
+    const asked: SendToFence[][] = [];
+    const d = dispatcher({
+      fenceMany: async (sends) => {
+        asked.push([...sends]);
+        return sends.map(() => ({ admitted: true }) as FenceVerdict);
+      },
+    });
+    const fires = [
+      fire({ jobId: 1, routeStrategy: 'FIRST', leased: true }),
+      fire({ jobId: 2, routeStrategy: 'LAST', leased: true }),
+      fire({ jobId: 3, routeStrategy: 'FIRST', leased: true }),
+      fire({ jobId: 4, routeStrategy: 'LAST', leased: true, triggerType: 'MANUAL' }),
+    ];
+    const outcomes = await d.dispatchMany(fires.map((f) => ({ fire: f, addresses: targets })));
+    expect(outcomes.map((o) => o.map((x) => [x.fireId, x.address, x.triggerCode, x.lane]))).toEqual([
+      [[fires[0]!.fireId, first.address, 200, 'fast']],
+      [[fires[1]!.fireId, last.address, 200, 'fast']],
+      [[fires[2]!.fireId, first.address, 200, 'fast']],
+      [[fires[3]!.fireId, last.address, 200, 'fast']],
+    ]);
+    expect(outcomes[3]![0]!.triggerMsg).toBe(
+      `trigger MANUAL\nroute LAST: ${last.address} (last of 2)\nrun ${last.address}: code 200, Success`,
+    );
+    expect(asked).toEqual([
+      fires.map((f, i) => ({
+        fireId: f.fireId,
+        jobId: f.jobId,
+        address: i % 2 === 0 ? first.address : last.address,
+        leased: true,
+        readAt: undefined,
+      })),
+    ]);
+    for (const [i, f] of fires.entries()) {
+      const executor = i % 2 === 0 ? first : last;
+      expect(await executor.server.callbackFor(f.fireId)).toMatchObject({
+        handleCode: 200,
+        handleMsg: `ran ${f.fireId}`,
+      });
+    }
+  });
+
+  it('sends nothing the fence refuses, re-sends a record to where it went before, and keeps the others going', async () => {
+    const { targets, first, last } = await twoExecutors();
+    const [admitted, refused, elsewhere] = [fire({ jobId: 11 }), fire({ jobId: 12 }), fire({ jobId: 13 })];
+    const single: SendToFence[] = [];
+    const d = dispatcher({
+      fenceMany: async (sends) =>
+        sends.map((s): FenceVerdict => {
+          if (s.fireId === refused.fireId) return { admitted: false, reason: 'not-owner' };
+          if (s.fireId === elsewhere.fireId) return { admitted: false, sentTo: last.address };
+          return { admitted: true };
+        }),
+      // The re-send is fenced once more, on its own.
+      fence: async (send) => {
+        single.push(send);
+        return { admitted: true };
+      },
+    });
+    const outcomes = await d.dispatchMany(
+      [admitted, refused, elsewhere].map((f) => ({ fire: f, addresses: targets })),
+    );
+    expect(outcomes[0]).toEqual([expect.objectContaining({ triggerCode: 200, address: first.address })]);
+    expect(outcomes[1]).toEqual([expect.objectContaining({ notSent: 'not-owner', triggerCode: 500 })]);
+    expect(outcomes[2]).toEqual([expect.objectContaining({ triggerCode: 200, address: last.address })]);
+    expect(outcomes[2]![0]!.triggerMsg).toContain('where it was sent before');
+    expect(single.map((s) => [s.fireId, s.address])).toEqual([[elsewhere.fireId, last.address]]);
+    expect(await last.server.callbackFor(elsewhere.fireId)).toMatchObject({ handleCode: 200 });
+    expect(await first.server.callbackFor(admitted.fireId)).toMatchObject({ handleCode: 200 });
+  });
+
+  it('sends none of a batch when the fence cannot be asked, saying why in each outcome', async () => {
+    const { targets } = await twoExecutors();
+    const d = dispatcher({
+      fenceMany: async () => {
+        throw new Error('connection terminated');
+      },
+    });
+    const fires = [fire(), fire({ routeStrategy: 'LAST' })];
+    const outcomes = (await d.dispatchMany(fires.map((f) => ({ fire: f, addresses: targets })))).flat();
+    expect(outcomes.map((o) => [o.fireId, o.notSent])).toEqual(fires.map((f) => [f.fireId, 'fence-failed']));
+    expect(outcomes.every((o) => o.triggerMsg.includes('connection terminated'))).toBe(true);
+  });
+
+  it('dispatches an override, a FAILOVER fire and a fire with no executor beside the batch, each as dispatch would', async () => {
+    const { targets, first, last } = await twoExecutors();
+    const d = dispatcher();
+    const overridden = fire({ jobId: 21, addressOverride: [last.address] });
+    const failover = fire({ jobId: 22, routeStrategy: 'FAILOVER' });
+    const plain = fire({ jobId: 23 });
+    const nowhere = fire({ jobId: 24 });
+    const outcomes = await d.dispatchMany([
+      { fire: overridden, addresses: targets },
+      { fire: failover, addresses: targets },
+      { fire: plain, addresses: targets },
+      { fire: nowhere, addresses: [] },
+    ]);
+    const only = (o: DispatchOutcome[] | undefined) => {
+      expect(o).toHaveLength(1);
+      return o![0]!;
+    };
+    expect(only(outcomes[0])).toMatchObject({ triggerCode: 200, address: last.address });
+    expect(only(outcomes[0]).triggerMsg).toContain(`address override: ${last.address}`);
+    expect(only(outcomes[1])).toMatchObject({ triggerCode: 200, address: first.address });
+    expect(only(outcomes[1]).triggerMsg).toContain('route FAILOVER');
+    expect(only(outcomes[2])).toMatchObject({ triggerCode: 200, address: first.address });
+    expect(only(outcomes[3])).toMatchObject({ triggerCode: 500, address: null });
+    expect(only(outcomes[3]).triggerMsg).toBe(`trigger CRON\nno executor online for app ${APP}`);
+    expect(await last.server.callbackFor(overridden.fireId)).toMatchObject({ handleCode: 200 });
+  });
+
+  it('holds a fast-lane slot a batched fire until the batch is answered, and sends past the free slots one by one', async () => {
+    const { targets } = await twoExecutors();
+    const d = dispatcher({ fastConcurrency: 2 });
+    const fires = [fire({ jobId: 31 }), fire({ jobId: 32 }), fire({ jobId: 33 }), fire({ jobId: 34 })];
+    const dispatching = d.dispatchMany(fires.map((f) => ({ fire: f, addresses: targets })));
+    // Two fires took the two slots as a batch; the other two wait in the lane for them.
+    expect(d.laneStats().fast).toEqual({ running: 2, queued: 2 });
+    const outcomes = (await dispatching).flat();
+    expect(outcomes.map((o) => o.triggerCode)).toEqual([200, 200, 200, 200]);
+    expect(d.laneStats().fast).toEqual({ running: 0, queued: 0 });
+  });
+});
