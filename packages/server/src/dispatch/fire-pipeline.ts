@@ -447,16 +447,24 @@ export class FirePipeline implements DueFireSink {
 
   /**
    * Hands the loaded records that fit in the free dispatch slots to the dispatcher together
-   * (`dispatchMany`). Each frees its slot once its outcome is handled, as a dispatch of its own
-   * would: the runs to a slow executor do not hold the others' slots.
+   * (`dispatchMany`), a batch (`batchSize`, the fence's statement too) at a time, so a burst's
+   * first batch goes out as soon as its own fence statement answers. Each record frees its slot
+   * once its outcome is handled, as a dispatch of its own would: the runs to a slow executor do
+   * not hold the others' slots. A record alone is left to `pump`'s own dispatch.
    */
   private dispatchReady(): void {
-    const count = Math.min(this.dispatchesInFlight - this.dispatches, this.ready.length - this.readyHead);
-    if (count <= 1) return;
-    const group = this.ready.slice(this.readyHead, this.readyHead + count);
-    this.readyHead += count;
-    this.dispatches += count;
-    this.track(this.dispatchGroup(group));
+    for (;;) {
+      const count = Math.min(
+        this.dispatchesInFlight - this.dispatches,
+        this.ready.length - this.readyHead,
+        this.options.batchSize,
+      );
+      if (count <= 1) return;
+      const group = this.ready.slice(this.readyHead, this.readyHead + count);
+      this.readyHead += count;
+      this.dispatches += count;
+      this.track(this.dispatchGroup(group));
+    }
   }
 
   /** Frees one dispatch slot; the pump runs once for the slots freed in the same turn. */
