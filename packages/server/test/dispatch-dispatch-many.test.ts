@@ -8,7 +8,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher, type DispatchOutcome } from '../src/dispatch/dispatcher.js';
 import type { DispatchOptions } from '../src/dispatch/options.js';
 import type { FenceVerdict, SendToFence } from '../src/dispatch/send-fence.js';
-import { APP, closeAll, fire, startExecutors, TOKEN, targetsOf } from './helpers/dispatch-fixtures.js';
+import {
+  APP,
+  closeAll,
+  fire,
+  startExecutors,
+  TOKEN,
+  target,
+  targetsOf,
+} from './helpers/dispatch-fixtures.js';
+import { startMimic } from './helpers/xxl-mimic.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -150,6 +159,35 @@ describe('Dispatcher.dispatchMany', () => {
     expect(d.laneStats().fast).toEqual({ running: 2, queued: 2 });
     const outcomes = (await dispatching).flat();
     expect(outcomes.map((o) => o.triggerCode)).toEqual([200, 200, 200, 200]);
+    expect(d.laneStats().fast).toEqual({ running: 0, queued: 0 });
+  });
+
+  it('settles the fires of an executor that answers while another executor of the batch hangs', async () => {
+    const { first } = await twoExecutors();
+    const hung = await startMimic({ generation: '2.x', accessToken: TOKEN });
+    hung.hang = true;
+    cleanups.push(() => hung.stop());
+    const d = dispatcher({ callTimeoutMs: 1_500 });
+    const live = [fire({ jobId: 41 }), fire({ jobId: 42 })];
+    const stuck = fire({ jobId: 43 });
+    const items = [
+      { fire: live[0]!, addresses: [target(first.address)] },
+      { fire: stuck, addresses: [target(hung.address)] },
+      { fire: live[1]!, addresses: [target(first.address)] },
+    ];
+    const settledAt = new Map<number, number>();
+    const started = Date.now();
+    const outcomes = await d.dispatchMany(items, (index, settled) => {
+      // Each fire's outcomes come with its own place in the batch.
+      expect(settled[0]!.fireId).toBe(items[index]!.fire.fireId);
+      settledAt.set(items[index]!.fire.fireId, Date.now() - started);
+    });
+    expect(outcomes.map((o) => o[0]!.triggerCode)).toEqual([200, 500, 200]);
+    expect(outcomes[1]![0]!.triggerMsg).toContain('timeout after 1500 ms');
+    // The live executor's fires were settled long before the hung one's timed out.
+    expect(settledAt.get(live[0]!.fireId)).toBeLessThan(1_000);
+    expect(settledAt.get(live[1]!.fireId)).toBeLessThan(1_000);
+    expect(settledAt.get(stuck.fireId)).toBeGreaterThanOrEqual(1_400);
     expect(d.laneStats().fast).toEqual({ running: 0, queued: 0 });
   });
 });
