@@ -152,7 +152,9 @@ export class SendFence {
     // Let the sends routed in the same turn of the event loop join this statement.
     setImmediate(() => {
       this.gathering = false;
-      const batch = this.queue.splice(0, this.options.batchSize);
+      // The asks of a call that was refused already (another statement of its batch failed) are
+      // not fenced: their sends will not be made, and a fenced record would wait with an address.
+      const batch = this.queue.splice(0, this.options.batchSize).filter((w) => !w.group.failed);
       if (batch.length > 0) {
         this.inFlight++;
         void this.fence(batch).finally(() => {
