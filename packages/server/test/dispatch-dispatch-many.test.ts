@@ -4,13 +4,13 @@
  * fenced with the batch and sent with the batch's other runs to its executor; every other fire
  * goes as `dispatch` would send it. Real Tickwheel executors on loopback.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { Dispatcher, type DispatchOutcome } from '../src/dispatch/dispatcher.js';
-import type { DispatchOptions } from '../src/dispatch/options.js';
+import { describe, expect, it } from 'vitest';
+import type { DispatchOutcome } from '../src/dispatch/dispatcher.js';
 import type { FenceVerdict, SendToFence } from '../src/dispatch/send-fence.js';
 import {
   APP,
   closeAll,
+  closedAfterEach,
   fire,
   startExecutors,
   TOKEN,
@@ -19,16 +19,7 @@ import {
 } from './helpers/dispatch-fixtures.js';
 import { startMimic } from './helpers/xxl-mimic.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
-
-function dispatcher(options: Partial<DispatchOptions> = {}): Dispatcher {
-  const d = new Dispatcher({ accessToken: TOKEN, ...options });
-  cleanups.push(() => d.close());
-  return d;
-}
+const { cleanups, dispatcher } = closedAfterEach();
 
 async function twoExecutors() {
   const executors = await startExecutors(2, (ex) => ex.handle('hello', (ctx) => `ran ${ctx.logId}`));

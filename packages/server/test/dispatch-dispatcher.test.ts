@@ -1,10 +1,10 @@
 import type { JobContext } from '@tickwheel/executor';
-import { afterEach, describe, expect, it } from 'vitest';
-import { broadcastTargets, Dispatcher, type FireToDispatch } from '../src/dispatch/dispatcher.js';
-import type { DispatchOptions } from '../src/dispatch/options.js';
+import { describe, expect, it } from 'vitest';
+import { broadcastTargets, type FireToDispatch } from '../src/dispatch/dispatcher.js';
 import {
   APP,
   closeAll,
+  closedAfterEach,
   fire,
   startExecutors,
   TOKEN,
@@ -13,16 +13,7 @@ import {
 } from './helpers/dispatch-fixtures.js';
 import { MIMIC_APP, startMimic, type XxlMimic } from './helpers/xxl-mimic.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
-
-function dispatcher(options: Partial<DispatchOptions> = {}): Dispatcher {
-  const d = new Dispatcher({ accessToken: TOKEN, ...options });
-  cleanups.push(() => d.close());
-  return d;
-}
+const { cleanups, dispatcher } = closedAfterEach();
 
 async function mimic(generation: '2.x' | '3.x' | '3.5'): Promise<XxlMimic> {
   const m = await startMimic({ generation, accessToken: TOKEN });

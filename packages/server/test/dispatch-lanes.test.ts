@@ -1,20 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { Dispatcher } from '../src/dispatch/dispatcher.js';
+import { describe, expect, it } from 'vitest';
 import { DispatchLanes } from '../src/dispatch/lanes.js';
-import type { DispatchOptions } from '../src/dispatch/options.js';
-import { fire, TOKEN, target } from './helpers/dispatch-fixtures.js';
+import { closedAfterEach, fire, target } from './helpers/dispatch-fixtures.js';
 import { startMimic, type XxlMimic } from './helpers/xxl-mimic.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
-
-function dispatcher(options: Partial<DispatchOptions> = {}): Dispatcher {
-  const d = new Dispatcher({ accessToken: TOKEN, ...options });
-  cleanups.push(() => d.close());
-  return d;
-}
+const { cleanups, dispatcher } = closedAfterEach();
 
 async function mimic(delayMs: number): Promise<XxlMimic> {
   const m = await startMimic({ generation: '2.x' });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../src/dispatch/dispatcher.js';
 import type { ExecutorAddress } from '../src/dispatch/executor-client.js';
 import { ConsistentHashRoute, ringHash } from '../src/dispatch/routes/consistent-hash.js';
@@ -10,6 +10,7 @@ import { RoundRoute } from '../src/dispatch/routes/round.js';
 import type { Route } from '../src/dispatch/routes/route.js';
 import {
   closeAll,
+  closedAfterEach,
   deadAddress,
   fire,
   gate,
@@ -20,16 +21,7 @@ import {
 } from './helpers/dispatch-fixtures.js';
 import { startMimic, type XxlMimic } from './helpers/xxl-mimic.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
-
-function dispatcher(): Dispatcher {
-  const d = new Dispatcher({ accessToken: TOKEN, callTimeoutMs: 1_000 });
-  cleanups.push(() => d.close());
-  return d;
-}
+const { cleanups, dispatcher } = closedAfterEach({ callTimeoutMs: 1_000 });
 
 async function mimics(count: number): Promise<XxlMimic[]> {
   const started = await Promise.all(Array.from({ length: count }, () => startMimic({ generation: '2.x' })));

@@ -8,11 +8,33 @@ import net from 'node:net';
 import type { Executor } from '@tickwheel/executor';
 import type { ProtocolGeneration } from '@tickwheel/protocol';
 import { type ExecutorFixture, startExecutor, TOKEN } from '@tickwheel/test-fixtures/executor-fixture';
-import type { FireToDispatch } from '../../src/dispatch/dispatcher.js';
+import { afterEach } from 'vitest';
+import { Dispatcher, type FireToDispatch } from '../../src/dispatch/dispatcher.js';
 import type { ExecutorAddress } from '../../src/dispatch/executor-client.js';
+import type { DispatchOptions } from '../../src/dispatch/options.js';
 
 export { TOKEN };
 export const APP = 'test-app';
+
+/**
+ * A test file's clean-ups, each run after every test, and a maker of dispatchers (the shared
+ * token, `defaults`, then the call's options) that are closed there. Call at the file's top level.
+ */
+export function closedAfterEach(defaults: Partial<DispatchOptions> = {}): {
+  cleanups: Array<() => Promise<unknown>>;
+  dispatcher: (options?: Partial<DispatchOptions>) => Dispatcher;
+} {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    await Promise.all(cleanups.splice(0).map((c) => c()));
+  });
+  const dispatcher = (options: Partial<DispatchOptions> = {}): Dispatcher => {
+    const d = new Dispatcher({ accessToken: TOKEN, ...defaults, ...options });
+    cleanups.push(() => d.close());
+    return d;
+  };
+  return { cleanups, dispatcher };
+}
 
 /** Starts `count` real executors of app `test-app` with the same handlers and token. */
 export async function startExecutors(
