@@ -36,7 +36,7 @@ import {
 import { shardLeaseName } from '../leases.js';
 import type { JobRow } from '../schema.js';
 import { SENDING_JOB_COLUMNS } from './due-load.js';
-import { pgArray } from './pg-array.js';
+import { pgBigints, pgInts, pgSmallints, pgTexts } from './pg-array.js';
 
 /** A shard this node holds a lease on, with the epoch the lease was granted at. */
 export interface OwnedShard {
@@ -348,7 +348,7 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
         values: [
           request.horizonMs,
           request.shardTotal,
-          pgArray(request.shards.map((s) => s.index)),
+          pgBigints(request.shards.map((s) => s.index)),
           request.limit,
         ],
       });
@@ -362,24 +362,24 @@ async function claimPostgres(conn: PostgresConnection, request: ClaimRequest): P
         text: PG_ADVANCE_AND_RECORD,
         values: [
           request.nowMs,
-          pgArray(planned.map((p) => p.job.id)),
-          pgArray(planned.map((p) => p.job.next_fire_at)),
-          pgArray(planned.map((p) => p.plan.nextFireAt)),
-          pgArray(planned.map((p) => (p.plan.stop ? 0 : 1))),
-          pgArray(planned.map((p) => p.lease)),
-          pgArray(planned.map((p) => p.epoch)),
+          pgBigints(planned.map((p) => p.job.id)),
+          pgBigints(planned.map((p) => p.job.next_fire_at)),
+          pgBigints(planned.map((p) => p.plan.nextFireAt)),
+          pgSmallints(planned.map((p) => (p.plan.stop ? 0 : 1))),
+          pgTexts(planned.map((p) => p.lease)),
+          pgBigints(planned.map((p) => p.epoch)),
           request.nodeId,
-          pgArray(fireRows.map((r) => r.job.id)),
-          pgArray(fireRows.map((r) => r.job.app_id)),
-          pgArray(fireRows.map((r) => r.fire.scheduledAt)),
-          pgArray(fireRows.map((r) => r.fire.triggerType)),
-          pgArray(fireRows.map((r) => r.job.executor_handler)),
-          pgArray(fireRows.map((r) => r.job.executor_param)),
-          pgArray(fireRows.map((r) => r.job.executor_fail_retry_count)),
-          pgArray(fireRows.map((r) => r.epoch)),
-          pgArray(fireRows.map((r) => r.state[0])),
-          pgArray(fireRows.map((r) => r.state[1])),
-          pgArray(fireRows.map((r) => r.state[2])),
+          pgBigints(fireRows.map((r) => r.job.id)),
+          pgBigints(fireRows.map((r) => r.job.app_id)),
+          pgBigints(fireRows.map((r) => r.fire.scheduledAt)),
+          pgTexts(fireRows.map((r) => r.fire.triggerType)),
+          pgTexts(fireRows.map((r) => r.job.executor_handler)),
+          pgTexts(fireRows.map((r) => r.job.executor_param)),
+          pgInts(fireRows.map((r) => r.job.executor_fail_retry_count)),
+          pgBigints(fireRows.map((r) => r.epoch)),
+          pgTexts(fireRows.map((r) => r.state[0])),
+          pgBigints(fireRows.map((r) => r.state[1])),
+          pgTexts(fireRows.map((r) => r.state[2])),
         ],
       });
       const ids = new Map(recorded.rows.map((row) => [fireKey(row.job_id, row.scheduled_at), row.id]));

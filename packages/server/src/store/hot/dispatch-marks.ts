@@ -22,7 +22,7 @@ import {
   type StoreConnection,
   sqliteHotParts,
 } from '../connection.js';
-import { pgArray } from './pg-array.js';
+import { pgBigints, pgInts, pgTexts } from './pg-array.js';
 
 /** The outcome of one dispatch. */
 export interface DispatchMark {
@@ -99,12 +99,12 @@ async function markPostgres(conn: PostgresConnection, marks: readonly DispatchMa
     text: PG_MARK,
     values: [
       to,
-      pgArray(marks.map((m) => m.fireId)),
-      pgArray(marks.map((m) => m.triggerAt)),
-      pgArray(marks.map((m) => m.executorAddress)),
-      pgArray(marks.map((m) => m.triggerCode)),
-      pgArray(marks.map((m) => m.triggerMsg)),
-      pgArray(marks.map((m) => m.executorInstance ?? null)),
+      pgBigints(marks.map((m) => m.fireId)),
+      pgBigints(marks.map((m) => m.triggerAt)),
+      pgTexts(marks.map((m) => m.executorAddress)),
+      pgInts(marks.map((m) => m.triggerCode)),
+      pgTexts(marks.map((m) => m.triggerMsg)),
+      pgTexts(marks.map((m) => m.executorInstance ?? null)),
     ],
   });
   return Number(result.rows[0]?.changed ?? 0);

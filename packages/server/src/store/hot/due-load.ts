@@ -1,9 +1,10 @@
 /**
- * The pipeline's read of due fires: the records, their jobs and their apps, by id, three
- * statements per batch. On SQLite they are cached prepared statements run in one go (a Kysely
- * query there costs a fresh `prepare` and the query builder each time, which at thousands of
- * fires a second was a tenth of the server's CPU); on PostgreSQL named prepared statements over
- * an array of ids; MySQL goes through Kysely, whose cost there is small beside the round trips.
+ * The pipeline's read of due fires: the records, their jobs and their apps, by id. On SQLite
+ * three cached prepared statements run in one go (a Kysely query there costs a fresh `prepare`
+ * and the query builder each time, which at thousands of fires a second was a tenth of the
+ * server's CPU); on PostgreSQL two named prepared statements at once over an array of ids, the
+ * records joined with their jobs; MySQL goes through Kysely, whose cost there is small beside
+ * the round trips.
  *
  * Only the columns a dispatch reads are read: a row becomes a JavaScript object column by
  * column, and the whole fire and job rows (thirty columns each) cost about three times these.
@@ -18,8 +19,9 @@ import {
   type SqliteStatements,
   type StoreConnection,
 } from '../connection.js';
+import { pgStatusById } from '../fire-status.js';
 import type { AppGroupRow, Database, FireRow, JobRow } from '../schema.js';
-import { pgArray } from './pg-array.js';
+import { pgBigints } from './pg-array.js';
 
 /** What dispatching a fire reads of its record (a broadcast's shard records are made from these). */
 export const DUE_FIRE_COLUMNS = [
@@ -101,7 +103,7 @@ export function loadSqlite(conn: SqliteStatements, ids: readonly number[]): DueF
   const jobRows = prepared(conn, SQLITE_JOBS)
     .raw(true)
     .all(JSON.stringify(uniqueOf(fires, 'job_id')));
-  const jobs = (jobRows as unknown[][]).map(dueJobOf);
+  const jobs = (jobRows as unknown[][]).map((row) => dueJobOf(row));
   const apps = prepared(conn, SQLITE_APPS).all(JSON.stringify(uniqueOf(fires, 'app_id'))) as AppGroupRow[];
   return { fires, jobs, apps };
 }
@@ -128,22 +130,21 @@ function dueFireOf(row: unknown[]): DueFire {
   };
 }
 
-/** A row of SQLITE_JOBS, its columns in DUE_JOB_COLUMNS order. */
-function dueJobOf(row: unknown[]): DueJob {
-  const r = row as DueJobRow;
+/** A row of SQLITE_JOBS, its columns in DUE_JOB_COLUMNS order from `at` (a joined row's job part). */
+function dueJobOf(row: unknown[], at = 0): DueJob {
   return {
-    id: r[0],
-    trigger_status: r[1],
-    schedule_type: r[2],
-    schedule_conf: r[3],
-    time_zone: r[4],
-    next_fire_at: r[5],
-    executor_route_strategy: r[6],
-    executor_block_strategy: r[7],
-    executor_timeout: r[8],
-    glue_type: r[9],
-    glue_source: r[10],
-    glue_updated_at: r[11],
+    id: row[at] as DueJob['id'],
+    trigger_status: row[at + 1] as DueJob['trigger_status'],
+    schedule_type: row[at + 2] as DueJob['schedule_type'],
+    schedule_conf: row[at + 3] as DueJob['schedule_conf'],
+    time_zone: row[at + 4] as DueJob['time_zone'],
+    next_fire_at: row[at + 5] as DueJob['next_fire_at'],
+    executor_route_strategy: row[at + 6] as DueJob['executor_route_strategy'],
+    executor_block_strategy: row[at + 7] as DueJob['executor_block_strategy'],
+    executor_timeout: row[at + 8] as DueJob['executor_timeout'],
+    glue_type: row[at + 9] as DueJob['glue_type'],
+    glue_source: row[at + 10] as DueJob['glue_source'],
+    glue_updated_at: row[at + 11] as DueJob['glue_updated_at'],
   };
 }
 
@@ -165,52 +166,54 @@ type DueFireRow = [
   DueFire['workflow_context'],
 ];
 
-type DueJobRow = [
-  DueJob['id'],
-  DueJob['trigger_status'],
-  DueJob['schedule_type'],
-  DueJob['schedule_conf'],
-  DueJob['time_zone'],
-  DueJob['next_fire_at'],
-  DueJob['executor_route_strategy'],
-  DueJob['executor_block_strategy'],
-  DueJob['executor_timeout'],
-  DueJob['glue_type'],
-  DueJob['glue_source'],
-  DueJob['glue_updated_at'],
-];
-
-const PG_FIRES = `SELECT ${DUE_FIRE_COLUMNS.join(', ')} FROM fire WHERE id = ANY($1::bigint[]) ORDER BY id`;
-const PG_JOBS = `SELECT ${DUE_JOB_COLUMNS.join(', ')} FROM job WHERE id = ANY($1::bigint[])`;
-const PG_APPS = 'SELECT * FROM app_group WHERE id = ANY($1::bigint[])';
+/**
+ * PostgreSQL: the pending records with their jobs' columns in one statement (a record whose job is
+ * gone has NULLs there), and beside it, on another connection, the apps of those records. Two
+ * statements at once instead of three in two rounds: on a busy machine each round trip waits for
+ * a core twice (the database's and the server's), and the load is on the way between a fire's
+ * due time and its `run`.
+ */
+export const PG_FIRES_JOBS = `SELECT ${DUE_FIRE_COLUMNS.map((c) => `f.${c}`).join(', ')}, ${DUE_JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
+FROM fire f LEFT JOIN job j ON j.id = f.job_id
+WHERE f.id = ANY($1::bigint[]) AND ${pgStatusById('f')} = 'pending' ORDER BY f.id`;
+export const PG_APPS_OF_FIRES = `SELECT * FROM app_group WHERE id IN (
+  SELECT f.app_id FROM fire f WHERE f.id = ANY($1::bigint[]) AND ${pgStatusById('f')} = 'pending')`;
 
 /**
  * PostgreSQL: named prepared statements over one array parameter each. A Kysely `IN (…)` list
  * makes a new statement text for every batch size, which PostgreSQL parses and plans afresh
- * each time (a batch of a few hundred ids is as many parameters).
+ * each time (a batch of a few hundred ids is as many parameters). The joined rows come as arrays
+ * (`rowMode`), each split into its record and its job, a job kept once however many of its
+ * records the batch holds.
  */
 async function loadPostgres(conn: PostgresConnection, ids: readonly number[]): Promise<DueFireRows> {
-  const fireRows = await conn.pool.query<DueFire>({
-    name: 'tw_load_fires',
-    text: PG_FIRES,
-    values: [pgArray(ids)],
-  });
-  const fires = fireRows.rows.filter(isPending);
-  if (fires.length === 0) return { fires, jobs: [], apps: [] };
-  const [jobs, apps] = await Promise.all([
-    conn.pool.query<DueJob>({
-      name: 'tw_load_jobs',
-      text: PG_JOBS,
-      values: [pgArray(uniqueOf(fires, 'job_id'))],
+  const list = pgBigints(ids);
+  const [joined, apps] = await Promise.all([
+    conn.pool.query<unknown[]>({
+      name: 'tw_load_fires_jobs',
+      text: PG_FIRES_JOBS,
+      values: [list],
+      rowMode: 'array',
     }),
-    conn.pool.query<AppGroupRow>({
-      name: 'tw_load_apps',
-      text: PG_APPS,
-      values: [pgArray(uniqueOf(fires, 'app_id'))],
-    }),
+    conn.pool.query<AppGroupRow>({ name: 'tw_load_apps_of_fires', text: PG_APPS_OF_FIRES, values: [list] }),
   ]);
-  return { fires, jobs: jobs.rows, apps: apps.rows };
+  const fires: DueFire[] = new Array(joined.rows.length);
+  const jobs: DueJob[] = [];
+  const seen = new Set<number>();
+  for (let i = 0; i < joined.rows.length; i++) {
+    const row = joined.rows[i]!;
+    fires[i] = dueFireOf(row);
+    const jobId = row[JOINED_JOB_AT] as number | null;
+    if (jobId === null || seen.has(jobId)) continue;
+    seen.add(jobId);
+    jobs.push(dueJobOf(row, JOINED_JOB_AT));
+  }
+  if (fires.length === 0) return { fires, jobs: [], apps: [] };
+  return { fires, jobs, apps: apps.rows };
 }
+
+/** Where a joined row's job columns start. */
+const JOINED_JOB_AT = DUE_FIRE_COLUMNS.length;
 
 async function loadWithKysely(db: Kysely<Database>, ids: readonly number[]): Promise<DueFireRows> {
   const fires = (

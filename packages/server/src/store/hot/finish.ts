@@ -33,7 +33,7 @@ import {
   statusForHandleCode,
 } from '../fire-status.js';
 import type { DispatchMark } from './dispatch-marks.js';
-import { pgArray } from './pg-array.js';
+import { pgBigints, pgInts, pgTexts } from './pg-array.js';
 
 /** One run's result. */
 export interface FireResult {
@@ -248,20 +248,20 @@ async function finishPostgres(
     name: 'tw_finish_fires_mark',
     text: PG_FINISH,
     values: [
-      pgArray(results.map((r) => r.fireId)),
-      pgArray(statuses),
-      pgArray(results.map((r) => r.handleCode)),
-      pgArray(results.map((r) => r.handleMsg)),
-      pgArray(results.map((r) => r.handleAt)),
-      pgArray(results.map(lostAtOf)),
-      pgArray(results.map((r) => r.fromApp ?? null)),
-      pgArray(results.map((r) => r.fromAddress ?? null)),
-      pgArray(results.map((r) => r.output ?? null)),
-      pgArray(results.map((r) => r.dispatch?.triggerAt ?? null)),
-      pgArray(results.map((r) => r.dispatch?.executorAddress ?? null)),
-      pgArray(results.map((r) => r.dispatch?.triggerCode ?? null)),
-      pgArray(results.map((r) => r.dispatch?.triggerMsg ?? null)),
-      pgArray(results.map((r) => r.dispatch?.executorInstance ?? null)),
+      pgBigints(results.map((r) => r.fireId)),
+      pgTexts(statuses),
+      pgInts(results.map((r) => r.handleCode)),
+      pgTexts(results.map((r) => r.handleMsg)),
+      pgBigints(results.map((r) => r.handleAt)),
+      pgBigints(results.map(lostAtOf)),
+      pgBigints(results.map((r) => r.fromApp ?? null)),
+      pgTexts(results.map((r) => r.fromAddress ?? null)),
+      pgTexts(results.map((r) => r.output ?? null)),
+      pgBigints(results.map((r) => r.dispatch?.triggerAt ?? null)),
+      pgTexts(results.map((r) => r.dispatch?.executorAddress ?? null)),
+      pgInts(results.map((r) => r.dispatch?.triggerCode ?? null)),
+      pgTexts(results.map((r) => r.dispatch?.triggerMsg ?? null)),
+      pgTexts(results.map((r) => r.dispatch?.executorInstance ?? null)),
     ],
   });
   return updated.rows;

@@ -46,7 +46,7 @@ import {
 } from '../connection.js';
 import { pgStatusById } from '../fire-status.js';
 import { DATABASE_NOW_MS_SQL } from '../leases.js';
-import { pgArray } from './pg-array.js';
+import { pgBigints, pgTexts } from './pg-array.js';
 
 /** One send to fence. */
 export interface SendFenceRequest {
@@ -163,17 +163,19 @@ SELECT f.id, f.status, f.sent_to, (fenced.id IS NOT NULL) AS admitted,
          THEN (SELECT coalesce(array_agg(held.name || '@' || held.epoch), '{}') FROM held) END AS held
 FROM fire f LEFT JOIN fenced ON fenced.id = f.id WHERE f.id = ANY($1::bigint[])`;
 
+const NO_READ_AT = [pgBigints([]), pgBigints([]), pgBigints([]), pgBigints([])];
+
 /**
  * PG_FENCE's $7–$10: each send's `readAt`, or four empty arrays when no send has one (`unnest`
  * pads a shorter array with NULLs, so each send then reads as not checked).
  */
-function readAtArrays(sends: readonly SendFenceRequest[]): string[] {
-  if (!sends.some((s) => s.readAt !== undefined)) return ['{}', '{}', '{}', '{}'];
+function readAtArrays(sends: readonly SendFenceRequest[]): Buffer[] {
+  if (!sends.some((s) => s.readAt !== undefined)) return NO_READ_AT;
   return [
-    pgArray(sends.map((s) => s.readAt?.jobId ?? null)),
-    pgArray(sends.map((s) => s.readAt?.jobUpdatedAt ?? null)),
-    pgArray(sends.map((s) => s.readAt?.appId ?? null)),
-    pgArray(sends.map((s) => s.readAt?.appUpdatedAt ?? null)),
+    pgBigints(sends.map((s) => s.readAt?.jobId ?? null)),
+    pgBigints(sends.map((s) => s.readAt?.jobUpdatedAt ?? null)),
+    pgBigints(sends.map((s) => s.readAt?.appId ?? null)),
+    pgBigints(sends.map((s) => s.readAt?.appUpdatedAt ?? null)),
   ];
 }
 
@@ -187,10 +189,10 @@ async function fencePostgres(
     name: 'tw_fence_sends',
     text: PG_FENCE,
     values: [
-      pgArray(sends.map((s) => s.fireId)),
-      pgArray(sends.map((s) => s.address)),
-      pgArray(sends.map((s) => s.lease?.name ?? null)),
-      pgArray(sends.map((s) => s.lease?.epoch ?? null)),
+      pgBigints(sends.map((s) => s.fireId)),
+      pgTexts(sends.map((s) => s.address)),
+      pgTexts(sends.map((s) => s.lease?.name ?? null)),
+      pgBigints(sends.map((s) => s.lease?.epoch ?? null)),
       nodeId,
       nowMs,
       ...readAtArrays(sends),
