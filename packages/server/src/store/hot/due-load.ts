@@ -176,8 +176,13 @@ type DueFireRow = [
 export const PG_FIRES_JOBS = `SELECT ${DUE_FIRE_COLUMNS.map((c) => `f.${c}`).join(', ')}, ${DUE_JOB_COLUMNS.map((c) => `j.${c}`).join(', ')}
 FROM fire f LEFT JOIN job j ON j.id = f.job_id
 WHERE f.id = ANY($1::bigint[]) AND ${pgStatusById('f')} = 'pending' ORDER BY f.id`;
-export const PG_APPS_OF_FIRES = `SELECT * FROM app_group WHERE id IN (
-  SELECT f.app_id FROM fire f WHERE f.id = ANY($1::bigint[]) AND ${pgStatusById('f')} = 'pending')`;
+/**
+ * The apps of the asked records, pending or not: the two statements run at once, each on its own
+ * snapshot, and a record the join finds pending must find its app here whatever became of it
+ * meanwhile (a missing app skips the fire).
+ */
+export const PG_APPS_OF_FIRES =
+  'SELECT * FROM app_group WHERE id IN (SELECT f.app_id FROM fire f WHERE f.id = ANY($1::bigint[]))';
 
 /**
  * PostgreSQL: named prepared statements over one array parameter each. A Kysely `IN (…)` list

@@ -414,10 +414,42 @@ async function finishSqlitePart(
       ...markValues(r),
     ]),
   );
-  return inSqliteHot(conn, 'finish', rows, () => finishSqliteRows(conn, rows), results.length);
+  const finished = await inSqliteHot(
+    conn,
+    'finish',
+    rows,
+    () => finishSqliteRows(conn, rows),
+    results.length,
+  );
+  return finished.map(finishedRowOf);
 }
 
-/** The finish on a SQLite connection (the server's or the hot thread's), in its write transaction. */
-export function finishSqliteRows(conn: SqliteStatements, rows: string): FinishedFireRow[] {
-  return prepared(conn, SQLITE_FINISH).all(rows) as FinishedFireRow[];
+/**
+ * The finish on a SQLite connection (the server's or the hot thread's), in its write transaction.
+ * Its rows come back as arrays (RETURNED_COLUMNS, then fix_delay) and become objects on the
+ * caller's side (`finishedRowOf`): better-sqlite3 builds a row object property by property in
+ * native code, on the thread every hot statement waits for, and an array crosses to the server's
+ * thread cheaper than an object.
+ */
+export function finishSqliteRows(conn: SqliteStatements, rows: string): unknown[][] {
+  return prepared(conn, SQLITE_FINISH).raw(true).all(rows) as unknown[][];
+}
+
+/** A row of SQLITE_FINISH as an object. */
+function finishedRowOf(row: unknown[]): FinishedFireRow {
+  return {
+    id: row[0] as number,
+    job_id: row[1] as number,
+    app_id: row[2] as number,
+    parent_fire_id: row[3] as number | null,
+    scheduled_at: row[4] as number,
+    trigger_type: row[5] as string,
+    executor_address: row[6] as string | null,
+    status: row[7] as FinishedStatus,
+    handle_code: row[8] as number,
+    retry_count: row[9] as number,
+    children_status: row[10] as number,
+    workflow_run_id: row[11] as number | null,
+    fix_delay: row[12] as number | null,
+  };
 }

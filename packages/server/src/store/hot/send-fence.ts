@@ -347,14 +347,22 @@ export function fenceSqliteRows(
           epoch: number;
         }[]);
   const heldLeases = new Set(leases.map((l) => leaseKey(l)));
-  const rows = prepared(conn, SQLITE_FIRES).all(JSON.stringify(sends.map((s) => s.fireId))) as FireState[];
-  const states = new Map(rows.map((row) => [row.id, row]));
+  // Rows as arrays: better-sqlite3 builds a row object property by property in native code.
+  const rows = prepared(conn, SQLITE_FIRES)
+    .raw(true)
+    .all(JSON.stringify(sends.map((s) => s.fireId))) as [number, string, string | null][];
+  const states = new Map<number, FireState>();
+  for (const [id, status, sent_to] of rows) states.set(id, { id, status, sent_to });
   const current = sqliteReadAtCheck(conn, sends);
   const passing = sends.filter((send) => passes(send, states.get(send.fireId), heldLeases) && current(send));
   if (passing.length > 0) {
     prepared(conn, SQLITE_FENCE).run(JSON.stringify(passing.map((s) => [s.fireId, s.address])));
   }
-  return { admitted: new Set(passing.map((s) => s.fireId)), states, heldLeases };
+  const admitted = new Set(passing.map((s) => s.fireId));
+  // Only the refused sends' answers read their record's state: the others' stay here, not copied
+  // to the server's thread with the answer.
+  for (const id of admitted) states.delete(id);
+  return { admitted, states, heldLeases };
 }
 
 function sqliteReadAtCheck(
