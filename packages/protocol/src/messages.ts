@@ -20,6 +20,11 @@ import { WORKFLOW_LIMITS } from './workflows.js';
 const int = (minimum = Number.MIN_SAFE_INTEGER) =>
   Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER });
 const long = () => int(0);
+/**
+ * A Java `int` (XXL-JOB's codes are): the stores keep result and trigger codes in 32-bit columns,
+ * and a code past them would fail the whole batch of results or marks it went into.
+ */
+const int32 = () => Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
 /** A field that may be missing or null. */
 const nullish = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
@@ -443,9 +448,9 @@ const checkCallbackItem = parser(
     logId: long(),
     logDateTim: nullish(long()),
     logDateTime: nullish(long()),
-    handleCode: nullish(int()),
+    handleCode: nullish(int32()),
     handleMsg: nullish(Type.String()),
-    executeResult: nullish(Type.Object({ code: int(), msg: nullish(Type.String()) })),
+    executeResult: nullish(Type.Object({ code: int32(), msg: nullish(Type.String()) })),
     output: Type.Optional(Type.Unknown()),
   }),
 );
@@ -546,7 +551,7 @@ export function returnFail(msg: string): ReturnT<null> {
 
 const checkReturnT = parser(
   Type.Object({
-    code: int(),
+    code: int32(),
     msg: nullish(Type.String()),
     content: Type.Optional(Type.Unknown()),
     data: Type.Optional(Type.Unknown()),

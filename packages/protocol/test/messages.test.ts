@@ -315,6 +315,25 @@ describe('callbacks', () => {
     expect(errorOf(() => parseCallbackBody([{ logId: 1 }])).field).toBe('[0].handleCode');
   });
 
+  it('takes a code of a Java int, and names one past it (the stores keep codes in 32-bit columns)', () => {
+    const edges = [2_147_483_647, -2_147_483_648];
+    for (const handleCode of edges) {
+      expect(parseCallbackBody([{ logId: 1, handleCode }])[0]!.handleCode).toBe(handleCode);
+    }
+    const past = errorOf(() =>
+      parseCallbackBody([
+        { logId: 1, handleCode: 200 },
+        { logId: 2, handleCode: 2_147_483_648 },
+      ]),
+    );
+    expect(past.field).toBe('[1].handleCode');
+    expect(past.message).toMatch(/2147483647/);
+    const below = errorOf(() =>
+      parseCallbackBody({ callbackList: [{ logId: 3, executeResult: { code: -2_147_483_649, msg: null } }] }),
+    );
+    expect(below.field).toBe('callbackList[0].executeResult.code');
+  });
+
   it('round-trips through each generation encoding', () => {
     const items = [{ logId: 9, logDateTim: 99, handleCode: 200, handleMsg: 'ok' }];
     for (const g of ['G2', 'G3', 'G4'] as const) {
@@ -453,6 +472,8 @@ describe('ReturnT', () => {
     expect(parseReturnT({ code: 200 })).toEqual({ code: 200, msg: null, content: null, data: null });
     expect(parseReturnT({ code: 200, msg: 'Success', data: 5, extra: 1 }).content).toBe(5);
     expect(parseReturnT({ code: 500, msg: 'x', content: 'c' }).data).toBe('c');
+    expect(parseReturnT({ code: -2_147_483_648 }).code).toBe(-2_147_483_648);
+    expect(errorOf(() => parseReturnT({ code: 2_147_483_648 })).field).toBe('code');
     expect(
       isTickwheelError(
         errorOf(() => parseReturnT('<html>')),
