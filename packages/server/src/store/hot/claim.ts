@@ -593,11 +593,8 @@ interface SqliteClaimArg {
 }
 
 /** A fire the record step inserted. */
-interface RecordedFireRow {
-  id: number;
-  claim_job_id: number;
-  scheduled_at: number;
-}
+/** A fire SQLITE_RECORD inserted: its id, claim_job_id and scheduled_at (a raw row). */
+type RecordedFireRow = [id: number, claimJobId: number, scheduledAt: number];
 
 async function claimSqlite(conn: SqliteConnection, request: ClaimRequest): Promise<ClaimResult> {
   return inSqliteHot(conn, 'claim', request, () => claimSqliteWhole(conn, request));
@@ -674,13 +671,14 @@ function claimSqliteRows(conn: SqliteStatements, arg: SqliteClaimArg): RecordedF
   const valid = new Map(leases.map((lease) => [lease.name, lease.epoch]));
   const held = arg.jobs.filter((job) => valid.get(job.lease) === job.epoch);
   if (held.length === 0) return [];
-  const moved = prepared(conn, SQLITE_ADVANCE).all(JSON.stringify(held.map((job) => job.advance))) as {
-    id: number;
-  }[];
-  const advanced = new Set(moved.map((row) => row.id));
+  // Rows as arrays: better-sqlite3 builds a row object property by property in native code.
+  const moved = prepared(conn, SQLITE_ADVANCE)
+    .raw(true)
+    .all(JSON.stringify(held.map((job) => job.advance))) as [number][];
+  const advanced = new Set(moved.map((row) => row[0]));
   const rows = held.flatMap((job) => (advanced.has(job.id) ? job.fires : []));
   if (rows.length === 0) return [];
-  return prepared(conn, SQLITE_RECORD).all(arg.nowMs, JSON.stringify(rows)) as RecordedFireRow[];
+  return prepared(conn, SQLITE_RECORD).raw(true).all(arg.nowMs, JSON.stringify(rows)) as RecordedFireRow[];
 }
 
 function sqliteClaimResult(
@@ -689,6 +687,6 @@ function sqliteClaimResult(
   scanned: number,
   claimedAt: number,
 ): ClaimResult {
-  const ids = new Map(recorded.map((row) => [fireKey(row.claim_job_id, row.scheduled_at), row.id]));
+  const ids = new Map(recorded.map(([id, jobId, scheduledAt]) => [fireKey(jobId, scheduledAt), id]));
   return claimResult(planned, (jobId, at) => ids.get(fireKey(jobId, at)), scanned, claimedAt);
 }
