@@ -69,7 +69,6 @@ export function pgTexts(values: readonly PgTextElement[]): Buffer {
   }
   const buffer = Buffer.allocUnsafe(size);
   let at = writeHeader(buffer, count, hasNulls, TEXT_OID);
-  last = undefined;
   for (let i = 0; i < count; i++) {
     const value = values[i];
     if (value === null || value === undefined) {
@@ -77,13 +76,10 @@ export function pgTexts(values: readonly PgTextElement[]): Buffer {
       at += 4;
       continue;
     }
-    if (value !== last) {
-      last = value;
-      lastBytes = Buffer.byteLength(value, 'utf8');
-    }
-    buffer.writeInt32BE(lastBytes, at);
-    buffer.write(value, at + 4, lastBytes, 'utf8');
-    at += 4 + lastBytes;
+    // The buffer holds every text's bytes exactly: the write's count is the length counted above.
+    const bytes = buffer.write(value, at + 4, 'utf8');
+    buffer.writeInt32BE(bytes, at);
+    at += 4 + bytes;
   }
   return buffer;
 }
