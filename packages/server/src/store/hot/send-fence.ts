@@ -140,7 +140,9 @@ const leaseKey = (lease: { name: string; epoch: number }) => `${lease.name}@${le
  * One statement: the lease rows of the batch that this node holds unexpired on both clocks, then
  * the update of the records that pass (the UPDATE re-checks `status` and `sent_to` on each row
  * once it holds its lock, so two fences of one record cannot both pass with different
- * executors), then every asked record as it was, for the answers of those that did not pass.
+ * executors); it answers with the ids that passed, the asked records that did not as they were
+ * (for their answers; read by primary key, the passed ones not again), and the held leases on a
+ * row of their own (id NULL).
  */
 export const PG_FENCE = `WITH v AS (
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
@@ -158,10 +160,15 @@ export const PG_FENCE = `WITH v AS (
     AND (v.lease_name IS NULL OR EXISTS (SELECT 1 FROM held WHERE held.name = v.lease_name AND held.epoch = v.epoch))
   RETURNING f.id
 )
-SELECT f.id, f.status, f.sent_to, (fenced.id IS NOT NULL) AS admitted,
-       CASE WHEN row_number() OVER (ORDER BY f.id) = 1
-         THEN (SELECT coalesce(array_agg(held.name || '@' || held.epoch), '{}') FROM held) END AS held
-FROM fire f LEFT JOIN fenced ON fenced.id = f.id WHERE f.id = ANY($1::bigint[])`;
+SELECT id, NULL::text AS status, NULL::text AS sent_to, TRUE AS admitted, NULL::text[] AS held FROM fenced
+UNION ALL
+SELECT f.id, f.status, f.sent_to, FALSE, NULL FROM fire f
+WHERE f.id = ANY(ARRAY(SELECT a.id FROM unnest($1::bigint[]) AS a(id) WHERE a.id NOT IN (SELECT id FROM fenced)))
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, (SELECT coalesce(array_agg(held.name || '@' || held.epoch), '{}') FROM held)`;
+
+/** A row of PG_FENCE's answer, as an array: id (NULL on the held leases' row), status, sent_to, admitted, held. */
+type PgFenceRow = [string | number | null, string | null, string | null, boolean | null, string[] | null];
 
 const NO_READ_AT = [pgBigints([]), pgBigints([]), pgBigints([]), pgBigints([])];
 
@@ -185,9 +192,10 @@ async function fencePostgres(
   nowMs: number,
   sends: readonly SendFenceRequest[],
 ) {
-  const result = await conn.pool.query<FireState & { admitted: boolean; held: string[] | null }>({
+  const result = await conn.pool.query<PgFenceRow>({
     name: 'tw_fence_sends',
     text: PG_FENCE,
+    rowMode: 'array',
     values: [
       pgBigints(sends.map((s) => s.fireId)),
       pgTexts(sends.map((s) => s.address)),
@@ -198,12 +206,17 @@ async function fencePostgres(
       ...readAtArrays(sends),
     ],
   });
-  const rows = result.rows.map((row) => ({ ...row, id: Number(row.id) }));
-  const admitted = new Set(rows.filter((row) => row.admitted).map((row) => row.id));
-  const states = new Map<number, FireState>(rows.map((row) => [row.id, row]));
-  // The held leases come on one row (the first by id), not on each: a client parses every array
-  // it is sent, and 64 lease names on each of 500 rows were a tenth of a busy node's thread.
-  const heldLeases = new Set(rows.find((row) => row.held !== null)?.held ?? []);
+  const admitted = new Set<number>();
+  const states = new Map<number, FireState>();
+  let heldLeases = new Set<string>();
+  for (const [rawId, status, sentTo, passed, held] of result.rows) {
+    if (rawId === null) heldLeases = new Set(held ?? []);
+    else if (passed === true) admitted.add(Number(rawId));
+    else {
+      const id = Number(rawId);
+      states.set(id, { id, status: status!, sent_to: sentTo });
+    }
+  }
   // The statement's rows are as of its start: a record another fence took meanwhile (its UPDATE
   // waited for that one, then found the record taken) still looks free. Read those again.
   const raced = sends.filter(
