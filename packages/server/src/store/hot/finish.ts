@@ -244,9 +244,11 @@ async function finishPostgres(
   results: readonly FireResult[],
   statuses: readonly string[],
 ) {
-  const updated = await conn.pool.query<FinishedFireRow>({
+  const updated = await conn.pool.query<unknown[]>({
     name: 'tw_finish_fires_mark',
     text: PG_FINISH,
+    // Arrays, made objects by finishedRowOf as SQLite's: the client builds no row object first.
+    rowMode: 'array',
     values: [
       pgBigints(results.map((r) => r.fireId)),
       pgTexts(statuses),
@@ -264,7 +266,7 @@ async function finishPostgres(
       pgTexts(results.map((r) => r.dispatch?.executorInstance ?? null)),
     ],
   });
-  return updated.rows;
+  return updated.rows.map(finishedRowOf);
 }
 
 // MySQL has no RETURNING: lock the rows first (a locking read sees the newest committed
@@ -435,7 +437,7 @@ export function finishSqliteRows(conn: SqliteStatements, rows: string): unknown[
   return prepared(conn, SQLITE_FINISH).raw(true).all(rows) as unknown[][];
 }
 
-/** A row of SQLITE_FINISH as an object. */
+/** A row of SQLITE_FINISH or PG_FINISH (RETURNED_COLUMNS, then fix_delay) as an object. */
 function finishedRowOf(row: unknown[]): FinishedFireRow {
   return {
     id: row[0] as number,
