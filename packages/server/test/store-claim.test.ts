@@ -367,3 +367,74 @@ describe.each(STORE_VARIANTS)('claimDueFires on %s', (variant) => {
     expect([...ra, ...rb].map((f) => f.job.id).sort((x, y) => x - y)).toEqual(jobIds);
   });
 });
+
+describe('claimDueFires on postgres: a plain insert, and "on conflict do nothing" after a taken time', () => {
+  let database: TestDatabase;
+  let store: Store;
+  /** The names of the prepared statements the pool's clients ran, in order. */
+  const ran: string[] = [];
+
+  beforeEach(async () => {
+    database = await createTestDatabase('postgres');
+    store = await database.open();
+    const conn = store.connection;
+    if (conn.dialect !== 'postgres') throw new Error('unreachable');
+    ran.length = 0;
+    const watched = new WeakSet<object>();
+    const connect = conn.pool.connect.bind(conn.pool);
+    conn.pool.connect = (async () => {
+      const client = await connect();
+      if (!watched.has(client)) {
+        watched.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        client.query = ((config: unknown, ...rest: unknown[]) => {
+          const name = (config as { name?: unknown } | null)?.name;
+          if (typeof name === 'string') ran.push(name);
+          return query(config, ...rest);
+        }) as typeof client.query;
+      }
+      return client;
+    }) as typeof conn.pool.connect;
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  const records = () => ran.filter((name) => name.startsWith('tw_claim_advance_and_record'));
+
+  it('records with a plain insert; a taken time rolls the claim back and makes it again, whole, deduplicating for a minute', async () => {
+    const { jobIds } = await seedDueJobs(store, 3, T0);
+    const [taken, other, last] = jobIds as [number, number, number];
+    const shards = await ownShards(store, 'node-a', 4, T0);
+    const first = await store.fires.claimDueFires(request('node-a', shards, T0));
+    expect(first.fires).toHaveLength(3);
+    expect(records()).toEqual(['tw_claim_advance_and_record_plain']);
+
+    // One job set back onto its recorded time, the others due at their next: the plain insert
+    // meets the taken time, and the claim made again records the others' and skips the taken one.
+    await store.jobs.updateJob(taken, { next_fire_at: T0 }, T0);
+    const second = await store.fires.claimDueFires(request('node-a', shards, T0 + 1000));
+    expect(records()).toEqual([
+      'tw_claim_advance_and_record_plain',
+      'tw_claim_advance_and_record_plain',
+      'tw_claim_advance_and_record',
+    ]);
+    expect(second.fires.map((f) => [f.job.id, f.scheduledAt]).sort((a, b) => a[0]! - b[0]!)).toEqual([
+      [taken, T0 + 1000],
+      [other, T0 + 1000],
+      [last, T0 + 1000],
+    ]);
+    // Nothing twice, and every job advanced once by the claim that committed.
+    expect(await store.fires.countFires()).toBe(6);
+    for (const id of jobIds) expect((await store.jobs.findJobById(id))!.next_fire_at).toBe(T0 + 2000);
+
+    // Within the minute the claims deduplicate from the start; after it, they insert plainly again.
+    const third = await store.fires.claimDueFires(request('node-a', shards, T0 + 2000));
+    expect(records().at(-1)).toBe('tw_claim_advance_and_record');
+    expect(third.fires.map((f) => f.scheduledAt)).toEqual([T0 + 2000, T0 + 2000, T0 + 2000]);
+    const renewed = await ownShards(store, 'node-a', 4, T0 + 61_000);
+    const later = await store.fires.claimDueFires(request('node-a', renewed, T0 + 62_000));
+    expect(records().slice(-2)).toEqual(['tw_claim_advance_and_record', 'tw_claim_advance_and_record_plain']);
+    expect(later.fires.length).toBeGreaterThan(0);
+  });
+});

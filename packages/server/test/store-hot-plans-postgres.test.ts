@@ -14,7 +14,12 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPendingTriggerTypeStatement, skipPendingStatement } from '../src/store/fires.js';
-import { PG_ADVANCE_AND_RECORD, PG_CLAIM_SETTINGS, PG_SELECT_DUE } from '../src/store/hot/claim.js';
+import {
+  PG_ADVANCE_AND_RECORD,
+  PG_ADVANCE_AND_RECORD_PLAIN,
+  PG_CLAIM_SETTINGS,
+  PG_SELECT_DUE,
+} from '../src/store/hot/claim.js';
 import { PG_FINISH } from '../src/store/hot/finish.js';
 import { PG_FENCE } from '../src/store/hot/send-fence.js';
 import type { Store } from '../src/store/index.js';
@@ -211,11 +216,14 @@ describe('hot statements on postgres', () => {
     ];
     const client = await conn.pool.connect();
     try {
-      const root = await genericPlanRun(client, PG_ADVANCE_AND_RECORD, values);
-      expect(root['Actual Rows']).toBe(BATCH);
-      const scans = planNodes(root).filter((node) => node['Node Type'] === 'Function Scan');
-      expect(scans.length).toBeGreaterThan(0);
-      for (const scan of scans) expect(scan['Actual Loops'], JSON.stringify(root)).toBe(1);
+      // The plain insert and the one under "on conflict do nothing" (claim.ts): the same plan but the insert.
+      for (const statement of [PG_ADVANCE_AND_RECORD_PLAIN, PG_ADVANCE_AND_RECORD]) {
+        const root = await genericPlanRun(client, statement, values);
+        expect(root['Actual Rows']).toBe(BATCH);
+        const scans = planNodes(root).filter((node) => node['Node Type'] === 'Function Scan');
+        expect(scans.length).toBeGreaterThan(0);
+        for (const scan of scans) expect(scan['Actual Loops'], JSON.stringify(root)).toBe(1);
+      }
     } finally {
       client.release();
     }
