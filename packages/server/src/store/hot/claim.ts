@@ -636,7 +636,6 @@ interface SqliteClaimArg {
   }[];
 }
 
-/** A fire the record step inserted. */
 /** A fire SQLITE_RECORD inserted: its id, claim_job_id and scheduled_at (a raw row). */
 type RecordedFireRow = [id: number, claimJobId: number, scheduledAt: number];
 
