@@ -163,7 +163,8 @@ describe('console: the admin pages', { timeout: 90_000 }, () => {
     await page.reload();
     await page.getByRole('button', { name: 'Delete carol' }).click();
     await page.getByRole('tooltip').getByText('Delete carol? This cannot be undone.').waitFor();
-    await page.getByRole('tooltip').getByRole('button', { name: 'Delete' }).click();
+    // As with Save above: a click on the confirmation is made again while it is there.
+    await clickUntilGone(page.getByRole('tooltip'), { name: 'Delete' });
     await page.getByRole('row').filter({ hasText: 'carol' }).waitFor({ state: 'detached' });
     expect((await users()).map((user) => user.username)).not.toContain('carol');
   });
