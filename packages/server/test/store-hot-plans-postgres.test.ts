@@ -20,6 +20,7 @@ import {
   PG_CLAIM_SETTINGS,
   PG_SELECT_DUE,
 } from '../src/store/hot/claim.js';
+import { PG_APPS_OF_FIRES, PG_FIRES_JOBS } from '../src/store/hot/due-load.js';
 import { PG_FINISH } from '../src/store/hot/finish.js';
 import { PG_FENCE } from '../src/store/hot/send-fence.js';
 import type { Store } from '../src/store/index.js';
@@ -156,10 +157,11 @@ describe('hot statements on postgres', () => {
 
   it.each(
     STATISTICS,
-  )('%s, the send fence, the results, skips and trigger-type changes look their records up by primary key', async (_name, analyse) => {
+  )('%s, the due load, the send fence, the results, skips and trigger-type changes look their records up by primary key', async (_name, analyse) => {
     expect(ids).toHaveLength(BATCH);
     if (analyse) await sql`ANALYZE fire`.execute(store.db);
     const statements: [string, string, unknown[]][] = [
+      ['due load', PG_FIRES_JOBS, [ids]],
       ['send fence', PG_FENCE, fenceValues()],
       ['results', PG_FINISH, finishValues()],
     ];
@@ -175,6 +177,21 @@ describe('hot statements on postgres', () => {
       const shown = await plan(text, values);
       expect(shown, name).toContain('fire_pkey');
       expect(shown, name).not.toContain('fire_status_scheduled_idx');
+    }
+    // The due load's apps, as the server runs them (its generic plan, ten ids assumed): by the
+    // records' primary key, not through the (app_id, scheduled_at) index, which holds every record
+    // an app ever had.
+    const conn = store.connection;
+    if (conn.dialect !== 'postgres') throw new Error('unreachable');
+    const client = await conn.pool.connect();
+    try {
+      for (const size of [1, 70, BATCH]) {
+        const shown = JSON.stringify(await genericPlanRun(client, PG_APPS_OF_FIRES, [ids.slice(0, size)]));
+        expect(shown, `apps of ${size}`).toContain('fire_pkey');
+        expect(shown, `apps of ${size}`).not.toContain('fire_app_scheduled_idx');
+      }
+    } finally {
+      client.release();
     }
   });
 

@@ -70,7 +70,11 @@ describe.each(STORE_VARIANTS)('hot reads on %s', (variant) => {
     const jobNow = await store.jobs.findJobById(job.id);
     expect(loaded.fires).toEqual([pick(row!, DUE_FIRE_COLUMNS)]);
     expect(loaded.jobs).toEqual([pick(jobNow!, DUE_JOB_COLUMNS)]);
-    expect(loaded.apps.map((a) => a.id)).toEqual([app.id]);
+    // The whole app row as the store reads it, its token columns set.
+    await store.apps.rotateAppToken(app.id, 'rows-token-2', T0 + 60_000, T0 + 1);
+    const reloaded = await loadDueFires(store.connection, [fire!.fireId]);
+    expect(reloaded.apps).toEqual([await store.apps.findAppById(app.id)]);
+    expect(reloaded.apps[0]!.previous_token_until).toBe(T0 + 60_000);
   });
 
   it('the due load gives the pending records of a batch, each job and app once, in batches of any size', async () => {
