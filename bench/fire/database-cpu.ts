@@ -3,8 +3,9 @@
  * the server's process, whose CPU is counted there): the user + system time of every process of
  * the database server on this machine, read from `/proc/<pid>/stat`. The database serves nothing
  * else while a case runs (the bench is run alone), so this is what the case asks of it. A backend
- * that ends within the window takes its time with it; the server's pool keeps its connections
- * open, so that is the odd short-lived connection (a count, a monitor's query) at most.
+ * that ends within the window is left out, its time in the window with it; the server's pool
+ * keeps its connections open, so that is the odd short-lived connection (a count, a monitor's
+ * query) at most.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Store } from '@tickwheel/server/internal';
@@ -20,6 +21,35 @@ const TICKS_PER_SECOND = 100;
 
 /** CPU seconds used so far by the processes of the store's database server; undefined without /proc. */
 export function databaseCpuSeconds(store: 'sqlite' | 'postgres' | 'mysql'): number | undefined {
+  const byProcess = databaseCpuByProcess(store);
+  if (byProcess === undefined) return undefined;
+  let seconds = 0;
+  for (const used of byProcess.values()) seconds += used;
+  return seconds;
+}
+
+/**
+ * The CPU seconds the database server's processes used since `before` (a `databaseCpuByProcess`
+ * reading): each process alive now, less what it had used then (a process started since counts
+ * whole). A process that ended meanwhile is left out rather than taken off: a sum over all
+ * processes went negative when a connection that seeded a million jobs before the window closed
+ * within it.
+ */
+export function databaseCpuSecondsSince(
+  store: 'sqlite' | 'postgres' | 'mysql',
+  before: ReadonlyMap<number, number> | undefined,
+): number | undefined {
+  const now = databaseCpuByProcess(store);
+  if (now === undefined || before === undefined) return undefined;
+  let seconds = 0;
+  for (const [pid, used] of now) seconds += Math.max(0, used - (before.get(pid) ?? 0));
+  return seconds;
+}
+
+/** CPU seconds used so far by each process (by pid) of the store's database server; undefined without /proc. */
+export function databaseCpuByProcess(
+  store: 'sqlite' | 'postgres' | 'mysql',
+): Map<number, number> | undefined {
   if (store === 'sqlite') return undefined;
   const names = PROCESS_NAMES[store];
   let entries: string[];
@@ -28,7 +58,7 @@ export function databaseCpuSeconds(store: 'sqlite' | 'postgres' | 'mysql'): numb
   } catch {
     return undefined;
   }
-  let ticks = 0;
+  const byProcess = new Map<number, number>();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -43,9 +73,9 @@ export function databaseCpuSeconds(store: 'sqlite' | 'postgres' | 'mysql'): numb
     if (!names.includes(comm)) continue;
     const fields = stat.slice(close + 2).split(' ');
     // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the comm.
-    ticks += Number(fields[11]) + Number(fields[12]);
+    byProcess.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
   }
-  return ticks / TICKS_PER_SECOND;
+  return byProcess;
 }
 
 /**

@@ -51,7 +51,7 @@ import { openStore, type Store } from '@tickwheel/server/internal';
 import { ask, forkChild, nextMessage, stopChild } from './children.js';
 import { countFinal, countFires, expectedFires, type FireCounts } from './count.js';
 import { type BenchDatabase, createDatabase, type StoreName } from './database.js';
-import { databaseCpuSeconds, walPosition } from './database-cpu.js';
+import { databaseCpuByProcess, databaseCpuSecondsSince, walPosition } from './database-cpu.js';
 import { Histogram } from './histogram.js';
 import type { ExecutorMessage, HogMessage, ServerMessage, Usage, Window } from './messages.js';
 import { APP_NAME, type Shape, seedCase } from './seed.js';
@@ -320,7 +320,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
 
     await sleep(window.start - Date.now());
     const machineBefore = machineCpuTimes();
-    const databaseBefore = databaseCpuSeconds(spec.store);
+    const databaseBefore = databaseCpuByProcess(spec.store);
     const walBefore = await walPosition(store);
     const serverUsage = servers.map((server) => new UsageMeter(server, window.start));
     const executorUsage = executors.map((executor) => new UsageMeter(executor, window.start));
@@ -334,12 +334,9 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     }
 
     const machineBusyPercent = busyPercentSince(machineBefore);
-    const databaseAfter = databaseCpuSeconds(spec.store);
+    const databaseUsed = databaseCpuSecondsSince(spec.store, databaseBefore);
     const walAfter = await walPosition(store);
-    const databaseCpuPercent =
-      databaseBefore === undefined || databaseAfter === undefined
-        ? Number.NaN
-        : ((databaseAfter - databaseBefore) / seconds) * 100;
+    const databaseCpuPercent = databaseUsed === undefined ? Number.NaN : (databaseUsed / seconds) * 100;
     let final = 0;
     while (Date.now() < window.end + drainMs) {
       final = await countFinal(store, window);
