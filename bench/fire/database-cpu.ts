@@ -3,9 +3,9 @@
  * the server's process, whose CPU is counted there): the user + system time of every process of
  * the database server on this machine, read from `/proc/<pid>/stat`. The database serves nothing
  * else while a case runs (the bench is run alone), so this is what the case asks of it. A backend
- * that ends within the window is left out, its time in the window with it; the server's pool
- * keeps its connections open, so that is the odd short-lived connection (a count, a monitor's
- * query) at most.
+ * that ends within the window is left out, its time in the window with it (the harness's own
+ * pool closes a connection idle for 10 s, the one that seeded the jobs among them; the server's
+ * pool keeps its connections open).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Store } from '@tickwheel/server/internal';
@@ -18,15 +18,6 @@ const PROCESS_NAMES: Record<'postgres' | 'mysql', readonly string[]> = {
 
 /** Clock ticks a second of `/proc/<pid>/stat` times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
-
-/** CPU seconds used so far by the processes of the store's database server; undefined without /proc. */
-export function databaseCpuSeconds(store: 'sqlite' | 'postgres' | 'mysql'): number | undefined {
-  const byProcess = databaseCpuByProcess(store);
-  if (byProcess === undefined) return undefined;
-  let seconds = 0;
-  for (const used of byProcess.values()) seconds += used;
-  return seconds;
-}
 
 /**
  * The CPU seconds the database server's processes used since `before` (a `databaseCpuByProcess`

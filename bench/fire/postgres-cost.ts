@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { JOB_DEFAULTS, loadDueFires, openStore, shardLeaseName } from '@tickwheel/server/internal';
 import { sql } from 'kysely';
 import { onAdminConnection } from './database.js';
-import { databaseCpuSeconds, walPosition } from './database-cpu.js';
+import { databaseCpuByProcess, databaseCpuSecondsSince, walPosition } from './database-cpu.js';
 
 const USAGE = `bench/fire/postgres-cost — a fire's cost to PostgreSQL (the comment at the top of bench/fire/postgres-cost.ts says more)
 
@@ -181,17 +181,17 @@ async function once(): Promise<Figures> {
     };
 
     for (let r = 0; r < fill; r++) await round(r);
-    const cpu0 = databaseCpuSeconds('postgres') ?? 0;
+    const cpu0 = databaseCpuByProcess('postgres');
     const wal0 = (await walPosition(store)) ?? 0n;
     const started = performance.now();
     let fires = 0;
     const perRound: string[] = [];
     const stagesByRound: string[] = [];
     for (let r = fill; r < fill + rounds; r++) {
-      const cpuBefore = databaseCpuSeconds('postgres') ?? 0;
+      const cpuBefore = databaseCpuByProcess('postgres');
       const fired = await round(r);
       fires += fired;
-      perRound.push(((((databaseCpuSeconds('postgres') ?? 0) - cpuBefore) * 1e6) / fired).toFixed(0));
+      perRound.push((((databaseCpuSecondsSince('postgres', cpuBefore) ?? 0) * 1e6) / fired).toFixed(0));
       stagesByRound.push(
         Object.values(stageMs)
           .map((ms) => Math.round(ms))
@@ -203,7 +203,7 @@ async function once(): Promise<Figures> {
       console.log(`  wall ms claim/load/fence/mark/finish by round: ${stagesByRound.join(' ')}`);
     }
     const wallMs = performance.now() - started;
-    const cpu = (databaseCpuSeconds('postgres') ?? 0) - cpu0;
+    const cpu = databaseCpuSecondsSince('postgres', cpu0) ?? 0;
     const wal = Number(((await walPosition(store)) ?? 0n) - wal0);
     return {
       databaseUsPerFire: (cpu * 1e6) / fires,
