@@ -68,7 +68,9 @@ const USAGE = `bench/fire — the scheduler under cron load (the comment at the 
 
   TW_BENCH_PROFILE=<folder> profiles the children; TW_BENCH_HEAP_PROFILE=<folder> samples the
   server's allocations (TW_BENCH_EXECUTOR_HEAP_PROFILE=<folder> the executors'; with
-  TW_BENCH_HEAP_PROFILE_PROMOTED=1 only what they promote; heap-summary.js sums them); TW_BENCH_SERVER_INTERNAL='{…}' sets the server's internal options;
+  TW_BENCH_HEAP_PROFILE_PROMOTED=1 only what they promote; heap-summary.js sums them);
+  TW_BENCH_SERVER_OPTIONS='{…}' sets server options (e.g. databasePoolSize) and
+  TW_BENCH_SERVER_INTERNAL='{…}' its internal ones;
   TW_BENCH_SERVER_NODE_FLAGS='--trace-gc …' gives the server processes Node flags (their output
   goes to the child log, which --keep keeps).`;
 

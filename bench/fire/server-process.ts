@@ -33,7 +33,9 @@ const server = await createServer({
   ...(config.redis === undefined ? {} : { redis: config.redis }),
   logLevel: 'warn',
   ...(process.env.TW_BENCH_METRICS ? { apiToken: METRICS_TOKEN } : {}),
-  // Experiments: the server's internal options as JSON (e.g. '{"claimBatchSize":100}').
+  // Experiments: public server options as JSON (e.g. '{"databasePoolSize":5}'), then the internal
+  // ones (e.g. '{"claimBatchSize":100}').
+  ...(process.env.TW_BENCH_SERVER_OPTIONS ? JSON.parse(process.env.TW_BENCH_SERVER_OPTIONS) : {}),
   ...(process.env.TW_BENCH_SERVER_INTERNAL
     ? { internal: JSON.parse(process.env.TW_BENCH_SERVER_INTERNAL) }
     : {}),
