@@ -45,9 +45,24 @@ const STATISTICS = [
 
 /**
  * `text`'s generic plan (a prepared statement's from its sixth run on), run on `values` under
- * `EXPLAIN ANALYZE` in a transaction begun with `settings` and rolled back; the plan's root node.
+ * `EXPLAIN ANALYZE` in a transaction begun with `settings` and rolled back, on a client of
+ * `pool`'s of its own; the plan's root node.
  */
 async function genericPlanRun(
+  pool: pg.Pool,
+  text: string,
+  values: readonly unknown[],
+  settings?: string,
+): Promise<Record<string, unknown>> {
+  const client = await pool.connect();
+  try {
+    return await genericPlanRunOn(client, text, values, settings);
+  } finally {
+    client.release();
+  }
+}
+
+async function genericPlanRunOn(
   client: pg.PoolClient,
   text: string,
   values: readonly unknown[],
@@ -183,15 +198,10 @@ describe('hot statements on postgres', () => {
     // an app ever had.
     const conn = store.connection;
     if (conn.dialect !== 'postgres') throw new Error('unreachable');
-    const client = await conn.pool.connect();
-    try {
-      for (const size of [1, 70, BATCH]) {
-        const shown = JSON.stringify(await genericPlanRun(client, PG_APPS_OF_FIRES, [ids.slice(0, size)]));
-        expect(shown, `apps of ${size}`).toContain('fire_pkey');
-        expect(shown, `apps of ${size}`).not.toContain('fire_app_scheduled_idx');
-      }
-    } finally {
-      client.release();
+    for (const size of [1, 70, BATCH]) {
+      const shown = JSON.stringify(await genericPlanRun(conn.pool, PG_APPS_OF_FIRES, [ids.slice(0, size)]));
+      expect(shown, `apps of ${size}`).toContain('fire_pkey');
+      expect(shown, `apps of ${size}`).not.toContain('fire_app_scheduled_idx');
     }
   });
 
@@ -231,18 +241,13 @@ describe('hot statements on postgres', () => {
       jobIds.map(() => null),
       jobIds.map(() => null),
     ];
-    const client = await conn.pool.connect();
-    try {
-      // The plain insert and the one under "on conflict do nothing" (claim.ts): the same plan but the insert.
-      for (const statement of [PG_ADVANCE_AND_RECORD_PLAIN, PG_ADVANCE_AND_RECORD]) {
-        const root = await genericPlanRun(client, statement, values);
-        expect(root['Actual Rows']).toBe(BATCH);
-        const scans = planNodes(root).filter((node) => node['Node Type'] === 'Function Scan');
-        expect(scans.length).toBeGreaterThan(0);
-        for (const scan of scans) expect(scan['Actual Loops'], JSON.stringify(root)).toBe(1);
-      }
-    } finally {
-      client.release();
+    // The plain insert and the one under "on conflict do nothing" (claim.ts): the same plan but the insert.
+    for (const statement of [PG_ADVANCE_AND_RECORD_PLAIN, PG_ADVANCE_AND_RECORD]) {
+      const root = await genericPlanRun(conn.pool, statement, values);
+      expect(root['Actual Rows']).toBe(BATCH);
+      const scans = planNodes(root).filter((node) => node['Node Type'] === 'Function Scan');
+      expect(scans.length).toBeGreaterThan(0);
+      for (const scan of scans) expect(scan['Actual Loops'], JSON.stringify(root)).toBe(1);
     }
   });
 });
@@ -285,31 +290,26 @@ describe("the claim's look for due jobs on postgres", () => {
     );
     if (analyse) await sql`ANALYZE job`.execute(store.db);
     const limit = 100;
-    const client = await conn.pool.connect();
-    try {
-      const shards = Array.from({ length: 64 }, (_, i) => i);
-      const root = await genericPlanRun(
-        client,
-        PG_SELECT_DUE,
-        [NOW + 10_000, 64, shards, limit],
-        PG_CLAIM_SETTINGS,
-      );
-      expect(root['Actual Rows']).toBe(limit);
-      const nodes = planNodes(root);
-      const shown = JSON.stringify(root);
-      expect(
-        nodes.map((node) => node['Node Type']),
-        shown,
-      ).not.toContain('Sort');
-      const scans = nodes.filter((node) => node['Relation Name'] === 'job');
-      expect(
-        scans.map((node) => [node['Node Type'], node['Index Name']]),
-        shown,
-      ).toEqual([['Index Scan', 'job_due_idx']]);
-      // Stopped at the batch: not every one of the due jobs read.
-      expect(Number(scans[0]?.['Actual Rows']), shown).toBeLessThan(Number(due.rows[0]?.n) / 10);
-    } finally {
-      client.release();
-    }
+    const shards = Array.from({ length: 64 }, (_, i) => i);
+    const root = await genericPlanRun(
+      conn.pool,
+      PG_SELECT_DUE,
+      [NOW + 10_000, 64, shards, limit],
+      PG_CLAIM_SETTINGS,
+    );
+    expect(root['Actual Rows']).toBe(limit);
+    const nodes = planNodes(root);
+    const shown = JSON.stringify(root);
+    expect(
+      nodes.map((node) => node['Node Type']),
+      shown,
+    ).not.toContain('Sort');
+    const scans = nodes.filter((node) => node['Relation Name'] === 'job');
+    expect(
+      scans.map((node) => [node['Node Type'], node['Index Name']]),
+      shown,
+    ).toEqual([['Index Scan', 'job_due_idx']]);
+    // Stopped at the batch: not every one of the due jobs read.
+    expect(Number(scans[0]?.['Actual Rows']), shown).toBeLessThan(Number(due.rows[0]?.n) / 10);
   });
 });
