@@ -228,6 +228,10 @@ export interface ServerInternalOptions {
   claimBatchSize?: number;
   /** How much further than the look-ahead a claim records a recurring job's times (scheduling/options.ts). */
   recordAheadMs?: number;
+  /** How long before its time a fire is loaded and fenced, to be sent at its time (scheduling/options.ts). */
+  prepareAheadMs?: number;
+  /** The grid the wheel hands fires over on (scheduling/options.ts). */
+  wheelResolutionMs?: number;
   /** Shard lease lifetime (scheduling/options.ts has the default and what it trades). */
   leaseTtlMs?: number;
   /** Time between two shard lease renewal rounds. Default a fifth of `leaseTtlMs`. */
@@ -327,6 +331,8 @@ export interface ResolvedServerOptions {
   tickIntervalMs: number;
   claimBatchSize: number;
   recordAheadMs: number | undefined;
+  prepareAheadMs: number | undefined;
+  wheelResolutionMs: number | undefined;
   leaseTtlMs: number;
   leaseRenewalIntervalMs: number;
   registryMonitorIntervalMs: number;
@@ -465,12 +471,14 @@ export const SERVER_OPTIONS_SCHEMA = Type.Object({
     sqliteHotThread: booleanWithDefault(true),
     sendAsClaimed: booleanWithDefault(false),
     batchSends: booleanWithDefault(true),
-    // The scheduling engine checks these six (scheduling/options.ts: its ranges depend on each other);
+    // The scheduling engine checks these eight (scheduling/options.ts: its ranges depend on each other);
     // the claim batch's default on SQLite is SCHEDULING_DEFAULTS.sqliteClaimBatchSize.
     shardCount: schedulingInteger(SCHEDULING_DEFAULTS.shardCount),
     tickIntervalMs: schedulingInteger(SCHEDULING_DEFAULTS.tickIntervalMs),
     claimBatchSize: schedulingInteger(SCHEDULING_DEFAULTS.claimBatchSize),
     recordAheadMs: Type.Integer({ description: 'Default half of lookAheadMs' }),
+    prepareAheadMs: Type.Integer({ description: 'Default 60, at most half of the lease safety margin' }),
+    wheelResolutionMs: schedulingInteger(SCHEDULING_DEFAULTS.wheelResolutionMs),
     leaseTtlMs: schedulingInteger(SCHEDULING_DEFAULTS.leaseTtlMs),
     leaseRenewalIntervalMs: Type.Integer({ description: 'Default a fifth of leaseTtlMs' }),
     databaseConnectTimeoutMs: boundedInteger(100, 10 * MINUTE, SERVER_DEFAULTS.databaseConnectTimeoutMs),
@@ -591,6 +599,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
       internal.claimBatchSize ??
       (dialect === 'sqlite' ? SCHEDULING_DEFAULTS.sqliteClaimBatchSize : INTERNAL.claimBatchSize.default),
     recordAheadMs: internal.recordAheadMs,
+    prepareAheadMs: internal.prepareAheadMs,
+    wheelResolutionMs: internal.wheelResolutionMs,
     leaseTtlMs,
     leaseRenewalIntervalMs: internal.leaseRenewalIntervalMs ?? defaultLeaseRenewalIntervalMs(leaseTtlMs),
     databaseConnectTimeoutMs: internalInt('databaseConnectTimeoutMs'),

@@ -231,6 +231,8 @@ async function startOnStore(
     tickIntervalMs: o.tickIntervalMs,
     claimBatchSize: o.claimBatchSize,
     recordAheadMs: o.recordAheadMs,
+    prepareAheadMs: o.prepareAheadMs,
+    wheelResolutionMs: o.wheelResolutionMs,
     leaseTtlMs: o.leaseTtlMs,
   });
   // The shard leases: which jobs this node schedules, and the fencing token of every send.

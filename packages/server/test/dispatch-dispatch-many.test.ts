@@ -28,6 +28,12 @@ async function twoExecutors() {
   return { executors, targets: targetsOf(executors), first: sorted[0]!, last: sorted[1]! };
 }
 
+/** A fire's one outcome. */
+function only(o: DispatchOutcome[] | undefined): DispatchOutcome {
+  expect(o).toHaveLength(1);
+  return o![0]!;
+}
+
 describe('Dispatcher.dispatchMany', () => {
   it('routes a batch, asks the fence once for it, and gives each fire the outcome its own dispatch would', async () => {
     const { targets, first, last } = await twoExecutors();
@@ -127,10 +133,6 @@ describe('Dispatcher.dispatchMany', () => {
       { fire: plain, addresses: targets },
       { fire: nowhere, addresses: [] },
     ]);
-    const only = (o: DispatchOutcome[] | undefined) => {
-      expect(o).toHaveLength(1);
-      return o![0]!;
-    };
     expect(only(outcomes[0])).toMatchObject({ triggerCode: 200, address: last.address });
     expect(only(outcomes[0]).triggerMsg).toContain(`address override: ${last.address}`);
     expect(only(outcomes[1])).toMatchObject({ triggerCode: 200, address: first.address });
@@ -151,6 +153,51 @@ describe('Dispatcher.dispatchMany', () => {
     const outcomes = (await dispatching).flat();
     expect(outcomes.map((o) => o.triggerCode)).toEqual([200, 200, 200, 200]);
     expect(d.laneStats().fast).toEqual({ running: 0, queued: 0 });
+  });
+
+  it('holds the runs of fires fenced ahead of their time until it, never sending one early, and sends a due one at once', async () => {
+    const started = new Map<number, number>();
+    const executors = await startExecutors(1, (ex) =>
+      ex.handle('hello', (ctx) => {
+        started.set(ctx.logId, Date.now());
+        return 'ok';
+      }),
+    );
+    cleanups.push(() => closeAll(executors));
+    const targets = targetsOf(executors);
+    const fencedAt: number[] = [];
+    const d = dispatcher({
+      fenceMany: async (sends) => {
+        fencedAt.push(Date.now());
+        return sends.map(() => ({ admitted: true }) as FenceVerdict);
+      },
+    });
+    const now = Date.now();
+    // Two fires due on one 5 ms step, one later, one already due; and one through `dispatch`.
+    const ahead = [now + 300, now + 300, now + 360].map((at, i) =>
+      fire({ jobId: 51 + i, leased: true, scheduledAt: Math.ceil(at / 5) * 5 }),
+    );
+    const due = fire({ jobId: 54, leased: true, scheduledAt: now - 10 });
+    const alone = fire({ jobId: 55, leased: true, scheduledAt: now + 250 });
+    const [outcomes, aloneOutcomes] = await Promise.all([
+      d.dispatchMany([...ahead, due].map((f) => ({ fire: f, addresses: targets }))),
+      d.dispatch(alone, targets),
+    ]);
+    // Fenced at once, ahead of their time.
+    expect(fencedAt).toHaveLength(2);
+    for (const at of fencedAt) expect(at).toBeLessThan(now + 200);
+    const all = [...ahead, due, alone];
+    const outcomeOf = [...outcomes, aloneOutcomes].map((o) => only(o));
+    expect(outcomeOf.map((o) => o.triggerCode)).toEqual([200, 200, 200, 200, 200]);
+    for (const [i, f] of all.entries()) {
+      await executors[0]!.server.callbackFor(f.fireId);
+      // Sent and started at its time or after, never before.
+      expect(outcomeOf[i]!.triggerAt).toBeGreaterThanOrEqual(f.scheduledAt);
+      expect(started.get(f.fireId)).toBeGreaterThanOrEqual(f.scheduledAt);
+    }
+    // The two due on the same step went out together; the due one at once.
+    expect(outcomeOf[0]!.triggerAt).toBe(outcomeOf[1]!.triggerAt);
+    expect(started.get(due.fireId)).toBeLessThan(now + 200);
   });
 
   it('settles the fires of an executor that answers while another executor of the batch hangs', async () => {

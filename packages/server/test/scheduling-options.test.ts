@@ -20,4 +20,30 @@ describe('scheduling options', () => {
       }),
     );
   });
+
+  it('hands fires over 60 ms ahead by default, at most half the lease safety margin', () => {
+    expect(resolveSchedulingOptions({ nodeId: 'n' })).toMatchObject({
+      prepareAheadMs: 60,
+      wheelResolutionMs: 20,
+    });
+    // A 300 ms lease keeps a 90 ms margin: the default lead is 45 ms then.
+    expect(resolveSchedulingOptions({ nodeId: 'n', leaseTtlMs: 300 }).prepareAheadMs).toBe(45);
+    expect(resolveSchedulingOptions({ nodeId: 'n', leaseSafetyMarginMs: 0 }).prepareAheadMs).toBe(0);
+    expect(resolveSchedulingOptions({ nodeId: 'n', prepareAheadMs: 0 }).prepareAheadMs).toBe(0);
+    expect(() =>
+      resolveSchedulingOptions({ nodeId: 'n', leaseSafetyMarginMs: 100, prepareAheadMs: 51 }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'TW_ERR_INVALID_OPTION',
+        message: expect.stringContaining(
+          'prepareAheadMs: must be at most half of leaseSafetyMarginMs (50 ms), got 51',
+        ),
+      }),
+    );
+    expect(() => resolveSchedulingOptions({ nodeId: 'n', prepareAheadMs: -1 })).toThrow(
+      expect.objectContaining({
+        message: expect.stringContaining('prepareAheadMs: must be an integer from 0 to 1000'),
+      }),
+    );
+  });
 });

@@ -57,14 +57,16 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
 
   async function startNode(
     nodeId: string,
-    options: { leaseTtlMs?: number; recoveryPageSize?: number; store?: Store } = {},
+    options: {
+      leaseTtlMs?: number;
+      recoveryPageSize?: number;
+      store?: Store;
+      prepareAheadMs?: number;
+      wheelResolutionMs?: number;
+    } = {},
   ) {
-    const node = createTestNode(options.store ?? store, clock, {
-      nodeId,
-      shardCount: 8,
-      ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
-      ...(options.recoveryPageSize === undefined ? {} : { recoveryPageSize: options.recoveryPageSize }),
-    });
+    const { store: given, ...scheduling } = options;
+    const node = createTestNode(given ?? store, clock, { nodeId, shardCount: 8, ...scheduling });
     nodes.push(node);
     await node.start();
     await clock.advance(0);
@@ -90,6 +92,18 @@ describe.each(DIALECTS)('planner on %s', (dialect) => {
     expect(new Set(reads.map((read) => read?.job)).size).toBe(1);
     expect(reads[0]!.job).toMatchObject({ id: job.id, updated_at: job.updated_at });
     expect(node.logger.errors()).toEqual([]);
+  });
+
+  it('hands each fire over prepareAheadMs ahead of its time, on the wheel’s grid, never earlier', async () => {
+    await createJob(store, { ...EVERY_SECOND, next_fire_at: T0 + 1_000 }, T0);
+    const node = await startNode('node-a', { prepareAheadMs: 70, wheelResolutionMs: 20 });
+    await clock.advance(3_000);
+    // Due at 1 s: handed over from 930 ms on, at the next 20 ms step.
+    expect(node.pipeline.handed.map((h) => h.at - T0)).toEqual([940, 1_940, 2_940]);
+    const byId = new Map((await claimedFires(store)).map((r) => [r.id, r]));
+    expect(node.pipeline.handed.map(({ fireId }) => byId.get(fireId)?.scheduled_at)).toEqual(
+      seconds(T0 + 1_000, T0 + 3_000),
+    );
   });
 
   it('claims an every-second job once for several of its fires: each claim records its times up to the look-ahead and the record-ahead', async () => {
@@ -877,7 +891,7 @@ async function insertJobs(
 
 describe('planner on the real clock', () => {
   // Bounded for a loaded CI machine; typical lateness is 0–3 ms.
-  it('hands an every-second cron over close to each second, never early', async () => {
+  it('hands an every-second cron over its lead (prepareAheadMs) before each second, never earlier', async () => {
     const db = await createTestDatabase('sqlite');
     try {
       const store = await db.open();
@@ -889,17 +903,16 @@ describe('planner on the real clock', () => {
           for (const _ of ids) lateness.push(Date.now() - (firstSecond + lateness.length * 1_000));
         },
       };
-      const scheduler = createScheduler(
-        store,
-        pipeline,
-        resolveSchedulingOptions({ nodeId: 'node-real', shardCount: 4, clock: systemClock }),
-      );
+      const options = resolveSchedulingOptions({ nodeId: 'node-real', shardCount: 4, clock: systemClock });
+      const scheduler = createScheduler(store, pipeline, options);
       await scheduler.start();
       await new Promise((resolve) => setTimeout(resolve, firstSecond + 2_100 - Date.now()));
       const left = await scheduler.stop();
+      expect(options.prepareAheadMs).toBe(60);
       expect(lateness).toHaveLength(3);
-      for (const ms of lateness) expect(ms).toBeGreaterThanOrEqual(0);
-      for (const ms of lateness) expect(ms).toBeLessThan(250);
+      // Handed over 60 ms ahead (on the 20 ms grid, never before), to be sent at its time.
+      for (const ms of lateness) expect(ms).toBeGreaterThanOrEqual(-60);
+      for (const ms of lateness) expect(ms).toBeLessThan(250 - 60);
       expect(left.length).toBeGreaterThan(0);
       expect(await store.leases.findLease('shard:0')).toMatchObject({
         owner_node: 'node-real',

@@ -307,10 +307,10 @@ export class Dispatcher {
     settle: (index: number, outcomes: DispatchOutcome[]) => void,
   ): Promise<void> {
     const started = performance.now();
-    const finish = (entry: BatchedRun, outcome: DispatchOutcome) => {
+    const finish = (entry: BatchedRun, outcome: DispatchOutcome, since = started) => {
       if (entry.settled) return;
       entry.settled = true;
-      this.lanes.releaseFast(entry.delivery.fire.jobId, performance.now() - started);
+      this.lanes.releaseFast(entry.delivery.fire.jobId, performance.now() - since);
       settle(entry.index, [outcome]);
     };
     try {
@@ -333,9 +333,9 @@ export class Dispatcher {
           return;
         }
       }
-      // The admitted runs by executor address, in the batch's order.
-      const byAddress = new Map<string, BatchedRun[]>();
-      const sends: Promise<void>[] = [];
+      // The admitted runs by the time they may go (0: now) and executor address, in the batch's order.
+      const byRelease = new Map<number, Map<string, BatchedRun[]>>();
+      const sends: Promise<unknown>[] = [];
       for (let i = 0; i < batch.length; i++) {
         const entry = batch[i]!;
         const verdict = verdicts?.[i];
@@ -345,23 +345,22 @@ export class Dispatcher {
           else finish(entry, outcome);
           continue;
         }
+        const at = this.releaseAt(entry.delivery.fire.scheduledAt);
+        let byAddress = byRelease.get(at);
+        if (byAddress === undefined) {
+          byAddress = new Map();
+          byRelease.set(at, byAddress);
+        }
         const address = entry.run.target.address;
         const runs = byAddress.get(address);
         if (runs === undefined) byAddress.set(address, [entry]);
         else runs.push(entry);
       }
-      const triggerAt = this.options.now();
-      const sent = performance.now();
-      for (const runs of byAddress.values()) {
-        const triggers = runs.map(({ delivery, run }) => triggerParamOf(delivery.fire, run.fireId, 0, 1));
+      for (const [at, byAddress] of byRelease) {
         sends.push(
-          this.client.runMany(runs[0]!.run.target, triggers).then((answers) => {
-            const latencyMs = performance.now() - sent;
-            for (let i = 0; i < runs.length; i++) {
-              const entry = runs[i]!;
-              finish(entry, this.runOutcome(entry.delivery, entry.run, answers[i]!, triggerAt, latencyMs));
-            }
-          }),
+          at === 0
+            ? this.sendReleased(byAddress, finish)
+            : this.until(at).then(() => this.sendReleased(byAddress, finish)),
         );
       }
       await Promise.all(sends);
@@ -370,6 +369,58 @@ export class Dispatcher {
       const message = `dispatch failed: ${(err as Error)?.message ?? String(err)}`;
       for (const entry of batch) finish(entry, this.unrouted(entry.delivery, message));
     }
+  }
+
+  /** Sends fenced runs per executor together, each settled with its answer once it comes. */
+  private sendReleased(
+    byAddress: ReadonlyMap<string, BatchedRun[]>,
+    finish: (entry: BatchedRun, outcome: DispatchOutcome, since: number) => void,
+  ): Promise<unknown> {
+    const triggerAt = this.options.now();
+    const sent = performance.now();
+    const sends: Promise<void>[] = [];
+    for (const runs of byAddress.values()) {
+      const triggers = runs.map(({ delivery, run }) => triggerParamOf(delivery.fire, run.fireId, 0, 1));
+      sends.push(
+        this.client.runMany(runs[0]!.run.target, triggers).then((answers) => {
+          const latencyMs = performance.now() - sent;
+          for (let i = 0; i < runs.length; i++) {
+            const entry = runs[i]!;
+            finish(
+              entry,
+              this.runOutcome(entry.delivery, entry.run, answers[i]!, triggerAt, latencyMs),
+              sent,
+            );
+          }
+        }),
+      );
+    }
+    return Promise.all(sends);
+  }
+
+  /**
+   * When a fenced run of a fire due at `scheduledAt` may go: 0 (now) once it is due; a fire
+   * handed over ahead of its time (the planner's `prepareAheadMs`) waits, fenced, until its time
+   * rounded up to RELEASE_GRID_MS, so the runs of a batch due within a few milliseconds go out
+   * together and none goes early. One due further ahead than MAX_HOLD_MS goes at once: no path
+   * hands such a fire over.
+   */
+  private releaseAt(scheduledAt: number): number {
+    const ahead = scheduledAt - this.options.now();
+    if (ahead <= 0 || ahead > MAX_HOLD_MS) return 0;
+    return Math.ceil(scheduledAt / RELEASE_GRID_MS) * RELEASE_GRID_MS;
+  }
+
+  /** Resolves once the clock reads `at` or later (a timer may wake a millisecond early). */
+  private until(at: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const check = () => {
+        const left = at - this.options.now();
+        if (left <= 0) resolve();
+        else setTimeout(check, left);
+      };
+      check();
+    });
   }
 
   /** Dispatches the two lanes run at once: what a caller keeps in flight to keep them busy. */
@@ -521,6 +572,8 @@ export class Dispatcher {
       }
       if (!verdict.admitted) return this.notAdmitted(delivery, run, verdict, refenced);
     }
+    const at = this.releaseAt(delivery.fire.scheduledAt);
+    if (at !== 0) await this.until(at);
     const triggerAt = this.options.now();
     const started = performance.now();
     const trigger = triggerParamOf(delivery.fire, run.fireId, run.shardIndex, run.shardTotal);
@@ -660,6 +713,15 @@ function runOfPick(fire: FireToDispatch, pick: RoutePick): RunSend {
     shardTotal: 1,
   };
 }
+
+/**
+ * The grid a fire handed over ahead of its time is released on (`releaseAt`): the runs of a few
+ * milliseconds go out together, as they did when the wheel handed them over on this grid at
+ * their time.
+ */
+const RELEASE_GRID_MS = 5;
+/** The longest a fenced run waits for its time; one due later goes at once (`releaseAt`). */
+const MAX_HOLD_MS = 1_000;
 
 const NOT_SENT_MESSAGES = {
   'not-pending': 'the record was marked, finished or skipped meanwhile',

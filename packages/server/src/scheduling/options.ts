@@ -65,10 +65,21 @@ export interface SchedulingOptions {
   /** A fire claimed later than this after its time follows the job's misfire policy. Default 5,000 ms. */
   misfireWindowMs?: number;
   /**
-   * The wheel hands fires over on a grid of this many milliseconds: a fire due between two grid
-   * points goes at the next one (never early), together with the others due in between, so
-   * spread load reaches the pipeline in batches of a few milliseconds rather than one wake and
-   * one load per millisecond. 1 hands each fire over at its own millisecond. Default 5 ms.
+   * How long before its time the wheel hands a fire over to the pipeline, which loads its record
+   * and fences its run then, and sends it at its time (the dispatcher holds a fenced run until
+   * its time, on a 5 ms grid; never early): the database's round trips are off the way between a
+   * fire's time and its `run`. Default 60 ms; at most half of `leaseSafetyMarginMs` (a held run
+   * goes out well before the node stops acting on its shard), and the default no more than that.
+   * 0 hands each fire over at its time.
+   */
+  prepareAheadMs?: number;
+  /**
+   * The wheel hands fires over on a grid of this many milliseconds: a fire whose hand-over time
+   * falls between two grid points goes at the next one, together with the others in between, so
+   * spread load reaches the pipeline in batches rather than one wake and one load per
+   * millisecond. With `prepareAheadMs` the batches are prepared ahead and sent at each fire's own
+   * time, so the grid sets their size, not the fires' lateness. 1 hands each fire over at its own
+   * millisecond. Default 20 ms.
    */
   wheelResolutionMs?: number;
   /** Jobs claimed per transaction (a tick runs as many as are due). Default 500. */
@@ -101,6 +112,7 @@ export interface ResolvedSchedulingOptions {
   recordAheadMs: number;
   tickIntervalMs: number;
   misfireWindowMs: number;
+  prepareAheadMs: number;
   wheelResolutionMs: number;
   claimBatchSize: number;
   recoveryPageSize: number;
@@ -118,7 +130,8 @@ export const SCHEDULING_DEFAULTS = {
   lookAheadMs: 5_000,
   tickIntervalMs: 500,
   misfireWindowMs: DEFAULT_MISFIRE_WINDOW_MS,
-  wheelResolutionMs: 5,
+  prepareAheadMs: 60,
+  wheelResolutionMs: 20,
   claimBatchSize: 500,
   /**
    * The server's claim batch on SQLite, which claims on the event loop (a synchronous driver):
@@ -151,6 +164,20 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
   const databaseClock = booleanOption('databaseClock', options.databaseClock, options.clock === undefined);
   const clock = clockOption('clock', options.clock, systemClock);
   const lookAheadMs = integerIn('lookAheadMs', options.lookAheadMs, d.lookAheadMs, 100, 600_000);
+  const leaseSafetyMarginMs = integerIn(
+    'leaseSafetyMarginMs',
+    options.leaseSafetyMarginMs,
+    Math.min(d.leaseSafetyMarginMs, Math.floor(leaseTtlMs * 0.3)),
+    0,
+    Math.floor(leaseTtlMs / 2) - 1,
+  );
+  const prepareAheadLimit = Math.floor(leaseSafetyMarginMs / 2);
+  if (options.prepareAheadMs !== undefined && options.prepareAheadMs > prepareAheadLimit) {
+    throw invalid(
+      'prepareAheadMs',
+      `must be at most half of leaseSafetyMarginMs (${prepareAheadLimit} ms), got ${options.prepareAheadMs}`,
+    );
+  }
   return {
     nodeId: options.nodeId,
     shardCount: integerIn('shardCount', options.shardCount, d.shardCount, 1, 4_096),
@@ -162,13 +189,7 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
       10,
       Math.floor(leaseTtlMs / 2),
     ),
-    leaseSafetyMarginMs: integerIn(
-      'leaseSafetyMarginMs',
-      options.leaseSafetyMarginMs,
-      Math.min(d.leaseSafetyMarginMs, Math.floor(leaseTtlMs * 0.3)),
-      0,
-      Math.floor(leaseTtlMs / 2) - 1,
-    ),
+    leaseSafetyMarginMs,
     databaseClock,
     lookAheadMs,
     recordAheadMs: integerIn('recordAheadMs', options.recordAheadMs, Math.floor(lookAheadMs / 2), 0, 600_000),
@@ -180,6 +201,13 @@ export function resolveSchedulingOptions(options: SchedulingOptions): ResolvedSc
       lookAheadMs - 1,
     ),
     misfireWindowMs: integerIn('misfireWindowMs', options.misfireWindowMs, d.misfireWindowMs, 0, 86_400_000),
+    prepareAheadMs: integerIn(
+      'prepareAheadMs',
+      options.prepareAheadMs,
+      Math.min(d.prepareAheadMs, prepareAheadLimit),
+      0,
+      1_000,
+    ),
     wheelResolutionMs: integerIn(
       'wheelResolutionMs',
       options.wheelResolutionMs,

@@ -42,6 +42,7 @@ export type PlannerOptions = Pick<
   | 'recordAheadMs'
   | 'tickIntervalMs'
   | 'misfireWindowMs'
+  | 'prepareAheadMs'
   | 'wheelResolutionMs'
   | 'claimBatchSize'
   | 'recoveryPageSize'
@@ -526,7 +527,8 @@ export class Planner {
     const epoch = epochs.get(shard);
     if (epoch === undefined) return;
     this.armed.set(fireId, claimed === undefined ? { shard, epoch } : { shard, epoch, claimed });
-    this.wheel.add(fireId, dueAt);
+    // Handed over ahead of its time (prepareAheadMs): loaded and fenced then, sent at its time.
+    this.wheel.add(fireId, dueAt - this.options.prepareAheadMs);
   }
 
   /**

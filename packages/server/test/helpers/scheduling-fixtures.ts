@@ -156,7 +156,15 @@ export function createTestNode(
 ): TestNode {
   const nodeClock = new NodeClock(clock);
   const logger = new MemoryLogger();
-  const resolved = resolveSchedulingOptions({ ...options, clock: nodeClock, logger });
+  // Each fire handed over at its own time on a 5 ms grid unless a test asks otherwise: the
+  // planner's tests read hand-over times as due times (the lead is tested on its own).
+  const resolved = resolveSchedulingOptions({
+    prepareAheadMs: 0,
+    wheelResolutionMs: 5,
+    ...options,
+    clock: nodeClock,
+    logger,
+  });
   const leases = new ShardLeases({ ...resolved, leases: store.leases });
   const pipeline = new RecordingPipeline(store, nodeClock);
   const heldBack: number[] = [];
