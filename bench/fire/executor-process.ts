@@ -23,6 +23,7 @@ const lateness = new Histogram();
 const latenessPerSecond = new Map<number, Histogram>();
 let window: Window = { start: Number.POSITIVE_INFINITY, end: Number.POSITIVE_INFINITY };
 let startsInWindow = 0;
+let early = 0;
 let runs = 0;
 
 const executor = createExecutor({
@@ -42,6 +43,7 @@ executor.handle('noop', (ctx) => {
   runs++;
   if (now >= window.start && now < window.end) startsInWindow++;
   if (ctx.logDateTime >= window.start && ctx.logDateTime < window.end) {
+    if (now < ctx.logDateTime) early++;
     lateness.record(now - ctx.logDateTime);
     const second = Math.floor(ctx.logDateTime / 1000) * 1000;
     let histogram = latenessPerSecond.get(second);
@@ -74,7 +76,7 @@ function stats(): ExecutorStats {
   const perSecond = [...latenessPerSecond]
     .sort(([a], [b]) => a - b)
     .map(([second, histogram]): [number, Array<[number, number]>] => [second, histogram.toPairs()]);
-  return { lateness: lateness.toPairs(), perSecond, startsInWindow, runs };
+  return { lateness: lateness.toPairs(), perSecond, startsInWindow, early, runs };
 }
 
 function send(message: ExecutorMessage): void {

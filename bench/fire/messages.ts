@@ -63,6 +63,8 @@ export interface ExecutorStats {
   perSecond: Array<[number, Array<[number, number]>]>;
   /** Runs whose start (wall clock) fell in the window, whatever their scheduled time. */
   startsInWindow: number;
+  /** Runs of window fires that started before their scheduled time (`lateness` counts them as 0 ms). */
+  early: number;
   /** Every run this executor started. */
   runs: number;
 }

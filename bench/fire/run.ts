@@ -177,7 +177,8 @@ interface CaseResult extends CaseSpec {
   runsPerSecond: number;
   /** Window fires with a result stored, per second of window. */
   storedPerSecond: number;
-  lateness: { runs: number; p50: number; p99: number; max: number };
+  /** `early`: runs started before their fire's scheduled time (counted as 0 ms late in the others). */
+  lateness: { runs: number; p50: number; p99: number; max: number; early: number };
   /** Time from the end of the window until every window fire had a final status (or the cap). */
   drainMs: number;
   /** Server nodes (their CPU and RSS summed in `server`). */
@@ -350,6 +351,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
     const lateness = new Histogram();
     const latenessPerSecond = new Map<number, Histogram>();
     let startsInWindow = 0;
+    let early = 0;
     for (const executor of executors) {
       const { stats } = await ask<Extract<ExecutorMessage, { type: 'stats' }>>(executor, 'stats');
       lateness.add(stats.lateness);
@@ -362,7 +364,9 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
         histogram.add(pairs);
       }
       startsInWindow += stats.startsInWindow;
+      early += stats.early;
     }
+    if (early > 0) progress(`  ${early} runs started before their scheduled time`);
     // The server first: stopped executors would turn its backlog into "no executor online"
     // failures. Fires it has not dispatched by then stay pending and count as not stored.
     await Promise.all(servers.map((server) => stopChild(server, 40_000)));
@@ -390,6 +394,7 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
         p50: lateness.percentile(0.5),
         p99: lateness.percentile(0.99),
         max: lateness.max(),
+        early,
       },
       drainMs: drained,
       nodes: nodeCount,
