@@ -23,10 +23,13 @@ export const MAINTENANCE_LEASE = 'maintenance';
  * are written and compared in this clock, so nodes whose own clocks disagree still agree on who
  * holds what. PostgreSQL reads `clock_timestamp()` (the time of the evaluation, not of the
  * transaction's start); MySQL/MariaDB `NOW(3)` (the statement's start); SQLite, one node on one
- * machine, the machine's clock.
+ * machine, the machine's clock. Each is the millisecond begun, as `Date.now()` is: a reading
+ * rounded to the nearest one (PostgreSQL's `::bigint` alone) put a node's clock, corrected to the
+ * database's (scheduling/clock.ts), half a millisecond ahead on average — a whole one in most
+ * samples — and a run released at its time then started before it by the executor's clock.
  */
 export const DATABASE_NOW_MS_SQL: Readonly<Record<DialectName, string>> = {
-  postgres: '(extract(epoch from clock_timestamp()) * 1000)::bigint',
+  postgres: 'floor(extract(epoch from clock_timestamp()) * 1000)::bigint',
   mysql: 'CAST(ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000) AS SIGNED)',
   sqlite: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
 };
