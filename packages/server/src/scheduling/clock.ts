@@ -57,8 +57,9 @@ const OFFSET_SAMPLES = 8;
  *
  * The offset comes from samples (`sample`): a statement that reads the database's now, timed
  * locally; the database's reading is taken to be at the middle of the round trip, so a sample
- * is wrong by at most half its round trip. Of the last 8 samples the one with the shortest round
- * trip counts (a sample that waited for a busy pool is the least exact).
+ * is wrong by at most half its round trip, and the offset is its whole millisecond below. Of the
+ * last 8 samples the one with the shortest round trip counts (a sample that waited for a busy
+ * pool is the least exact).
  *
  * @example
  * const clock = new DatabaseClock(systemClock);
@@ -107,7 +108,10 @@ export class DatabaseClock implements Clock {
     if (this.samples.length > OFFSET_SAMPLES) this.samples.shift();
     let best = this.samples[0] as { offset: number; roundTrip: number };
     for (const s of this.samples) if (s.roundTrip <= best.roundTrip) best = s;
-    this.offset = Math.round(best.offset);
+    // The whole millisecond below: a node's clock may read up to a millisecond behind the
+    // database's, never ahead, so a run released at its time is not early by the database's
+    // clock (rounded, half a millisecond went up, and readings straddling a millisecond often do).
+    this.offset = Math.floor(best.offset);
     this.roundTrip = best.roundTrip;
   }
 
