@@ -336,6 +336,7 @@ export class Dispatcher {
       // The admitted runs by the time they may go (0: now) and executor address, in the batch's order.
       const byRelease = new Map<number, Map<string, BatchedRun[]>>();
       const sends: Promise<unknown>[] = [];
+      const now = this.options.now();
       for (let i = 0; i < batch.length; i++) {
         const entry = batch[i]!;
         const verdict = verdicts?.[i];
@@ -345,7 +346,7 @@ export class Dispatcher {
           else finish(entry, outcome);
           continue;
         }
-        const at = this.releaseAt(entry.delivery.fire.scheduledAt);
+        const at = this.releaseAt(entry.delivery.fire.scheduledAt, now);
         let byAddress = byRelease.get(at);
         if (byAddress === undefined) {
           byAddress = new Map();
@@ -399,14 +400,14 @@ export class Dispatcher {
   }
 
   /**
-   * When a fenced run of a fire due at `scheduledAt` may go: 0 (now) once it is due; a fire
-   * handed over ahead of its time (the planner's `prepareAheadMs`) waits, fenced, until its time
-   * rounded up to RELEASE_GRID_MS, so the runs of a batch due within a few milliseconds go out
-   * together and none goes early. One due further ahead than MAX_HOLD_MS goes at once: no path
-   * hands such a fire over.
+   * When a fenced run of a fire due at `scheduledAt` may go, the clock reading `now` (read once
+   * for a batch): 0 (now) once it is due; a fire handed over ahead of its time (the planner's
+   * `prepareAheadMs`) waits, fenced, until its time rounded up to RELEASE_GRID_MS, so the runs of
+   * a batch due within a few milliseconds go out together and none goes early. One due further
+   * ahead than MAX_HOLD_MS goes at once: no path hands such a fire over.
    */
-  private releaseAt(scheduledAt: number): number {
-    const ahead = scheduledAt - this.options.now();
+  private releaseAt(scheduledAt: number, now = this.options.now()): number {
+    const ahead = scheduledAt - now;
     if (ahead <= 0 || ahead > MAX_HOLD_MS) return 0;
     return Math.ceil(scheduledAt / RELEASE_GRID_MS) * RELEASE_GRID_MS;
   }
